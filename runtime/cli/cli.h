@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The CLI front end: global options and the command table.
+ * One file per command under runtime/cli/; each parses its own options
+ * and calls one library function. No syscalls here. */
+#ifndef AGENTRUN_CLI_H
+#define AGENTRUN_CLI_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+enum ar_cgroup_manager {
+	AR_CGROUP_MANAGER_CGROUPFS = 0,
+	AR_CGROUP_MANAGER_SYSTEMD,
+	AR_CGROUP_MANAGER_DISABLED,
+};
+
+struct ar_global_opts {
+	const char *root; /* state directory (--root) */
+	const char *log_path;
+	bool log_json;
+	bool debug;
+	bool systemd_cgroup;
+	enum ar_cgroup_manager cgroup_manager;
+	int rootless; /* -1 auto, 0 false, 1 true */
+	const char *argv0;
+};
+
+/* Each command: returns the process exit status. argv[0] is the command
+ * name; options start at argv[1]. */
+typedef int (*ar_command_fn)(struct ar_global_opts *g, int argc, char **argv);
+
+struct ar_command {
+	const char *name;
+	ar_command_fn fn;
+	const char *summary;
+};
+
+/* Print the error (to stderr and the log) and return exit status 1. */
+int cli_fail(struct ar_error *err);
+
+/* Resolve the default state root when --root was not given. */
+const char *cli_state_root(struct ar_global_opts *g);
+
+/* Commands, one file each. */
+int cmd_spec(struct ar_global_opts *g, int argc, char **argv);
+int cmd_features(struct ar_global_opts *g, int argc, char **argv);
+
+#endif

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun: entry point, global options, command dispatch. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+#include "utils.h"
+
+/* The command table. Keep it sorted the way `--help` should list it. */
+static const struct ar_command commands[] = {
+	{ "spec", cmd_spec, "write a default config.json into the bundle" },
+	{ "features", cmd_features, "print the features this build supports (JSON)" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: agentrun [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n"
+		"\n"
+		"An OCI runtime for running AI coding agents in a sandbox.\n"
+		"\n"
+		"Commands:\n");
+	for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].summary);
+	fprintf(out,
+		"\n"
+		"Global options:\n"
+		"  --root DIR               state directory (default /run/agentrun,\n"
+		"                           or $XDG_RUNTIME_DIR/agentrun when rootless)\n"
+		"  --log FILE               also write log messages to FILE\n"
+		"  --log-format text|json   format of the --log file (default text)\n"
+		"  --debug                  log debug messages\n"
+		"  --systemd-cgroup         use the systemd cgroup manager\n"
+		"  --cgroup-manager M       cgroupfs, systemd or disabled\n"
+		"  --rootless true|false|auto\n"
+		"  -v, --version            print version and features\n"
+		"  -h, --help               this help\n");
+}
+
+static void print_version(void)
+{
+	printf("agentrun version %s\n"
+	       "commit: %s\n"
+	       "spec: 1.2.0\n"
+	       "+SECCOMP +CAP +YAJL%s\n",
+	       PACKAGE_VERSION, GIT_COMMIT,
+#ifdef HAVE_SELINUX
+	       " +SELINUX"
+#else
+	       " -SELINUX"
+#endif
+	);
+}
+
+int cli_fail(struct ar_error *err)
+{
+	ar_error_log("%s", err->msg[0] ? err->msg : "unknown error");
+	return 1;
+}
+
+const char *cli_state_root(struct ar_global_opts *g)
+{
+	static char buf[4096];
+	const char *xdg;
+
+	if (g->root)
+		return g->root;
+	if (geteuid() == 0) {
+		xdg = getenv("XDG_RUNTIME_DIR");
+		/* Root inside a user namespace (e.g. under rootless podman)
+		 * still uses /run/agentrun, as crun does for euid 0. */
+		(void)xdg;
+		g->root = "/run/agentrun";
+		return g->root;
+	}
+	xdg = getenv("XDG_RUNTIME_DIR");
+	if (xdg && *xdg) {
+		snprintf(buf, sizeof(buf), "%s/agentrun", xdg);
+	} else {
+		snprintf(buf, sizeof(buf), "/tmp/agentrun-%u", (unsigned)geteuid());
+	}
+	g->root = buf;
+	return g->root;
+}
+
+enum {
+	OPT_ROOT = 256,
+	OPT_LOG,
+	OPT_LOG_FORMAT,
+	OPT_DEBUG,
+	OPT_SYSTEMD_CGROUP,
+	OPT_CGROUP_MANAGER,
+	OPT_ROOTLESS,
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+		{ "cgroup-manager", required_argument, NULL, OPT_CGROUP_MANAGER },
+		{ "rootless", required_argument, NULL, OPT_ROOTLESS },
+		{ "version", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_global_opts g = { .rootless = -1, .argv0 = argv[0] };
+	const char *cmd;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_ROOT:
+			g.root = optarg;
+			break;
+		case OPT_LOG:
+			g.log_path = optarg;
+			break;
+		case OPT_LOG_FORMAT:
+			if (strcmp(optarg, "json") == 0)
+				g.log_json = true;
+			else if (strcmp(optarg, "text") == 0)
+				g.log_json = false;
+			else {
+				fprintf(stderr,
+					"agentrun: --log-format: unknown format `%s` (text or json)\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case OPT_DEBUG:
+			g.debug = true;
+			break;
+		case OPT_SYSTEMD_CGROUP:
+			g.systemd_cgroup = true;
+			g.cgroup_manager = AR_CGROUP_MANAGER_SYSTEMD;
+			break;
+		case OPT_CGROUP_MANAGER:
+			if (strcmp(optarg, "cgroupfs") == 0)
+				g.cgroup_manager = AR_CGROUP_MANAGER_CGROUPFS;
+			else if (strcmp(optarg, "systemd") == 0) {
+				g.cgroup_manager = AR_CGROUP_MANAGER_SYSTEMD;
+				g.systemd_cgroup = true;
+			} else if (strcmp(optarg, "disabled") == 0)
+				g.cgroup_manager = AR_CGROUP_MANAGER_DISABLED;
+			else {
+				fprintf(stderr,
+					"agentrun: --cgroup-manager: unknown manager `%s` (cgroupfs, systemd or disabled)\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case OPT_ROOTLESS:
+			if (strcmp(optarg, "true") == 0)
+				g.rootless = 1;
+			else if (strcmp(optarg, "false") == 0)
+				g.rootless = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				g.rootless = -1;
+			else {
+				fprintf(stderr,
+					"agentrun: --rootless: expected true, false or auto, got `%s`\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'v':
+			print_version();
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt && optopt < 256)
+				fprintf(stderr, "agentrun: unknown option `-%c`\n",
+					optopt);
+			else
+				fprintf(stderr, "agentrun: unknown option `%s`\n",
+					argv[optind - 1]);
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (ar_log_init(g.log_path, g.log_json ? AR_LOG_JSON : AR_LOG_TEXT,
+			g.debug) < 0) {
+		fprintf(stderr, "agentrun: open log file `%s`: %m\n", g.log_path);
+		return 1;
+	}
+	cmd = argv[optind];
+	if (strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++) {
+		if (strcmp(commands[i].name, cmd) == 0) {
+			int sub_argc = argc - optind;
+			char **sub_argv = argv + optind;
+
+			/* optind = 0 fully resets glibc's getopt for the
+			 * command's own option parsing. */
+			optind = 0;
+			opterr = 1;
+			return commands[i].fn(&g, sub_argc, sub_argv);
+		}
+	}
+	fprintf(stderr, "agentrun: unknown command `%s`\n", cmd);
+	usage(stderr);
+	return 1;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one error type of agentrun.
+ *
+ * Every function that can fail returns a status (0 on success, -1 on
+ * failure) and fills a caller-provided struct ar_error.  Callers add
+ * context with ar_error_wrap() as the error travels up; the CLI prints it
+ * once.  The message lives in a fixed buffer, so filling an error never
+ * allocates and is safe in a forked child.
+ */
+#ifndef AGENTRUN_ERROR_H
+#define AGENTRUN_ERROR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define AR_ERROR_MSG_MAX 2048
+
+struct ar_error {
+	int code; /* errno value, or 0 when the error is not a system error */
+	char msg[AR_ERROR_MSG_MAX];
+};
+
+#define AR_ERROR_INIT { 0, { 0 } }
+
+/* Set the error: message from fmt, errno from errnum (0 for none).
+ * The errno text is appended as ": strerror" when errnum != 0.
+ * Always returns -1 so a caller can `return ar_error_set(...)`. */
+int ar_error_set(struct ar_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Like ar_error_set() without the strerror suffix even if errnum != 0. */
+int ar_error_set_plain(struct ar_error *err, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prefix the existing message with context: "context: old message".
+ * Returns -1. */
+int ar_error_wrap(struct ar_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void ar_error_clear(struct ar_error *err);
+
+static inline int ar_error_is_set(const struct ar_error *err)
+{
+	return err->msg[0] != '\0';
+}
+
+#endif

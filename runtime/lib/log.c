@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+static int log_fd = -1;
+static enum ar_log_format log_format = AR_LOG_TEXT;
+static bool log_debug;
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+int ar_log_init(const char *path, enum ar_log_format format, bool debug)
+{
+	log_format = format;
+	log_debug = debug;
+	if (path && *path) {
+		log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+			      0600);
+		if (log_fd < 0)
+			return -1;
+	}
+	return 0;
+}
+
+bool ar_log_debug_enabled(void)
+{
+	return log_debug;
+}
+
+int ar_log_fd(void)
+{
+	return log_fd;
+}
+
+/* Append s to buf as a JSON string body (without quotes). */
+static size_t json_escape(char *out, size_t cap, const char *s)
+{
+	size_t o = 0;
+
+	for (; *s && o + 7 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)c;
+		} else if (c == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else if (c == '\t') {
+			out[o++] = '\\';
+			out[o++] = 't';
+		} else if (c < 0x20) {
+			o += (size_t)snprintf(out + o, cap - o, "\\u%04x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+void ar_log(enum ar_log_level level, const char *fmt, ...)
+{
+	char msg[4096];
+	char line[8192 + 256];
+	va_list ap;
+	int saved = errno;
+
+	if (level == AR_LOG_DEBUG && !log_debug)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	if (log_fd < 0 || level <= AR_LOG_WARNING || log_debug) {
+		/* Errors and warnings always reach stderr. */
+		if (log_fd < 0 || level <= AR_LOG_WARNING) {
+			int n = snprintf(line, sizeof(line), "agentrun: %s%s\n",
+					 level == AR_LOG_ERROR ? "" :
+					 level == AR_LOG_WARNING ? "warning: " :
+								   "",
+					 msg);
+			if (n > 0)
+				(void)ar_write_all(STDERR_FILENO, line,
+						   (size_t)n < sizeof(line) ?
+							   (size_t)n :
+							   sizeof(line) - 1);
+		}
+	}
+	if (log_fd >= 0) {
+		int n;
+
+		if (log_format == AR_LOG_JSON) {
+			char esc[8192];
+			char ts[64];
+			struct timespec now;
+			struct tm tm;
+
+			clock_gettime(CLOCK_REALTIME, &now);
+			gmtime_r(&now.tv_sec, &tm);
+			strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+			json_escape(esc, sizeof(esc), msg);
+			n = snprintf(line, sizeof(line),
+				     "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n",
+				     level_names[level], esc, ts, now.tv_nsec);
+		} else {
+			n = snprintf(line, sizeof(line), "%s: %s\n",
+				     level_names[level], msg);
+		}
+		if (n > 0)
+			(void)ar_write_all(log_fd, line,
+					   (size_t)n < sizeof(line) ?
+						   (size_t)n :
+						   sizeof(line) - 1);
+	}
+	errno = saved;
+}

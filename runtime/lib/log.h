@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Runtime log: stderr, and the --log file in text or JSON (the format
+ * podman/conmon parse: {"level":"error","msg":"...","time":"..."}). */
+#ifndef AGENTRUN_LOG_H
+#define AGENTRUN_LOG_H
+
+#include <stdbool.h>
+
+enum ar_log_level { AR_LOG_ERROR = 0, AR_LOG_WARNING, AR_LOG_INFO, AR_LOG_DEBUG };
+enum ar_log_format { AR_LOG_TEXT = 0, AR_LOG_JSON };
+
+/* path may be NULL (stderr only). Returns 0 or -1 (errno). */
+int ar_log_init(const char *path, enum ar_log_format format, bool debug);
+void ar_log(enum ar_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+bool ar_log_debug_enabled(void);
+/* The fd of the log file (-1 when none); hooks write their output there. */
+int ar_log_fd(void);
+
+#define ar_error_log(...) ar_log(AR_LOG_ERROR, __VA_ARGS__)
+#define ar_warn(...) ar_log(AR_LOG_WARNING, __VA_ARGS__)
+#define ar_debug(...)                                                          \
+	do {                                                                   \
+		if (ar_log_debug_enabled())                                    \
+			ar_log(AR_LOG_DEBUG, __VA_ARGS__);                     \
+	} while (0)
+
+#endif

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE
+#include "utils.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void ar_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+static void oom(void)
+{
+	static const char msg[] = "agentrun: out of memory\n";
+	ssize_t r = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)r;
+	abort();
+}
+
+void *ar_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *ar_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+void *ar_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom();
+	return p;
+}
+
+char *ar_xstrdup(const char *s)
+{
+	char *r = strdup(s);
+	if (!r)
+		oom();
+	return r;
+}
+
+char *ar_xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *r = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&r, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	return r;
+}
+
+int ar_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+ssize_t ar_read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, p + got, len - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
+		    size_t *len_out, struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 8192, len = 0;
+	struct stat st;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open `%s`", path);
+	if (fstat(fd, &st) < 0)
+		return ar_error_set(err, errno, "stat `%s`", path);
+	if (S_ISDIR(st.st_mode))
+		return ar_error_set(err, EISDIR, "read `%s`", path);
+	if (S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > max_size)
+			return ar_error_set_plain(
+				err, EFBIG,
+				"`%s` is too large (%lld bytes, at most %zu)",
+				path, (long long)st.st_size, max_size);
+		cap = (size_t)st.st_size + 1;
+	}
+	buf = ar_xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			if (cap > max_size)
+				return ar_error_set_plain(
+					err, EFBIG,
+					"`%s` is too large (at most %zu bytes)",
+					path, max_size);
+			cap *= 2;
+			buf = ar_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return ar_error_set(err, errno, "read `%s`", path);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max_size)
+		return ar_error_set_plain(err, EFBIG,
+					  "`%s` is too large (at most %zu bytes)",
+					  path, max_size);
+	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	*out = ar_steal_ptr(&buf);
+	return 0;
+}
+
+int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
+			    size_t len, mode_t mode, struct ar_error *err)
+{
+	char tmp[PATH_MAX];
+	_cleanup_close_ int fd = -1;
+
+	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%d", name, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return ar_error_set(err, ENAMETOOLONG, "write `%s`", name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return ar_error_set(err, errno, "create `%s`", tmp);
+	if (ar_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		int e = errno;
+		unlinkat(dirfd, tmp, 0);
+		return ar_error_set(err, e, "write `%s`", tmp);
+	}
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		int e = errno;
+		unlinkat(dirfd, tmp, 0);
+		return ar_error_set(err, e, "rename `%s` to `%s`", tmp, name);
+	}
+	/* Make the rename durable. */
+	fsync(dirfd);
+	return 0;
+}
+
+int ar_parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int ar_parse_i64(const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || *s == ' ' || *s == '+') {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno)
+		return -1;
+	if (*end) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by every part of agentrun: cleanup attributes,
+ * full reads/writes, atomic file writes. */
+#ifndef AGENTRUN_UTILS_H
+#define AGENTRUN_UTILS_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "error.h"
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void ar_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void ar_closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+		*fd = -1;
+	}
+}
+
+static inline void ar_fclosep(FILE **f)
+{
+	if (*f) {
+		int saved = errno;
+		fclose(*f);
+		errno = saved;
+	}
+}
+
+/* Free a NULL-terminated vector of strings and the vector itself. */
+void ar_strv_free(char **v);
+static inline void ar_strv_freep(char ***v)
+{
+	ar_strv_free(*v);
+}
+
+#define _cleanup_free_ _cleanup_(ar_freep)
+#define _cleanup_close_ _cleanup_(ar_closep)
+#define _cleanup_fclose_ _cleanup_(ar_fclosep)
+#define _cleanup_strv_ _cleanup_(ar_strv_freep)
+
+/* Take ownership away from a cleanup variable. */
+static inline int ar_steal_fd(int *fd)
+{
+	int r = *fd;
+	*fd = -1;
+	return r;
+}
+
+#define ar_steal_ptr(pp)                                                       \
+	({                                                                     \
+		__typeof__(*(pp)) _p = *(pp);                                  \
+		*(pp) = NULL;                                                  \
+		_p;                                                            \
+	})
+
+#define AR_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Allocation that aborts on failure (out of memory is not recoverable for a
+ * short-lived runtime process). */
+void *ar_xmalloc(size_t n);
+void *ar_xcalloc(size_t n, size_t size);
+void *ar_xrealloc(void *p, size_t n);
+char *ar_xstrdup(const char *s);
+char *ar_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write all of buf, retrying on EINTR/short writes. 0 or -1 with errno. */
+int ar_write_all(int fd, const void *buf, size_t len);
+/* Read up to len bytes, retrying on EINTR until EOF or len. Returns bytes
+ * read or -1 with errno. */
+ssize_t ar_read_all(int fd, void *buf, size_t len);
+
+/* Read a whole file (at most max_size bytes; larger is an EFBIG error).
+ * The result is NUL terminated; *len_out (if non-NULL) excludes the NUL. */
+int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
+		    size_t *len_out, struct ar_error *err);
+
+/* Write a file atomically: temp file in the same directory, fsync, rename,
+ * fsync of the directory. */
+int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
+			    size_t len, mode_t mode, struct ar_error *err);
+
+/* Parse a non-negative decimal integer with overflow checking; the whole
+ * string must be consumed. 0 on success, -1 on error (errno set). */
+int ar_parse_u64(const char *s, unsigned long long *out);
+int ar_parse_i64(const char *s, long long *out);
+
+#endif
