@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The container's root filesystem: propagation, the rootfs bind, every
+ * entry of `mounts`, default and configured devices, /dev/console,
+ * pivot_root (or chroot with --no-pivot), read-only root, maskedPaths,
+ * readonlyPaths and sysctl.
+ */
+#ifndef AGENTRUN_MOUNTS_H
+#define AGENTRUN_MOUNTS_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "oci_config.h"
+
+struct ar_rootfs_opts {
+	const char *rootfs; /* absolute host path of the root fs */
+	bool no_pivot; /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
+	bool userns; /* the container has its own user namespace */
+	bool rootless; /* not privileged on the host: bind devices, no mknod */
+	bool new_netns; /* a new network namespace was created (sysfs
+			 * can be mounted; else rbind host /sys) */
+	bool new_cgroupns;
+	const char *console_path; /* pty slave to bind over /dev/console, or
+				   * NULL when process.terminal is false */
+};
+
+/*
+ * Runs in the container process, after it entered its new mount namespace
+ * (and its user namespace, maps written), before process setup. Leaves the
+ * process inside the new root with cwd "/".
+ */
+int ar_rootfs_setup(const struct oci_config *cfg,
+		    const struct ar_rootfs_opts *opts, struct ar_error *err);
+
+/* Parse an OCI mount options list into mount(2) flags, propagation flags
+ * and the remaining fs-specific data string (comma separated, allocated
+ * with malloc; caller frees). Unknown options that look like flags are
+ * passed on as data, as the kernel decides. Pure; unit-tested. */
+struct ar_mount_flags {
+	unsigned long flags; /* MS_* to set */
+	unsigned long clear; /* MS_* explicitly cleared (e.g. "rw", "suid") */
+	unsigned long propagation; /* MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE [|MS_REC] */
+	unsigned long attr_set; /* MOUNT_ATTR_* for mount_setattr (e.g. nosymfollow) */
+	bool bind; /* bind or rbind */
+	bool recursive; /* rbind, or r* propagation */
+	bool idmap; /* idmap / ridmap option */
+	bool copy_up; /* tmpcopyup */
+	char *data; /* fs-specific options, or NULL */
+};
+int ar_mount_parse_options(const struct oci_strv *options,
+			   struct ar_mount_flags *out, struct ar_error *err);
+
+#endif
