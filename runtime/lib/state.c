@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE
+#include "state.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "state_json.h"
+#include "utils.h"
+
+/* state.json is small; anything bigger is corrupt or hostile. */
+#define STATE_MAX_SIZE (4u * 1024 * 1024)
+
+const char *ar_status_name(enum ar_status s)
+{
+	switch (s) {
+	case AR_STATUS_CREATING:
+		return "creating";
+	case AR_STATUS_CREATED:
+		return "created";
+	case AR_STATUS_RUNNING:
+		return "running";
+	case AR_STATUS_STOPPED:
+		return "stopped";
+	case AR_STATUS_PAUSED:
+		return "paused";
+	}
+	return "unknown";
+}
+
+int ar_state_validate_id(const char *id, struct ar_error *err)
+{
+	size_t len;
+
+	if (!id || !*id)
+		return ar_error_set_plain(err, EINVAL,
+					  "invalid container id: empty");
+	len = strlen(id);
+	if (len > AR_ID_MAX)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"invalid container id: longer than %d characters",
+			AR_ID_MAX);
+	if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
+		return ar_error_set_plain(err, EINVAL,
+					  "invalid container id `%s`", id);
+	for (const char *p = id; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		    c == '.' || c == '+')
+			continue;
+		return ar_error_set_plain(
+			err, EINVAL,
+			"invalid container id `%s`: only letters, digits and _ + - . are allowed",
+			id);
+	}
+	return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(path);
+
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int ar_state_root_open(const char *root, bool create, struct ar_error *err)
+{
+	int fd;
+
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 || !create || errno != ENOENT) {
+		if (fd < 0)
+			return ar_error_set(err, errno,
+					    "open state directory `%s`", root);
+		return fd;
+	}
+	if (mkdir_p(root, 0700) < 0)
+		return ar_error_set(err, errno, "create state directory `%s`",
+				    root);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open state directory `%s`",
+				    root);
+	return fd;
+}
+
+int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
+{
+	int fd;
+
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	if (mkdirat(rootfd, id, 0700) < 0) {
+		if (errno == EEXIST)
+			return ar_error_set_plain(
+				err, EEXIST, "container `%s` already exists",
+				id);
+		return ar_error_set(err, errno,
+				    "create state directory for `%s`", id);
+	}
+	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+					O_NOFOLLOW);
+	if (fd < 0)
+		return ar_error_set(err, errno,
+				    "open state directory for `%s`", id);
+	return fd;
+}
+
+int ar_state_dir_open(int rootfd, const char *id, struct ar_error *err)
+{
+	int fd;
+
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+					O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return ar_error_set_plain(
+				err, ENOENT, "container `%s` does not exist",
+				id);
+		return ar_error_set(err, errno,
+				    "open state directory for `%s`", id);
+	}
+	return fd;
+}
+
+int ar_state_lock(int dirfd, bool exclusive, struct ar_error *err)
+{
+	int r;
+
+	do
+		r = flock(dirfd, exclusive ? LOCK_EX : LOCK_SH);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return ar_error_set(err, errno, "lock container state");
+	return 0;
+}
+
+int ar_state_write(int dirfd, const struct ar_state *st, struct ar_error *err)
+{
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (ar_state_json_generate(st, NULL, true, true, &json, &len, err) < 0)
+		return -1;
+	return ar_write_file_atomic_at(dirfd, AR_STATE_FILE, json, len, 0600,
+				       err);
+}
+
+int ar_state_read(int dirfd, const char *id, struct ar_state **out,
+		  struct ar_error *err)
+{
+	_cleanup_free_ char *json = NULL;
+	_cleanup_free_ char *name = NULL;
+
+	if (ar_read_file_at(dirfd, AR_STATE_FILE, STATE_MAX_SIZE, &json, NULL,
+			    err) < 0) {
+		if (err->code == ENOENT)
+			return ar_error_set_plain(
+				err, ENOENT,
+				"container `%s` has no state (still being created, or a create was interrupted)",
+				id);
+		return ar_error_wrap(err, "container `%s`", id);
+	}
+	name = ar_xasprintf("state of container `%s`", id);
+	return ar_state_json_parse(json, name, out, err);
+}
+
+unsigned long long ar_proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	char *p;
+	int field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = ar_read_all(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* comm may contain spaces and parens: skip to the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	/* p+2 is field 3 (state); starttime is field 22. */
+	p += 2;
+	for (field = 3; field < 22 && *p; p++)
+		if (*p == ' ')
+			field++;
+	return strtoull(p, NULL, 10);
+}
+
+static bool proc_is_zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = ar_read_all(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+}
+
+bool ar_state_pid_alive(const struct ar_state *st)
+{
+	unsigned long long start;
+
+	if (st->pid <= 0)
+		return false;
+	if (kill(st->pid, 0) < 0 && errno == ESRCH)
+		return false;
+	start = ar_proc_start_time(st->pid);
+	if (start == 0 || (st->pid_start && start != st->pid_start))
+		return false;
+	/* An exited process that nobody reaped yet has stopped too. */
+	return !proc_is_zombie(st->pid);
+}
+
+static bool cgroup_frozen(const char *cgroup_path)
+{
+	char path[4096], buf[64];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (!cgroup_path)
+		return false;
+	if (snprintf(path, sizeof(path), "%s/cgroup.events", cgroup_path) >=
+	    (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = ar_read_all(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, "frozen 1") != NULL;
+}
+
+enum ar_status ar_state_status(int dirfd, const struct ar_state *st)
+{
+	struct stat sb;
+
+	if (!ar_state_pid_alive(st))
+		return AR_STATUS_STOPPED;
+	if (fstatat(dirfd, AR_EXEC_FIFO, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		return AR_STATUS_CREATED;
+	if (cgroup_frozen(st->cgroup_path))
+		return AR_STATUS_PAUSED;
+	return AR_STATUS_RUNNING;
+}
+
+int ar_state_oci_json(const struct ar_state *st, enum ar_status status,
+		      char **out, size_t *len, struct ar_error *err)
+{
+	return ar_state_json_generate(st, ar_status_name(status),
+				      status != AR_STATUS_STOPPED, false, out,
+				      len, err);
+}
+
+int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	DIR *d;
+	struct dirent *de;
+
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	dfd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+					 O_NOFOLLOW);
+	if (dfd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ar_error_set(err, errno, "open state of `%s`", id);
+	}
+	d = fdopendir(dfd);
+	if (!d)
+		return ar_error_set(err, errno, "read state of `%s`", id);
+	dfd = -1; /* owned by d now */
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		/* The state directory holds only plain files and fifos. */
+		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT) {
+			int e = errno;
+			closedir(d);
+			return ar_error_set(err, e, "remove `%s` of `%s`",
+					    de->d_name, id);
+		}
+	}
+	closedir(d);
+	if (unlinkat(rootfd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return ar_error_set(err, errno, "remove state of `%s`", id);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ar_state_list_ids(int rootfd, char ***ids_out, struct ar_error *err)
+{
+	int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+	_cleanup_strv_ char **ids = NULL;
+	size_t n = 0, cap = 16;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return ar_error_set(err, errno, "list containers");
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return ar_error_set(err, errno, "list containers");
+	}
+	rewinddir(d);
+	ids = ar_xcalloc(cap, sizeof(char *));
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (n + 2 > cap) {
+			cap *= 2;
+			ids = ar_xrealloc(ids, cap * sizeof(char *));
+		}
+		ids[n++] = ar_xstrdup(de->d_name);
+		ids[n] = NULL;
+	}
+	closedir(d);
+	qsort(ids, n, sizeof(char *), cmp_str);
+	*ids_out = ar_steal_ptr(&ids);
+	return 0;
+}
+
+char *ar_rfc3339_now(void)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	return ar_xasprintf("%s.%09ldZ", buf, ts.tv_nsec);
+}

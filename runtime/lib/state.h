@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Container state on disk: one directory per container under the state
+ * root (--root), holding state.json (written atomically: temp + fsync +
+ * rename) and, while the container is "created", the exec fifo.
+ *
+ * Locking: every command that changes a container holds an flock on the
+ * container directory (ar_state_lock); `create` makes the directory with
+ * mkdirat, so a duplicate id fails atomically.
+ */
+#ifndef AGENTRUN_STATE_H
+#define AGENTRUN_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci_config.h"
+
+#define AR_ID_MAX 1024
+#define AR_EXEC_FIFO "exec.fifo"
+#define AR_STATE_FILE "state.json"
+
+enum ar_status {
+	AR_STATUS_CREATING = 0,
+	AR_STATUS_CREATED,
+	AR_STATUS_RUNNING,
+	AR_STATUS_STOPPED,
+	AR_STATUS_PAUSED,
+};
+
+struct ar_state {
+	char *id;
+	pid_t pid; /* container process, in the runtime's pid namespace */
+	unsigned long long pid_start; /* /proc/PID/stat starttime, to detect
+				       * pid reuse */
+	char *bundle; /* absolute */
+	char *rootfs; /* absolute */
+	char *created; /* RFC 3339, UTC */
+	uid_t owner; /* euid of the creator */
+	char *cgroup_path; /* absolute cgroupfs path, NULL when none */
+	bool systemd_cgroup;
+	bool rootless;
+	bool detached; /* created with create/run --detach */
+	bool has_poststop_hooks; /* delete must re-read config.json */
+	char *config_path; /* config.json the container was created from */
+	struct oci_kv *annotations;
+	size_t n_annotations;
+};
+
+const char *ar_status_name(enum ar_status s);
+
+/* Validate a container id: 1..AR_ID_MAX chars of [A-Za-z0-9_+.-],
+ * not "." or "..", no "/". */
+int ar_state_validate_id(const char *id, struct ar_error *err);
+
+/* Open (and with create, make: mode 0700, parents too) the state root.
+ * Returns a directory fd or -1. */
+int ar_state_root_open(const char *root, bool create, struct ar_error *err);
+
+/* Create the directory of a new container; fails with "container `ID`
+ * already exists" when it does. Returns a directory fd or -1. */
+int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err);
+
+/* Open the directory of an existing container; fails with "container `ID`
+ * does not exist". Returns a directory fd or -1. */
+int ar_state_dir_open(int rootfd, const char *id, struct ar_error *err);
+
+/* flock() the container directory (LOCK_EX or LOCK_SH). 0 or -1. The lock
+ * goes away with the fd. */
+int ar_state_lock(int dirfd, bool exclusive, struct ar_error *err);
+
+/* Write state.json atomically. */
+int ar_state_write(int dirfd, const struct ar_state *st, struct ar_error *err);
+
+/* Read state.json of container `id` (from its directory fd). */
+int ar_state_read(int dirfd, const char *id, struct ar_state **out,
+		  struct ar_error *err);
+
+void ar_state_free(struct ar_state *st);
+static inline void ar_state_freep(struct ar_state **st)
+{
+	if (*st)
+		ar_state_free(*st);
+}
+#define _cleanup_state_ __attribute__((cleanup(ar_state_freep)))
+
+/* The status right now: stopped if the process is gone (or the pid was
+ * reused), created while the exec fifo exists, paused when its cgroup is
+ * frozen, else running. */
+enum ar_status ar_state_status(int dirfd, const struct ar_state *st);
+
+/* True when st->pid still is the container process. */
+bool ar_state_pid_alive(const struct ar_state *st);
+
+/* starttime (field 22) of /proc/PID/stat; 0 if unavailable. */
+unsigned long long ar_proc_start_time(pid_t pid);
+
+/* The OCI state JSON (runtime-spec "State"): ociVersion, id, status, pid
+ * (omitted when stopped), bundle, annotations. Compact, '/' unescaped.
+ * *out is malloc'ed. */
+int ar_state_oci_json(const struct ar_state *st, enum ar_status status,
+		      char **out, size_t *len, struct ar_error *err);
+
+/* Remove the container directory and everything in it. */
+int ar_state_remove(int rootfd, const char *id, struct ar_error *err);
+
+/* Ids of all containers under the root, sorted; NULL-terminated. */
+int ar_state_list_ids(int rootfd, char ***ids_out, struct ar_error *err);
+
+/* Current time in RFC 3339 with nanoseconds, UTC (malloc'ed). */
+char *ar_rfc3339_now(void);
+
+#endif
