@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-tests.sh — run agentrun's unit-test binaries and integration scripts,
+# read their TAP output and print one summary.
+#
+# Usage: tests/run-tests.sh [--unit-only | --integration-only] [-k PATTERN]
+#                           [-h|--help]
+#
+# Environment (set by `make check`; sensible defaults otherwise):
+#   TOP_SRCDIR    source tree (default: the directory above this script)
+#   TOP_BUILDDIR  build tree (default: the current directory)
+#   UNIT_TESTS    unit-test binaries, relative to TOP_BUILDDIR
+#                 (e.g. "tests/unit/test_parse tests/unit/test_state")
+#   AGENTRUN      the binary under test (default: $TOP_BUILDDIR/agentrun)
+#   TEST_TIMEOUT  seconds each file may run before it is killed (default 300)
+#
+# Every file's output is printed with the file name as a prefix. TAP lines
+# are counted: "ok N - name" passes, "not ok N - name" fails,
+# "ok N - name # SKIP reason" is skipped. A file that exits non-zero without
+# printing a "not ok", crashes, times out, or prints no plan/results, counts
+# as one more failure named after the file. The last line of the output is
+# always "N passed, N failed, N skipped"; the exit status is 0 iff nothing
+# failed.
+
+set -u -o pipefail
+
+usage()
+{
+	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+mode=all
+pattern=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--unit-only) mode=unit ;;
+	--integration-only) mode=integration ;;
+	-k)
+		[ $# -ge 2 ] || { echo "run-tests.sh: -k needs a PATTERN" >&2; exit 2; }
+		pattern=$2
+		shift
+		;;
+	-k*) pattern=${1#-k} ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run-tests.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_SRCDIR=${TOP_SRCDIR:-$(cd "$script_dir/.." && pwd)}
+TOP_BUILDDIR=${TOP_BUILDDIR:-$(pwd)}
+TOP_SRCDIR=$(cd "$TOP_SRCDIR" && pwd)
+TOP_BUILDDIR=$(cd "$TOP_BUILDDIR" && pwd)
+AGENTRUN=${AGENTRUN:-$TOP_BUILDDIR/agentrun}
+case "$AGENTRUN" in
+/*) ;;
+*) AGENTRUN=$(pwd)/$AGENTRUN ;;
+esac
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+export TOP_SRCDIR TOP_BUILDDIR AGENTRUN TEST_TIMEOUT
+
+total_pass=0
+total_fail=0
+total_skip=0
+skipped_list=()
+failed_list=()
+
+# run_file NAME CMD...: run one test file, print its output prefixed by NAME,
+# count its TAP results.
+run_file()
+{
+	local name=$1 log rc line n_results=0 n_notok=0 plan='' bailed=0
+	local desc reason
+	shift
+	log=$(mktemp "${TMPDIR:-/tmp}/agentrun-run-tests.XXXXXX") || exit 2
+
+	echo "=== $name"
+	# The file runs in its own process group under timeout(1), which kills
+	# the whole group on expiry. Output goes to a file (not a pipe) so a
+	# leaked background process holding stdout cannot hang us.
+	# The extra subshell keeps bash's own "Segmentation fault" notice out
+	# of our output; we report crashes ourselves.
+	(timeout -k 10 "$TEST_TIMEOUT" "$@" </dev/null >"$log" 2>&1; exit $?) 2>/dev/null
+	rc=$?
+
+	while IFS= read -r line || [ -n "$line" ]; do
+		echo "$name: $line"
+		if [[ $line =~ ^not\ ok([[:space:]]+[0-9]+)?([[:space:]]*-?[[:space:]]*)(.*)$ ]]; then
+			desc=${BASH_REMATCH[3]}
+			n_results=$((n_results + 1))
+			if [[ $desc =~ \#[[:space:]]*[Tt][Oo][Dd][Oo]([[:space:]]+(.*))?$ ]]; then
+				total_skip=$((total_skip + 1))
+				reason=${BASH_REMATCH[2]:-}
+				skipped_list+=("$name: ${desc%%#*}(TODO${reason:+: $reason})")
+			else
+				n_notok=$((n_notok + 1))
+				total_fail=$((total_fail + 1))
+				failed_list+=("$name: $desc")
+			fi
+		elif [[ $line =~ ^ok([[:space:]]+[0-9]+)?([[:space:]]*-?[[:space:]]*)(.*)$ ]]; then
+			desc=${BASH_REMATCH[3]}
+			n_results=$((n_results + 1))
+			if [[ $desc =~ \#[[:space:]]*[Ss][Kk][Ii][Pp][A-Za-z]*([[:space:]]+(.*))?$ ]]; then
+				reason=${BASH_REMATCH[2]:-no reason given}
+				total_skip=$((total_skip + 1))
+				desc=${desc%%#*}
+				desc=${desc%"${desc##*[![:space:]]}"}
+				skipped_list+=("$name: $desc: $reason")
+			else
+				total_pass=$((total_pass + 1))
+			fi
+		elif [[ $line =~ ^1\.\.([0-9]+)([[:space:]]*\#[[:space:]]*[Ss][Kk][Ii][Pp][A-Za-z]*[[:space:]]*(.*))?$ ]]; then
+			plan=${BASH_REMATCH[1]}
+			if [ "$plan" = 0 ]; then
+				reason=${BASH_REMATCH[3]:-no reason given}
+				total_skip=$((total_skip + 1))
+				skipped_list+=("$name: (whole file): $reason")
+			fi
+		elif [[ $line =~ ^Bail\ out! ]]; then
+			bailed=1
+		fi
+	done <"$log"
+	rm -f "$log"
+
+	local problem=
+	if [ "$rc" -eq 124 ]; then
+		problem="timed out after ${TEST_TIMEOUT}s"
+	elif [ "$rc" -eq 137 ]; then
+		problem="killed by SIGKILL (timed out after ${TEST_TIMEOUT}s and did not stop on SIGTERM, or OOM)"
+	elif [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
+		problem="could not be executed (exit $rc)"
+	elif [ "$rc" -gt 128 ]; then
+		problem="crashed (killed by signal $((rc - 128)))"
+	elif [ "$bailed" = 1 ]; then
+		problem="bailed out"
+	elif [ -z "$plan" ] && [ "$n_results" -eq 0 ]; then
+		problem="printed no TAP plan or results (exit $rc)"
+	elif [ -z "$plan" ]; then
+		problem="printed no TAP plan: it stopped early? (exit $rc)"
+	elif [ -n "$plan" ] && [ "$plan" != 0 ] && [ "$plan" != "$n_results" ]; then
+		problem="planned $plan tests but ran $n_results (exit $rc)"
+	elif [ "$rc" -ne 0 ] && [ "$n_notok" -eq 0 ]; then
+		problem="exited with status $rc without reporting a failure"
+	fi
+	if [ -n "$problem" ]; then
+		echo "$name: not ok - $name $problem"
+		total_fail=$((total_fail + 1))
+		failed_list+=("$name: $problem")
+	fi
+}
+
+matches()
+{
+	[ -z "$pattern" ] && return 0
+	[[ $1 =~ $pattern ]]
+}
+
+if [ "$mode" != integration ]; then
+	for t in ${UNIT_TESTS:-}; do
+		name=$(basename "$t")
+		matches "$t" || continue
+		case "$t" in
+		/*) bin=$t ;;
+		*) bin=$TOP_BUILDDIR/$t ;;
+		esac
+		if [ ! -x "$bin" ]; then
+			echo "=== $name"
+			echo "$name: not ok - $name: binary $bin not found (run make first)"
+			total_fail=$((total_fail + 1))
+			failed_list+=("$name: binary $bin not found")
+			continue
+		fi
+		run_file "$name" "$bin"
+	done
+fi
+
+if [ "$mode" != unit ]; then
+	shopt -s nullglob
+	files=("$TOP_SRCDIR"/tests/integration/test_*.sh)
+	shopt -u nullglob
+	if [ ${#files[@]} -gt 0 ]; then
+		mapfile -t files < <(printf '%s\n' "${files[@]}" | LC_ALL=C sort)
+	fi
+	for f in "${files[@]}"; do
+		name=$(basename "$f" .sh)
+		matches "$name.sh" || continue
+		run_file "$name" bash "$f"
+	done
+fi
+
+echo
+echo "=== Summary"
+if [ ${#failed_list[@]} -gt 0 ]; then
+	echo "Failed:"
+	for x in "${failed_list[@]}"; do
+		echo "  FAIL $x"
+	done
+fi
+if [ ${#skipped_list[@]} -gt 0 ]; then
+	echo "Skipped:"
+	for x in "${skipped_list[@]}"; do
+		echo "  SKIP $x"
+	done
+fi
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ "$total_fail" -eq 0 ]

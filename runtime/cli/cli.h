@@ -45,5 +45,24 @@ const char *cli_state_root(struct ar_global_opts *g);
 /* Commands, one file each. */
 int cmd_spec(struct ar_global_opts *g, int argc, char **argv);
 int cmd_features(struct ar_global_opts *g, int argc, char **argv);
+int cmd_create(struct ar_global_opts *g, int argc, char **argv);
+int cmd_start(struct ar_global_opts *g, int argc, char **argv);
+int cmd_run(struct ar_global_opts *g, int argc, char **argv);
+int cmd_state(struct ar_global_opts *g, int argc, char **argv);
+int cmd_kill(struct ar_global_opts *g, int argc, char **argv);
+int cmd_delete(struct ar_global_opts *g, int argc, char **argv);
+int cmd_list(struct ar_global_opts *g, int argc, char **argv);
+int cmd_update(struct ar_global_opts *g, int argc, char **argv);
+int cmd_pause(struct ar_global_opts *g, int argc, char **argv);
+int cmd_resume(struct ar_global_opts *g, int argc, char **argv);
+int cmd_ps(struct ar_global_opts *g, int argc, char **argv);
+int cmd_events(struct ar_global_opts *g, int argc, char **argv);
+
+/* Shared option parsing of create and run (create.c), and of the commands
+ * that take only an id (start.c). */
+struct ar_create_opts;
+int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
+			  bool run, struct ar_create_opts *o, int *rc);
+int cli_parse_id_only(int argc, char **argv, const char **id);
 
 #endif

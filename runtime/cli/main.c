@@ -15,6 +15,18 @@
 /* The command table. Keep it sorted the way `--help` should list it. */
 static const struct ar_command commands[] = {
 	{ "spec", cmd_spec, "write a default config.json into the bundle" },
+	{ "create", cmd_create, "create a container (its process waits for start)" },
+	{ "start", cmd_start, "start the process of a created container" },
+	{ "run", cmd_run, "create and start a container" },
+	{ "state", cmd_state, "print the state of a container (JSON)" },
+	{ "kill", cmd_kill, "send a signal to a container's process(es)" },
+	{ "delete", cmd_delete, "delete a container" },
+	{ "list", cmd_list, "list containers" },
+	{ "update", cmd_update, "change the resource limits of a container" },
+	{ "pause", cmd_pause, "freeze all processes of a container" },
+	{ "resume", cmd_resume, "thaw a paused container" },
+	{ "ps", cmd_ps, "list the processes of a container" },
+	{ "events", cmd_events, "print stats and OOM events of a container (JSON)" },
 	{ "features", cmd_features, "print the features this build supports (JSON)" },
 };
 

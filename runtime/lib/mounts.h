@@ -23,6 +23,9 @@ struct ar_rootfs_opts {
 	bool new_cgroupns;
 	const char *console_path; /* pty slave to bind over /dev/console, or
 				   * NULL when process.terminal is false */
+	/* Added: */
+	const char *bundle; /* relative bind sources are relative to it;
+			     * NULL: relative to the current directory */
 };
 
 /*
@@ -47,8 +50,29 @@ struct ar_mount_flags {
 	bool idmap; /* idmap / ridmap option */
 	bool copy_up; /* tmpcopyup */
 	char *data; /* fs-specific options, or NULL */
+	/* Added: */
+	unsigned long attr_clr; /* MOUNT_ATTR_* to clear (e.g. symfollow) */
+	unsigned long rec_attr_set; /* rro, rnosuid, ...: set with AT_RECURSIVE */
+	unsigned long rec_attr_clr; /* rrw, rsuid, ...: clear with AT_RECURSIVE */
+	bool idmap_recursive; /* ridmap */
 };
+/*
+ * Meaning of the fields: `flags` holds MS_BIND (bind, rbind), MS_REC
+ * (rbind only), MS_REMOUNT and the per-mount/superblock MS_* flags, the
+ * last of conflicting options winning (a flag is never in both flags and
+ * clear; at most one of MS_NOATIME/MS_RELATIME/MS_STRICTATIME is set).
+ * `propagation` has MS_REC for rshared/rslave/rprivate/runbindable.
+ * MOUNT_ATTR__ATIME is added to the clear masks whenever an r*atime option
+ * changes the atime mode, as mount_setattr(2) requires.
+ * On error nothing needs freeing; on success free with
+ * ar_mount_flags_free().
+ */
 int ar_mount_parse_options(const struct oci_strv *options,
 			   struct ar_mount_flags *out, struct ar_error *err);
+void ar_mount_flags_free(struct ar_mount_flags *f);
+
+/* Host path of the root filesystem: root.path when absolute, else
+ * bundle/root.path. Returns a malloc'd string. */
+char *ar_rootfs_host_path(const char *bundle, const char *root_path);
 
 #endif

@@ -34,4 +34,9 @@ int ar_mkdir_p_in_root(int rootfd, const char *path, mode_t mode,
 int ar_mount_target_in_root(int rootfd, const char *path, bool is_dir,
 			    struct ar_error *err);
 
+/* Force the component-by-component fallback walk even when openat2 works
+ * (tests). Also enabled by AGENTRUN_RESOLVE_FALLBACK=1 in the environment.
+ * The fallback is used automatically when openat2 is not available. */
+void ar_rootfs_path_force_fallback(bool on);
+
 #endif

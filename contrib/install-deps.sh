@@ -1,0 +1,120 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# install-deps.sh — install what agentrun needs to build and to run its tests.
+#
+# Usage: sudo contrib/install-deps.sh [--no-vm] [--dry-run]
+#
+#   --no-vm     skip the packages for the VM tests (qemu, a guest kernel)
+#   --dry-run   print the package manager command instead of running it
+#
+# Supported: Debian 12+ / Ubuntu 22.04+ (apt-get), Fedora (dnf).
+# Safe to run again: already installed packages are left as they are.
+set -eu
+
+vm=1
+dry=0
+for arg in "$@"; do
+	case "$arg" in
+	--no-vm) vm=0 ;;
+	--dry-run) dry=1 ;;
+	-h | --help)
+		sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "install-deps.sh: unknown option: $arg (try --help)" >&2
+		exit 2
+		;;
+	esac
+done
+
+say() { echo "install-deps.sh: $*"; }
+die() { echo "install-deps.sh: error: $*" >&2; exit 1; }
+
+run() {
+	if [ "$dry" = 1 ]; then
+		echo "+ $*"
+	else
+		"$@"
+	fi
+}
+
+if [ "$dry" = 0 ] && [ "$(id -u)" != 0 ]; then
+	die "must run as root (try: sudo $0 $*)"
+fi
+
+if [ ! -r /etc/os-release ]; then
+	die "cannot identify the distribution (/etc/os-release missing); install the packages listed in $0 by hand"
+fi
+# shellcheck disable=SC1091
+. /etc/os-release
+family="${ID:-} ${ID_LIKE:-}"
+
+install_debian() {
+	# Build.
+	pkgs="build-essential autoconf automake libtool pkg-config
+	      libyajl-dev libseccomp-dev libcap-dev libselinux1-dev
+	      clang clang-format git"
+	# Tests.
+	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
+	      slirp4netns fuse-overlayfs python3 python3-jsonschema iproute2
+	      tmux util-linux procps psmisc"
+	# Packages that only some releases have (sanitizer runtime for clang
+	# on Debian 12).
+	optional="libclang-rt-14-dev"
+	if [ "$vm" = 1 ]; then
+		arch=$(dpkg --print-architecture)
+		case "$arch" in
+		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils" ;;
+		*) say "VM tests need an amd64 host; skipping the VM packages on $arch" ;;
+		esac
+	fi
+
+	say "updating the package lists (apt-get update)"
+	DEBIAN_FRONTEND=noninteractive run apt-get update -q
+	for p in $optional; do
+		if apt-cache show "$p" >/dev/null 2>&1; then
+			pkgs="$pkgs $p"
+		else
+			say "optional package $p is not available here; skipping it"
+		fi
+	done
+	# shellcheck disable=SC2086
+	say "installing:" $pkgs
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive run apt-get install -y -q \
+		--no-install-recommends $pkgs
+}
+
+install_fedora() {
+	pkgs="gcc make autoconf automake libtool pkgconf-pkg-config
+	      yajl-devel libseccomp-devel libcap-devel libselinux-devel
+	      clang clang-tools-extra compiler-rt libasan libubsan git
+	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
+	      fuse-overlayfs python3 python3-jsonschema iproute tmux
+	      util-linux procps-ng psmisc findutils diffutils"
+	if [ "$vm" = 1 ]; then
+		pkgs="$pkgs qemu-system-x86 kernel-core xz"
+	fi
+	# shellcheck disable=SC2086
+	say "installing:" $pkgs
+	# shellcheck disable=SC2086
+	run dnf install -y $pkgs
+}
+
+case " $family " in
+*" debian "* | *" ubuntu "*)
+	command -v apt-get >/dev/null 2>&1 || die "apt-get not found"
+	install_debian
+	;;
+*" fedora "*)
+	command -v dnf >/dev/null 2>&1 || die "dnf not found"
+	install_fedora
+	;;
+*)
+	die "unsupported distribution '${PRETTY_NAME:-$ID}'. Supported: Debian, Ubuntu, Fedora. Install by hand: a C compiler, autoconf, automake, libtool, pkg-config, the yajl, libseccomp, libcap and libselinux development files, jq, a static busybox, newuidmap/newgidmap (uidmap), and for the VM tests qemu-system-x86 and a kernel image."
+	;;
+esac
+
+say "done"

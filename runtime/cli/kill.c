@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun kill <id> [SIGNAL] [--all] */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "container.h"
+#include "signals.h"
+
+int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	bool all = false;
+	int c, sig = SIGTERM;
+
+	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = true;
+			break;
+		case 'h':
+			printf("Usage: agentrun kill [--all] ID [SIGNAL]\n");
+			return 0;
+		default:
+			fprintf(stderr, "Usage: agentrun kill [--all] ID [SIGNAL]\n");
+			return 1;
+		}
+	}
+	if (optind >= argc || argc - optind > 2) {
+		fprintf(stderr, "Usage: agentrun kill [--all] ID [SIGNAL]\n");
+		return 1;
+	}
+	if (argc - optind == 2 && ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
+		return cli_fail(&err);
+	if (ar_container_kill(cli_state_root(g), argv[optind], sig, all, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}

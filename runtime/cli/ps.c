@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun ps [--format table|json] <id>: the container's processes. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgroup_container.h"
+#include "cli.h"
+
+#define PS_USAGE "Usage: agentrun ps [--format table|json] ID\n"
+
+int cmd_ps(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	bool json = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "json") == 0)
+				json = true;
+			else if (strcmp(optarg, "table") == 0)
+				json = false;
+			else {
+				fprintf(stderr,
+					"agentrun ps: --format: unknown format `%s` (table or json)\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'h':
+			printf(PS_USAGE);
+			return 0;
+		default:
+			fprintf(stderr, PS_USAGE);
+			return 1;
+		}
+	}
+	if (argc - optind != 1) {
+		fprintf(stderr, PS_USAGE);
+		return 1;
+	}
+	if (ar_cgroup_container_ps(cli_state_root(g), argv[optind], json,
+				   stdout, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}

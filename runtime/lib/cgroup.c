@@ -1,0 +1,1175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cgroup v2: where a container's cgroup goes, creating it with its
+ * controllers enabled, moving processes in, freezing, killing and removing
+ * it.  Resources are written by cgroup_resources.c, stats read by
+ * cgroup_stats.c.  See cgroup.h for the rules.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cgroup_internal.h"
+#include "log.h"
+#include "utils.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define CG_FILE_MAX (1u << 20)
+#define CG_MAX_DEPTH 256
+
+struct ar_cgroup {
+	char *path; /* absolute, NULL when none */
+	int dirfd;
+};
+
+/* ---- interface-file helpers (shared via cgroup_internal.h) ---- */
+
+int ar_cg_write(int dirfd, const char *file, const char *val,
+		struct ar_error *err)
+{
+	return ar_cg_write_lines(dirfd, file, (char *const *)&val, 1, err);
+}
+
+int ar_cg_write_lines(int dirfd, const char *file, char *const *vals,
+		      size_t n, struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1;
+
+	fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup file `%s`", file);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(vals[i]);
+		ssize_t w;
+
+		do
+			w = write(fd, vals[i], len);
+		while (w < 0 && errno == EINTR);
+		if (w < 0)
+			return ar_error_set(err, errno, "write `%s` to `%s`",
+					    vals[i], file);
+	}
+	return 0;
+}
+
+int ar_cg_read(int dirfd, const char *file, char **out, struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 4096, len = 0;
+
+	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup file `%s`", file);
+	buf = ar_xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			if (cap >= CG_FILE_MAX)
+				return ar_error_set_plain(err, EFBIG,
+							  "`%s` is too large",
+							  file);
+			cap *= 2;
+			buf = ar_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return ar_error_set(err, errno, "read `%s`", file);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = ar_steal_ptr(&buf);
+	return 0;
+}
+
+int ar_cg_read_u64(int dirfd, const char *file, uint64_t *out,
+		   struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	unsigned long long v;
+
+	if (ar_cg_read(dirfd, file, &buf, err) < 0)
+		return -1;
+	buf[strcspn(buf, " \n")] = '\0';
+	if (strcmp(buf, "max") == 0) {
+		*out = AR_CG_MAX;
+		return 0;
+	}
+	if (ar_parse_u64(buf, &v) < 0)
+		return ar_error_set_plain(err, EINVAL,
+					  "`%s`: unexpected content `%s`", file,
+					  buf);
+	*out = v;
+	return 0;
+}
+
+int ar_cg_keyed(const char *buf, const char *key, uint64_t *out)
+{
+	size_t klen = strlen(key);
+	const char *p = buf;
+
+	while (p && *p) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
+			const char *v = p + klen + 1;
+
+			if (strncmp(v, "max", 3) == 0)
+				*out = AR_CG_MAX;
+			else
+				*out = strtoull(v, NULL, 10);
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+static bool path_has_dotdot(const char *path)
+{
+	const char *p = path;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+int ar_cg_open(const char *path, struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct statfs sfs;
+
+	if (!path || path[0] != '/' || path_has_dotdot(path))
+		return ar_error_set_plain(err, EINVAL,
+					  "invalid cgroup path `%s`",
+					  path ? path : "");
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup `%s`", path);
+	if (fstatfs(fd, &sfs) < 0)
+		return ar_error_set(err, errno, "statfs `%s`", path);
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return ar_error_set_plain(err, EINVAL,
+					  "`%s` is not on a cgroup2 file system",
+					  path);
+	/* cgroup.events is not on the root cgroup: never treat the root of
+	 * a hierarchy as a container's cgroup. */
+	if (faccessat(fd, "cgroup.events", F_OK, 0) < 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"`%s` is the root of a cgroup hierarchy, not a container cgroup",
+			path);
+	return ar_steal_fd(&fd);
+}
+
+/* ---- where ---- */
+
+const char *ar_cgroup_mount(void)
+{
+	static const char *const candidates[] = { "/sys/fs/cgroup",
+						  "/sys/fs/cgroup/unified" };
+	struct statfs sfs;
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(candidates); i++)
+		if (statfs(candidates[i], &sfs) == 0 &&
+		    sfs.f_type == CGROUP2_SUPER_MAGIC)
+			return candidates[i];
+	return NULL;
+}
+
+int ar_cgroup_own(char **out, struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	char *line, *save = NULL;
+
+	if (ar_read_file_at(AT_FDCWD, "/proc/self/cgroup", CG_FILE_MAX, &buf,
+			    NULL, err) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "0::", 3) == 0) {
+			*out = ar_xstrdup(line + 3);
+			return 0;
+		}
+	}
+	return ar_error_set_plain(err, ENOENT,
+				  "/proc/self/cgroup has no cgroup v2 entry");
+}
+
+/* Append the components of `rel` to `sb` as "/c1/c2", refusing "." and
+ * "..". */
+static int append_components(char **acc, const char *rel, const char *what,
+			     struct ar_error *err)
+{
+	const char *p = rel;
+
+	while (*p) {
+		size_t n;
+		char *next;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (n == 0)
+			break;
+		if ((n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return ar_error_set_plain(
+				err, EINVAL,
+				"%s `%s`: \".\" and \"..\" are not allowed",
+				what, rel);
+		next = ar_xasprintf("%s/%.*s", *acc, (int)n, p);
+		free(*acc);
+		*acc = next;
+		p += n;
+	}
+	return 0;
+}
+
+/* "a-b-c.slice" -> "/a.slice/a-b.slice/a-b-c.slice"; "-.slice" -> "". */
+static int expand_slice(const char *slice, char **out, struct ar_error *err)
+{
+	size_t len = strlen(slice);
+	_cleanup_free_ char *acc = ar_xstrdup("");
+	const char *stem_end;
+
+	if (strcmp(slice, "-.slice") == 0) {
+		*out = ar_steal_ptr(&acc);
+		return 0;
+	}
+	if (len < 7 || strcmp(slice + len - 6, ".slice") != 0 ||
+	    strchr(slice, '/') || slice[0] == '-' ||
+	    strstr(slice, "--") || slice[len - 7] == '-')
+		return ar_error_set_plain(err, EINVAL,
+					  "invalid systemd slice `%s`", slice);
+	stem_end = slice + len - 6;
+	for (const char *p = slice; p <= stem_end; p++) {
+		if (p == stem_end || *p == '-') {
+			char *next = ar_xasprintf("%s/%.*s.slice", acc,
+						  (int)(p - slice), slice);
+
+			free(acc);
+			acc = next;
+		}
+	}
+	*out = ar_steal_ptr(&acc);
+	return 0;
+}
+
+int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
+			   struct ar_error *err)
+{
+	const char *c1, *c2;
+	_cleanup_free_ char *slice = NULL, *prefix = NULL, *sp = NULL;
+	const char *name;
+
+	*out = NULL;
+	if (!cp || strchr(cp, '/'))
+		return 0;
+	c1 = strchr(cp, ':');
+	if (!c1)
+		return 0;
+	c2 = strchr(c1 + 1, ':');
+	if (!c2 || strchr(c2 + 1, ':'))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: expected \"slice:prefix:name\"",
+			cp);
+	slice = ar_xasprintf("%.*s", (int)(c1 - cp), cp);
+	prefix = ar_xasprintf("%.*s", (int)(c2 - c1 - 1), c1 + 1);
+	name = c2 + 1;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strcmp(prefix, ".") == 0 || strcmp(prefix, "..") == 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: invalid unit name", cp);
+	if (!*slice) {
+		free(slice);
+		slice = ar_xstrdup(rootless ? "user.slice" : "system.slice");
+	}
+	if (expand_slice(slice, &sp, err) < 0)
+		return ar_error_wrap(err, "linux.cgroupsPath `%s`", cp);
+	if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".slice") == 0)
+		*out = ar_xasprintf("%s/%s", sp, name);
+	else if (*prefix)
+		*out = ar_xasprintf("%s/%s-%s.scope", sp, prefix, name);
+	else
+		*out = ar_xasprintf("%s/%s.scope", sp, name);
+	return 1;
+}
+
+int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
+			   const char *base, char **out, struct ar_error *err)
+{
+	_cleanup_free_ char *acc = ar_xstrdup("");
+	_cleanup_free_ char *sd = NULL;
+	int r;
+
+	if (!base)
+		base = "/";
+	r = ar_cgroup_systemd_path(cp, rootless, &sd, err);
+	if (r < 0)
+		return -1;
+	if (r > 0) {
+		if (rootless && append_components(&acc, base, "cgroup base",
+						  err) < 0)
+			return -1;
+		if (append_components(&acc, sd, "linux.cgroupsPath", err) < 0)
+			return -1;
+	} else if (!cp || !*cp) {
+		_cleanup_free_ char *leaf = NULL;
+
+		if (rootless) {
+			if (append_components(&acc, base, "cgroup base",
+					      err) < 0)
+				return -1;
+			leaf = ar_xasprintf("agentrun-%s", id);
+		} else {
+			leaf = ar_xasprintf("agentrun/%s", id);
+		}
+		if (append_components(&acc, leaf, "cgroup path", err) < 0)
+			return -1;
+	} else {
+		if (cp[0] != '/' && rootless &&
+		    append_components(&acc, base, "cgroup base", err) < 0)
+			return -1;
+		if (append_components(&acc, cp, "linux.cgroupsPath", err) < 0)
+			return -1;
+	}
+	if (!*acc)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: the root of the hierarchy cannot be a container's cgroup",
+			cp ? cp : "");
+	*out = ar_steal_ptr(&acc);
+	return 0;
+}
+
+/* ---- creating ---- */
+
+static bool env_true(const char *v)
+{
+	return v && (strcmp(v, "1") == 0 || strcmp(v, "true") == 0);
+}
+
+void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
+				const struct oci_config *cfg, const char *id)
+{
+	o->id = id;
+	o->cgroups_path = cfg->linux_.cgroups_path;
+	o->resources =
+		cfg->linux_.resources.present ? &cfg->linux_.resources : NULL;
+	o->ignore_unavailable =
+		env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
+		env_true(oci_config_annotation(cfg, AR_CGROUP_IGNORE_ANNOTATION));
+}
+
+static unsigned parse_ctrl_list(const char *buf)
+{
+	unsigned m = 0;
+	const char *p = buf;
+
+	while (*p) {
+		size_t n;
+
+		p += strspn(p, " \n");
+		n = strcspn(p, " \n");
+		if (!n)
+			break;
+		m |= ar_cgroup_ctrl_from_name(p, n);
+		p += n;
+	}
+	return m;
+}
+
+static unsigned read_ctrls(int dirfd, const char *file)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+
+	if (ar_cg_read(dirfd, file, &buf, &e) < 0)
+		return 0;
+	return parse_ctrl_list(buf);
+}
+
+static bool has_procs(int dirfd)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+
+	if (ar_cg_read(dirfd, "cgroup.procs", &buf, &e) < 0)
+		return false;
+	return buf[strspn(buf, " \n")] != '\0';
+}
+
+static bool delegated(int mountfd, const char *rel)
+{
+	_cleanup_close_ int fd = -1;
+	const char *r = rel[0] == '/' ? rel + 1 : rel;
+
+	fd = openat(mountfd, *r ? r : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	return faccessat(fd, ".", W_OK, AT_EACCESS) == 0 &&
+	       faccessat(fd, "cgroup.procs", W_OK, AT_EACCESS) == 0 &&
+	       faccessat(fd, "cgroup.subtree_control", W_OK, AT_EACCESS) == 0;
+}
+
+static char *parent_of(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	if (!slash || slash == rel)
+		return ar_xstrdup("/");
+	return ar_xasprintf("%.*s", (int)(slash - rel), rel);
+}
+
+/* Make every controller of `mask` available in the cgroup `rel` (which
+ * exists): enable it in the subtree_control of each ancestor from the
+ * deepest one that already has it down to the parent. */
+static int enable_ctrls(int mountfd, const char *rel, unsigned mask,
+			struct ar_error *err)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(rel);
+	int fds[CG_MAX_DEPTH];
+	unsigned have[CG_MAX_DEPTH], todo[CG_MAX_DEPTH];
+	size_t n = 0;
+	char *save = NULL, *comp;
+	int ret = -1;
+
+	/* fds[0] = mount root, fds[n-1] = the cgroup itself */
+	fds[n] = openat(mountfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fds[n] < 0)
+		return ar_error_set(err, errno, "open cgroup mount");
+	n++;
+	for (comp = strtok_r(copy, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		if (n >= AR_ARRAY_SIZE(fds)) {
+			ar_error_set_plain(err, ENAMETOOLONG,
+					   "cgroup path `%s` is too deep", rel);
+			goto out;
+		}
+		fds[n] = openat(fds[n - 1], comp,
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fds[n] < 0) {
+			ar_error_set(err, errno, "open cgroup `%s`", rel);
+			goto out;
+		}
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		have[i] = read_ctrls(fds[i], "cgroup.controllers");
+	for (size_t i = 0; i < n; i++)
+		todo[i] = 0;
+	for (unsigned bit = 1; bit && bit <= AR_CG_MISC; bit <<= 1) {
+		size_t k;
+
+		if (!(mask & bit) || n < 2 || (have[n - 1] & bit))
+			continue;
+		/* deepest ancestor that can hand it down */
+		for (k = n - 1; k-- > 0;)
+			if (have[k] & bit)
+				break;
+		if (k == (size_t)-1) {
+			ar_error_set_plain(
+				err, EOPNOTSUPP,
+				"cgroup controller `%s` is not available",
+				ar_cgroup_ctrl_name(bit));
+			goto out;
+		}
+		for (size_t j = k; j < n - 1; j++)
+			todo[j] |= bit;
+	}
+	/* top down, all controllers of one level in one open file (one
+	 * write each) */
+	for (size_t j = 0; j + 1 < n; j++) {
+		char vals[8][16];
+		char *lines[8];
+		size_t nl = 0;
+
+		todo[j] &= ~read_ctrls(fds[j], "cgroup.subtree_control");
+		for (unsigned bit = 1; bit <= AR_CG_MISC; bit <<= 1) {
+			if (!(todo[j] & bit))
+				continue;
+			snprintf(vals[nl], sizeof(vals[nl]), "+%s",
+				 ar_cgroup_ctrl_name(bit));
+			lines[nl] = vals[nl];
+			nl++;
+		}
+		if (nl && ar_cg_write_lines(fds[j], "cgroup.subtree_control",
+					    lines, nl, err) < 0) {
+			if (err->code == EBUSY)
+				ar_error_wrap(
+					err,
+					"enable controllers for `%s` in a parent cgroup that has processes (the \"no internal processes\" rule)",
+					rel);
+			else
+				ar_error_wrap(err,
+					      "enable controllers for cgroup `%s`",
+					      rel);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+	return ret;
+}
+
+/* mkdir -p `rel` below the mount; returns an fd of the leaf, *created
+ * tells whether the leaf was made by us. */
+static int make_path(int mountfd, const char *rel, bool *created,
+		     struct ar_error *err)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(rel);
+	_cleanup_close_ int cur = -1;
+	char *save = NULL, *comp, *next;
+
+	*created = false;
+	cur = openat(mountfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return ar_error_set(err, errno, "open cgroup mount");
+	for (comp = strtok_r(copy, "/", &save); comp; comp = next) {
+		int fd;
+
+		next = strtok_r(NULL, "/", &save);
+		*created = false;
+		if (mkdirat(cur, comp, 0755) == 0)
+			*created = true;
+		else if (errno != EEXIST)
+			return ar_error_set(err, errno, "create cgroup `%s`",
+					    rel);
+		fd = openat(cur, comp,
+			    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return ar_error_set(err, errno, "open cgroup `%s`",
+					    rel);
+		close(cur);
+		cur = fd;
+	}
+	return ar_steal_fd(&cur);
+}
+
+static void mask_names(unsigned mask, char *buf, size_t sz)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned bit = 1; bit <= AR_CG_MISC; bit <<= 1)
+		if ((mask & bit) && off < sz)
+			off += (size_t)snprintf(buf + off, sz - off, "%s%s",
+						off ? ", " : "",
+						ar_cgroup_ctrl_name(bit));
+}
+
+/* No usable cgroup: decide between an error and running without. */
+static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
+		     struct ar_error *err)
+{
+	static bool warned;
+
+	if (ar_cgroup_resources_any(o->resources)) {
+		if (!o->ignore_unavailable)
+			return ar_error_set_plain(
+				err, EOPNOTSUPP,
+				"cannot apply linux.resources: %s (set the annotation %s=true or %s=1 to run without the limits)",
+				why, AR_CGROUP_IGNORE_ANNOTATION,
+				AR_CGROUP_IGNORE_ENV);
+		ar_warn("%s: running without the requested resource limits",
+			why);
+	} else if (o->rootless) {
+		if (!warned)
+			ar_warn("%s: running without a cgroup", why);
+		warned = true;
+	} else {
+		ar_debug("%s: running without a cgroup", why);
+	}
+	return 0;
+}
+
+const char *ar_cgroup_path(const struct ar_cgroup *cg)
+{
+	return cg ? cg->path : NULL;
+}
+
+int ar_cgroup_dirfd(const struct ar_cgroup *cg)
+{
+	return cg ? cg->dirfd : -1;
+}
+
+void ar_cgroup_free(struct ar_cgroup *cg)
+{
+	if (!cg)
+		return;
+	if (cg->dirfd >= 0)
+		close(cg->dirfd);
+	free(cg->path);
+	free(cg);
+}
+
+/* Pick the delegated base for a rootless container (relative path). */
+static char *rootless_base(int mountfd, const char *own)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *parent = NULL;
+	const char *r = own[0] == '/' ? own + 1 : own;
+
+	fd = openat(mountfd, *r ? r : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (*r && has_procs(fd)) {
+		/* we (and maybe others) live in our own cgroup: no
+		 * controllers can be enabled there; become a sibling */
+		parent = parent_of(own);
+		if (strcmp(parent, "/") != 0 && delegated(mountfd, parent))
+			return ar_steal_ptr(&parent);
+	}
+	if (delegated(mountfd, own))
+		return ar_xstrdup(own);
+	return NULL;
+}
+
+static bool path_under(const char *path, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (strcmp(base, "/") == 0)
+		return true;
+	return strncmp(path, base, n) == 0 && (path[n] == '/' || !path[n]);
+}
+
+int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
+		     struct ar_error *err)
+{
+	struct ar_cgroup *cg = ar_xcalloc(1, sizeof(*cg));
+	_cleanup_cgroup_ struct ar_cgroup *guard = cg;
+	_cleanup_close_ int mountfd = -1, leaf = -1;
+	_cleanup_free_ char *own = NULL, *base = NULL, *rel = NULL;
+	_cleanup_free_ char *why = NULL;
+	const char *mount = o->mount;
+	unsigned req = 0, avail, missing;
+	bool created = false;
+
+	cg->dirfd = -1;
+	if (o->manager == AR_CGROUP_MGR_DISABLED) {
+		if (ar_cgroup_resources_any(o->resources) &&
+		    !o->ignore_unavailable)
+			return ar_error_set_plain(
+				err, EOPNOTSUPP,
+				"linux.resources sets limits but the cgroup manager is disabled (set %s=true to run without them)",
+				AR_CGROUP_IGNORE_ANNOTATION);
+		*out = ar_steal_ptr(&guard);
+		return 0;
+	}
+	if (ar_cgroup_resources_ctrls(o->resources, &req, err) < 0)
+		return -1;
+	if (!mount)
+		mount = ar_cgroup_mount();
+	if (!mount) {
+		if (no_cgroup(o, "no cgroup2 file system is mounted", err) < 0)
+			return -1;
+		*out = ar_steal_ptr(&guard);
+		return 0;
+	}
+	mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mountfd < 0)
+		return ar_error_set(err, errno, "open `%s`", mount);
+
+	if (o->rootless) {
+		if (o->own_cgroup)
+			own = ar_xstrdup(o->own_cgroup);
+		else if (ar_cgroup_own(&own, err) < 0)
+			return -1;
+		base = rootless_base(mountfd, own);
+		if (!base) {
+			why = ar_xasprintf(
+				"cgroup `%s` is not delegated to this user",
+				own);
+			if (no_cgroup(o, why, err) < 0)
+				return -1;
+			*out = ar_steal_ptr(&guard);
+			return 0;
+		}
+	} else {
+		base = ar_xstrdup("/");
+	}
+	if (ar_cgroup_resolve_path(o->cgroups_path, o->id, o->rootless, base,
+				   &rel, err) < 0)
+		return -1;
+	if (!path_under(rel, base)) {
+		/* rootless with an absolute cgroupsPath outside the base */
+		free(base);
+		base = parent_of(rel);
+	}
+
+	/* What the base can hand down. */
+	{
+		_cleanup_close_ int bfd = -1;
+		const char *b = base[0] == '/' ? base + 1 : base;
+
+		bfd = openat(mountfd, *b ? b : ".",
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		avail = bfd < 0 ? 0 : read_ctrls(bfd, "cgroup.controllers");
+		/* a base with processes (rootless, not delegated above our
+		 * own cgroup) cannot enable any */
+		if (bfd >= 0 && strcmp(base, "/") != 0 && has_procs(bfd))
+			avail = 0;
+	}
+	if ((avail & (AR_CG_MEMORY | AR_CG_PIDS)) !=
+		    (AR_CG_MEMORY | AR_CG_PIDS) &&
+	    !(o->rootless && avail == 0 && req == 0)) {
+		why = ar_xasprintf(
+			"the cgroup v2 tree at %s%s lacks the memory and pids controllers",
+			mount, strcmp(base, "/") ? base : "");
+		if (no_cgroup(o, why, err) < 0)
+			return -1;
+		*out = ar_steal_ptr(&guard);
+		return 0;
+	}
+	missing = req & ~avail;
+	if (missing) {
+		char names[128];
+
+		mask_names(missing, names, sizeof(names));
+		if (!o->ignore_unavailable)
+			return ar_error_set_plain(
+				err, EOPNOTSUPP,
+				"cannot apply linux.resources: cgroup controller(s) %s not available in %s%s (set the annotation %s=true or %s=1 to run without them)",
+				names, mount, base, AR_CGROUP_IGNORE_ANNOTATION,
+				AR_CGROUP_IGNORE_ENV);
+		/* ar_cgroup_apply_resources() warns for each one */
+	}
+
+	leaf = make_path(mountfd, rel, &created, err);
+	if (leaf < 0) {
+		if ((err->code == EACCES || err->code == EPERM ||
+		     err->code == EROFS) &&
+		    (o->rootless || o->ignore_unavailable)) {
+			why = ar_xasprintf("%s", err->msg);
+			ar_error_clear(err);
+			if (no_cgroup(o, why, err) < 0)
+				return -1;
+			*out = ar_steal_ptr(&guard);
+			return 0;
+		}
+		return -1;
+	}
+	cg->path = ar_xasprintf("%s%s", mount, rel);
+	if (!created && has_procs(leaf))
+		return ar_error_set_plain(
+			err, EBUSY, "cgroup `%s` already exists and is in use",
+			cg->path);
+	cg->dirfd = ar_steal_fd(&leaf);
+	if (enable_ctrls(mountfd, rel, (AR_CG_DEFAULT | req) & avail, err) < 0 ||
+	    ar_cgroup_apply_resources(cg->dirfd, o->resources, avail, err) <
+		    0 ||
+	    (o->pid > 0 && ar_cgroup_enter(cg, o->pid, err) < 0)) {
+		ar_error_wrap(err, "cgroup `%s`", cg->path);
+		if (created && unlinkat(mountfd, rel + 1, AT_REMOVEDIR) < 0)
+			ar_debug("remove cgroup %s: %m", cg->path);
+		return -1;
+	}
+	ar_debug("cgroup %s ready", cg->path);
+	*out = ar_steal_ptr(&guard);
+	return 0;
+}
+
+/* ---- using it ---- */
+
+static int enter_fd(int dirfd, pid_t pid, struct ar_error *err)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	return ar_cg_write(dirfd, "cgroup.procs", buf, err);
+}
+
+int ar_cgroup_enter(const struct ar_cgroup *cg, pid_t pid,
+		    struct ar_error *err)
+{
+	if (!cg || cg->dirfd < 0)
+		return 0;
+	if (enter_fd(cg->dirfd, pid, err) < 0)
+		return ar_error_wrap(err, "move process %d into cgroup `%s`",
+				     (int)pid, cg->path);
+	return 0;
+}
+
+int ar_cgroup_enter_path(const char *path, pid_t pid, struct ar_error *err)
+{
+	_cleanup_close_ int fd = ar_cg_open(path, err);
+
+	if (fd < 0)
+		return -1;
+	if (enter_fd(fd, pid, err) < 0)
+		return ar_error_wrap(err, "move process %d into cgroup `%s`",
+				     (int)pid, path);
+	return 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until cgroup.events has "key want" (want = '0' or '1'). Returns 0,
+ * or -1 with ETIMEDOUT. */
+static int wait_events(int dirfd, const char *key, char want, int timeout_ms,
+		       struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	long long deadline = now_ms() + timeout_ms;
+	char needle[32];
+
+	snprintf(needle, sizeof(needle), "%s %c", key, want);
+	fd = openat(dirfd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup.events");
+	for (;;) {
+		char buf[256];
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+		struct pollfd pfd = { .fd = fd, .events = POLLPRI };
+		long long left;
+
+		if (n < 0)
+			return ar_error_set(err, errno, "read cgroup.events");
+		buf[n] = '\0';
+		if (strstr(buf, needle))
+			return 0;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return ar_error_set_plain(
+				err, ETIMEDOUT,
+				"timed out waiting for `%s` in cgroup.events",
+				needle);
+		/* cgroup.events signals changes with POLLPRI; the timeout
+		 * bounds any missed wakeup. */
+		poll(&pfd, 1, left < 50 ? (int)left : 50);
+	}
+}
+
+int ar_cgroup_freeze(const char *path, bool freeze, struct ar_error *err)
+{
+	_cleanup_close_ int fd = ar_cg_open(path, err);
+
+	if (fd < 0)
+		return -1;
+	if (ar_cg_write(fd, "cgroup.freeze", freeze ? "1" : "0", err) < 0 ||
+	    wait_events(fd, "frozen", freeze ? '1' : '0', 10000, err) < 0)
+		return ar_error_wrap(err, "%s cgroup `%s`",
+				     freeze ? "freeze" : "thaw", path);
+	return 0;
+}
+
+bool ar_cgroup_is_frozen(const char *path)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+	_cleanup_close_ int fd = -1;
+	uint64_t v;
+
+	if (!path)
+		return false;
+	fd = ar_cg_open(path, &e);
+	if (fd < 0 || ar_cg_read(fd, "cgroup.events", &buf, &e) < 0)
+		return false;
+	return ar_cg_keyed(buf, "frozen", &v) == 0 && v == 1;
+}
+
+/* Collect the pids of dirfd's cgroup and all below. */
+static int collect_pids(int dirfd, pid_t **v, size_t *n, int depth,
+			struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	DIR *d;
+	struct dirent *de;
+	int dfd;
+
+	if (depth > 64)
+		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
+	if (ar_cg_read(dirfd, "cgroup.procs", &buf, err) < 0)
+		return -1;
+	for (char *p = buf; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		*v = ar_xrealloc(*v, (*n + 1) * sizeof(pid_t));
+		(*v)[(*n)++] = (pid_t)pid;
+		p = end + strspn(end, "\n");
+	}
+	dfd = dup(dirfd);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "dup");
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return ar_error_set(err, errno, "opendir");
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = openat(dirfd, de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (sub < 0)
+			continue; /* removed meanwhile */
+		if (collect_pids(sub, v, n, depth + 1, err) < 0) {
+			close(sub);
+			closedir(d);
+			return -1;
+		}
+		close(sub);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int ar_cgroup_pids(const char *path, pid_t **out, size_t *n,
+		   struct ar_error *err)
+{
+	_cleanup_close_ int fd = ar_cg_open(path, err);
+	_cleanup_free_ pid_t *v = NULL;
+	size_t cnt = 0;
+
+	if (fd < 0)
+		return -1;
+	if (collect_pids(fd, &v, &cnt, 0, err) < 0)
+		return ar_error_wrap(err, "list processes of cgroup `%s`",
+				     path);
+	if (cnt)
+		qsort(v, cnt, sizeof(pid_t), cmp_pid);
+	*out = ar_steal_ptr(&v);
+	*n = cnt;
+	return 0;
+}
+
+/* Refuse to kill/remove the cgroup we live in, or one of its ancestors. */
+static int not_ours(const char *path, struct ar_error *err)
+{
+	_cleanup_free_ char *own = NULL, *abs = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+	const char *mount = ar_cgroup_mount();
+
+	if (!mount || ar_cgroup_own(&own, &e) < 0)
+		return 0;
+	abs = ar_xasprintf("%s%s", mount, strcmp(own, "/") ? own : "");
+	if (path_under(abs, path))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"refusing to act on cgroup `%s`: it contains the runtime itself",
+			path);
+	return 0;
+}
+
+static int signal_all(int dirfd, int sig, struct ar_error *err)
+{
+	_cleanup_free_ pid_t *v = NULL;
+	size_t n = 0;
+
+	if (collect_pids(dirfd, &v, &n, 0, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (kill(v[i], sig) < 0 && errno != ESRCH)
+			return ar_error_set(err, errno, "kill %d", (int)v[i]);
+	return 0;
+}
+
+int ar_cgroup_kill_all(const char *path, int sig, struct ar_error *err)
+{
+	_cleanup_close_ int fd = ar_cg_open(path, err);
+
+	if (fd < 0 || not_ours(path, err) < 0)
+		return -1;
+	if (sig == SIGKILL) {
+		if (ar_cg_write(fd, "cgroup.kill", "1", err) == 0)
+			return 0;
+		if (err->code != ENOENT)
+			return ar_error_wrap(err, "cgroup `%s`", path);
+		ar_error_clear(err);
+	}
+	if (signal_all(fd, sig, err) < 0)
+		return ar_error_wrap(err, "cgroup `%s`", path);
+	return 0;
+}
+
+static int rmdir_retry(int parentfd, const char *name, struct ar_error *err)
+{
+	for (int i = 0;; i++) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (unlinkat(parentfd, name, AT_REMOVEDIR) == 0 ||
+		    errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || i >= 500)
+			return ar_error_set(err, errno, "remove cgroup `%s`",
+					    name);
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Remove every child cgroup of dirfd, depth first. */
+static int remove_children(int dirfd, int depth, struct ar_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int dfd;
+
+	if (depth > 64)
+		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
+	dfd = dup(dirfd);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "dup");
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return ar_error_set(err, errno, "opendir");
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = openat(dirfd, de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (sub >= 0) {
+			int r = remove_children(sub, depth + 1, err);
+
+			close(sub);
+			if (r < 0) {
+				closedir(d);
+				return -1;
+			}
+		}
+		if (rmdir_retry(dirfd, de->d_name, err) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+int ar_cgroup_destroy(const char *path, struct ar_error *err)
+{
+	_cleanup_close_ int fd = -1, parent = -1;
+	_cleanup_free_ char *dir = NULL;
+	const char *name;
+
+	if (!path)
+		return 0;
+	fd = ar_cg_open(path, err);
+	if (fd < 0) {
+		if (err->code == ENOENT) {
+			ar_error_clear(err);
+			return 0;
+		}
+		return -1;
+	}
+	if (not_ours(path, err) < 0)
+		return -1;
+	for (int attempt = 0;; attempt++) {
+		struct ar_error e = AR_ERROR_INIT;
+
+		if (ar_cg_write(fd, "cgroup.kill", "1", &e) < 0)
+			(void)signal_all(fd, SIGKILL, &e);
+		ar_error_clear(&e);
+		if (wait_events(fd, "populated", '0', 2000, &e) == 0)
+			break;
+		if (attempt >= 4)
+			return ar_error_set_plain(
+				err, EBUSY,
+				"cgroup `%s` still has processes after SIGKILL",
+				path);
+	}
+	if (remove_children(fd, 0, err) < 0)
+		return ar_error_wrap(err, "cgroup `%s`", path);
+	dir = parent_of(path);
+	name = strrchr(path, '/') + 1;
+	parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return ar_error_set(err, errno, "open `%s`", dir);
+	if (rmdir_retry(parent, name, err) < 0)
+		return ar_error_wrap(err, "cgroup `%s`", path);
+	return 0;
+}
+
+int ar_cgroup_update(const char *path, const struct oci_resources *r,
+		     struct ar_error *err)
+{
+	_cleanup_close_ int fd = ar_cg_open(path, err);
+	_cleanup_close_ int mountfd = -1;
+	const char *mount = ar_cgroup_mount();
+	unsigned req, avail;
+	size_t ml;
+
+	if (fd < 0)
+		return -1;
+	if (ar_cgroup_resources_ctrls(r, &req, err) < 0)
+		return -1;
+	ml = mount ? strlen(mount) : 0;
+	if (mount && strncmp(path, mount, ml) == 0 && path[ml] == '/') {
+		mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (mountfd < 0)
+			return ar_error_set(err, errno, "open `%s`", mount);
+		if (enable_ctrls(mountfd, path + ml, req, err) < 0)
+			return ar_error_wrap(err, "cgroup `%s`", path);
+	}
+	avail = read_ctrls(fd, "cgroup.controllers");
+	if (req & ~avail) {
+		char names[128];
+
+		mask_names(req & ~avail, names, sizeof(names));
+		return ar_error_set_plain(
+			err, EOPNOTSUPP,
+			"cgroup `%s`: controller(s) %s not available", path,
+			names);
+	}
+	if (ar_cgroup_apply_resources(fd, r, avail, err) < 0)
+		return ar_error_wrap(err, "cgroup `%s`", path);
+	return 0;
+}

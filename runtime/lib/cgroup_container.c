@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* update, pause, resume, ps, events: a container's cgroup by its id. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cgroup_container.h"
+#include "state.h"
+#include "utils.h"
+
+struct target {
+	int rootfd, dirfd;
+	struct ar_state *st;
+	enum ar_status status;
+};
+
+static void target_release(struct target *t)
+{
+	if (t->dirfd >= 0)
+		close(t->dirfd);
+	if (t->rootfd >= 0)
+		close(t->rootfd);
+	if (t->st)
+		ar_state_free(t->st);
+	t->rootfd = t->dirfd = -1;
+	t->st = NULL;
+}
+
+#define _cleanup_target_ __attribute__((cleanup(target_release)))
+
+static int target_open(const char *root, const char *id, bool exclusive,
+		       struct target *t, struct ar_error *err)
+{
+	t->rootfd = t->dirfd = -1;
+	t->st = NULL;
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	t->rootfd = ar_state_root_open(root, false, err);
+	if (t->rootfd < 0) {
+		if (err->code == ENOENT)
+			ar_error_set_plain(err, ENOENT,
+					   "container `%s` does not exist", id);
+		return -1;
+	}
+	t->dirfd = ar_state_dir_open(t->rootfd, id, err);
+	if (t->dirfd < 0 || ar_state_lock(t->dirfd, exclusive, err) < 0 ||
+	    ar_state_read(t->dirfd, id, &t->st, err) < 0)
+		return -1;
+	t->status = ar_state_status(t->dirfd, t->st);
+	if (t->status == AR_STATUS_STOPPED)
+		return ar_error_set_plain(err, EINVAL,
+					  "container `%s` is not running (status: stopped)",
+					  id);
+	if (!t->st->cgroup_path)
+		return ar_error_set_plain(
+			err, EOPNOTSUPP,
+			"container `%s` has no cgroup (it was created without one: cgroup manager disabled or no usable cgroup v2 tree)",
+			id);
+	return 0;
+}
+
+int ar_cgroup_container_update(const char *root, const char *id,
+			       const struct oci_resources *r,
+			       struct ar_error *err)
+{
+	_cleanup_target_ struct target t;
+
+	if (target_open(root, id, true, &t, err) < 0)
+		return -1;
+	if (ar_cgroup_update(t.st->cgroup_path, r, err) < 0)
+		return ar_error_wrap(err, "update `%s`", id);
+	return 0;
+}
+
+int ar_cgroup_container_pause(const char *root, const char *id,
+			      struct ar_error *err)
+{
+	_cleanup_target_ struct target t;
+
+	if (target_open(root, id, true, &t, err) < 0)
+		return -1;
+	if (t.status == AR_STATUS_PAUSED)
+		return ar_error_set_plain(err, EINVAL,
+					  "container `%s` is already paused",
+					  id);
+	if (ar_cgroup_freeze(t.st->cgroup_path, true, err) < 0)
+		return ar_error_wrap(err, "pause `%s`", id);
+	return 0;
+}
+
+int ar_cgroup_container_resume(const char *root, const char *id,
+			       struct ar_error *err)
+{
+	_cleanup_target_ struct target t;
+
+	if (target_open(root, id, true, &t, err) < 0)
+		return -1;
+	if (t.status != AR_STATUS_PAUSED)
+		return ar_error_set_plain(err, EINVAL,
+					  "container `%s` is not paused (status: %s)",
+					  id, ar_status_name(t.status));
+	if (ar_cgroup_freeze(t.st->cgroup_path, false, err) < 0)
+		return ar_error_wrap(err, "resume `%s`", id);
+	return 0;
+}
+
+static void print_cmdline(FILE *out, pid_t pid)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if (ar_read_file_at(AT_FDCWD, path, 1 << 16, &buf, &len, &e) < 0 ||
+	    len == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		free(buf);
+		buf = NULL;
+		if (ar_read_file_at(AT_FDCWD, path, 256, &buf, &len, &e) < 0)
+			return;
+		buf[strcspn(buf, "\n")] = '\0';
+		fprintf(out, "[%s]", buf);
+		return;
+	}
+	for (size_t i = 0; i + 1 < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	fputs(buf, out);
+}
+
+int ar_cgroup_container_ps(const char *root, const char *id, bool json,
+			   FILE *out, struct ar_error *err)
+{
+	_cleanup_target_ struct target t;
+	_cleanup_free_ pid_t *pids = NULL;
+	size_t n = 0;
+
+	if (target_open(root, id, false, &t, err) < 0)
+		return -1;
+	if (ar_cgroup_pids(t.st->cgroup_path, &pids, &n, err) < 0)
+		return -1;
+	if (json) {
+		fputc('[', out);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)pids[i]);
+		fputs("]\n", out);
+		return 0;
+	}
+	fprintf(out, "%-8s %s\n", "PID", "CMD");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%-8d ", (int)pids[i]);
+		print_cmdline(out, pids[i]);
+		fputc('\n', out);
+	}
+	return 0;
+}
+
+static bool still_alive(void *ctx)
+{
+	return ar_state_pid_alive(ctx);
+}
+
+int ar_cgroup_container_events(const char *root, const char *id, bool stats,
+			       int interval_ms, FILE *out,
+			       struct ar_error *err)
+{
+	_cleanup_target_ struct target t;
+	_cleanup_state_ struct ar_state *st = NULL;
+
+	if (target_open(root, id, false, &t, err) < 0)
+		return -1;
+	/* Do not hold the lock while streaming: delete must not block. */
+	st = ar_steal_ptr(&t.st);
+	target_release(&t);
+	return ar_cgroup_events(st->cgroup_path, st->id, stats, interval_ms,
+				still_alive, st, out, err);
+}

@@ -1,0 +1,1012 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The OCI lifecycle, runtime side. See container.h and
+ * container_internal.h for the protocol with the container process. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "container.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "container_internal.h"
+#include "log.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "process.h"
+#include "seccomp.h"
+#include "signals.h"
+#include "state.h"
+#include "terminal.h"
+#include "userns.h"
+#include "utils.h"
+
+/* ---- preparing a launch ---- */
+
+static void launch_release(struct ar_launch *l)
+{
+	ar_ns_plan_release(&l->plan);
+	if (l->sync_fd >= 0)
+		close(l->sync_fd);
+	if (l->console_fd >= 0)
+		close(l->console_fd);
+	if (l->fifo_fd >= 0)
+		close(l->fifo_fd);
+	if (l->seccomp)
+		ar_seccomp_filter_free(l->seccomp);
+	if (l->cfg)
+		oci_config_free(l->cfg);
+	free(l->bundle);
+	free(l->rootfs);
+}
+
+static bool detect_rootless(int flag)
+{
+	char buf[64];
+	_cleanup_close_ int fd = -1;
+	unsigned a, b, c;
+	ssize_t n;
+
+	if (flag >= 0)
+		return flag;
+	if (geteuid() != 0)
+		return true;
+	/* root of a user namespace that does not map the whole range
+	 * (inside rootless podman): no mknod, no real cgroups */
+	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return !(sscanf(buf, "%u %u %u", &a, &b, &c) == 3 && a == 0 &&
+		 b == 0 && c == UINT_MAX);
+}
+
+/* Make sure fds 3..3+n-1 are open before we open anything, so none of
+ * our own fds lands in a slot that is passed to the container. */
+static void reserve_preserved_fds(int n)
+{
+	for (int fd = 3; fd < 3 + n; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int nul = open("/dev/null", O_RDWR);
+
+		if (nul >= 0 && nul != fd) {
+			dup2(nul, fd);
+			close(nul);
+		}
+	}
+}
+
+static int listen_fds_from_env(void)
+{
+	const char *s = getenv("LISTEN_FDS");
+	const char *p = getenv("LISTEN_PID");
+	unsigned long long n, pid;
+
+	if (!s || ar_parse_u64(s, &n) < 0 || n == 0 || n > 4096)
+		return 0;
+	if (p && (ar_parse_u64(p, &pid) < 0 || pid != (unsigned)getpid()))
+		return 0;
+	return (int)n;
+}
+
+static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
+			  struct ar_launch *l, struct ar_error *err)
+{
+	const char *bundle = o->bundle ? o->bundle : ".";
+	struct oci_config *cfg;
+	struct stat sb;
+
+	memset(l, 0, sizeof(*l));
+	l->o = o;
+	l->sync_fd = l->console_fd = l->fifo_fd = -1;
+	l->state_fds[0] = l->state_fds[1] = -1;
+	for (int i = 0; i < OCI_NS_NTYPES; i++)
+		l->plan.join_fd[i] = -1;
+
+	l->listen_fds = listen_fds_from_env();
+	l->preserve_fds = (o->preserve_fds > 0 ? o->preserve_fds : 0) +
+			  l->listen_fds;
+	if (l->preserve_fds)
+		reserve_preserved_fds(l->preserve_fds);
+
+	if (ar_state_validate_id(o->id, err) < 0)
+		return -1;
+	l->bundle = realpath(bundle, NULL);
+	if (!l->bundle)
+		return ar_error_set(err, errno, "bundle `%s`", bundle);
+	if (oci_config_load_file(l->bundle, &l->cfg, err) < 0)
+		return -1;
+	cfg = l->cfg;
+	if (!cfg->process.present || cfg->process.args.n == 0)
+		return ar_error_set_plain(err, EINVAL,
+					  "%s: process.args: the config has no process to run",
+					  cfg->filename ? cfg->filename : "config.json");
+	if (!cfg->root.path)
+		return ar_error_set_plain(err, EINVAL, "%s: root.path is missing",
+					  cfg->filename ? cfg->filename :
+							  "config.json");
+	l->rootfs = ar_rootfs_host_path(l->bundle, cfg->root.path);
+	if (stat(l->rootfs, &sb) < 0)
+		return ar_error_set(err, errno, "root.path: rootfs `%s`",
+				    l->rootfs);
+	if (!S_ISDIR(sb.st_mode))
+		return ar_error_set_plain(err, ENOTDIR,
+					  "root.path: rootfs `%s` is not a directory",
+					  l->rootfs);
+	if (cfg->linux_.intel_rdt_present)
+		return ar_error_set_plain(err, ENOTSUP,
+					  "linux.intelRdt is not supported");
+	l->rootless = detect_rootless(o->rootless);
+
+	if (cfg->process.terminal) {
+		if (o->console_socket) {
+			l->console_fd = ar_console_socket_connect(
+				o->console_socket, err);
+			if (l->console_fd < 0)
+				return -1;
+		} else if (run_fg) {
+			l->relay_tty = true;
+		} else {
+			return ar_error_set_plain(
+				err, EINVAL,
+				"process.terminal is true: --console-socket is required when the container is created or detached");
+		}
+	}
+	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
+		return -1;
+	if (cfg->linux_.seccomp &&
+	    ar_seccomp_compile(cfg->linux_.seccomp, &l->seccomp, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- the clone and the sync with the container process ---- */
+
+static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
+			       struct ar_error *err)
+{
+	char path[64], buf[16];
+	_cleanup_close_ int fd = -1;
+	int len;
+
+	if (!p->oom_score_adj.set)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+	len = snprintf(buf, sizeof(buf), "%d", p->oom_score_adj.v);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, (size_t)len) != len)
+		return ar_error_set(err, errno,
+				    "process.oomScoreAdj: set %d",
+				    p->oom_score_adj.v);
+	return 0;
+}
+
+/*
+ * Hook point for cgroups (issue 5): called once the container process
+ * exists (its final pid) and before it is let go, so every process it
+ * creates is accounted. With --cgroup-manager disabled nothing is done.
+ */
+static int container_cgroup_enter(struct ar_launch *l, pid_t pid,
+				  struct ar_error *err)
+{
+	(void)pid;
+	(void)err;
+	if (l->o->cgroups_disabled)
+		return 0;
+	/* cgroup v2 setup comes here (cgroup.c). */
+	return 0;
+}
+
+static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
+{
+	ar_error_set_plain(err, m->err.code, "%s", m->err.msg);
+	return -1;
+}
+
+/* Returns 0 with *pid (the container process) filled, -1 with err; on
+ * error *pid (or *first) is the process to kill. */
+static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first,
+		 int *master, struct ar_error *err)
+{
+	const struct oci_config *cfg = l->cfg;
+	int sv[2];
+	struct ar_sync_msg m;
+	pid_t child;
+	bool denied = false;
+
+	*pid = *first = -1;
+	*master = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return ar_error_set(err, errno, "socketpair");
+	l->sync_fd = sv[1];
+	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, err);
+	if (child < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		ar_container_init(l);
+	}
+	close(sv[1]);
+	l->sync_fd = sv[0];
+	*first = child;
+
+	if (!l->plan.slow) {
+		*pid = child;
+		if (l->plan.new_user &&
+		    ar_userns_write_maps(child, &cfg->linux_.uid_mappings,
+					 &cfg->linux_.gid_mappings, &denied,
+					 err) < 0)
+			return -1;
+	} else {
+		for (;;) {
+			if (ar_sync_recv(l->sync_fd, &m, err) < 0)
+				return -1;
+			if (m.type == AR_SYNC_ERROR)
+				return recv_error(&m, err);
+			if (m.type == 0)
+				return ar_error_set_plain(
+					err, ECHILD,
+					"the container process exited during setup");
+			if (m.type == AR_SYNC_USERNS) {
+				if (ar_userns_write_maps(
+					    child, &cfg->linux_.uid_mappings,
+					    &cfg->linux_.gid_mappings, &denied,
+					    err) < 0)
+					return -1;
+				if (ar_sync_send(l->sync_fd,
+						 AR_SYNC_USERNS_DONE, 0,
+						 err) < 0)
+					return -1;
+				continue;
+			}
+			if (m.type == AR_SYNC_PID) {
+				*pid = m.value;
+				break;
+			}
+			return ar_error_set_plain(err, EBADMSG,
+						  "sync: unexpected message %d",
+						  m.type);
+		}
+		if (*pid != child) {
+			int st;
+
+			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+				;
+		}
+	}
+
+	if (write_oom_score_adj(*pid, &cfg->process, err) < 0)
+		return -1;
+	if (container_cgroup_enter(l, *pid, err) < 0)
+		return -1;
+	/* createRuntime/prestart hooks come here (issue 6). */
+	if (ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
+		return -1;
+
+	for (;;) {
+		if (ar_sync_recv(l->sync_fd, &m, err) < 0)
+			return -1;
+		switch (m.type) {
+		case AR_SYNC_ERROR:
+			return recv_error(&m, err);
+		case AR_SYNC_TTY:
+			if (ar_recv_fd(l->sync_fd, master, err) < 0)
+				return -1;
+			break;
+		case AR_SYNC_NOTIFY_FD: {
+			_cleanup_close_ int nfd = -1;
+
+			if (ar_recv_fd(l->sync_fd, &nfd, err) < 0)
+				return -1;
+			/* TODO(issue 6): the state JSON of the container */
+			if (cfg->linux_.seccomp &&
+			    cfg->linux_.seccomp->listener_path) {
+				_cleanup_free_ char *sj = ar_xasprintf(
+					"{\"ociVersion\":\"1.2.0\",\"id\":\"%s\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"%s\"}",
+					l->o->id, (int)*pid, l->bundle);
+
+				if (ar_seccomp_send_notify_fd(
+					    cfg->linux_.seccomp->listener_path,
+					    nfd,
+					    cfg->linux_.seccomp->listener_metadata,
+					    sj, err) < 0)
+					return -1;
+			}
+			break;
+		}
+		case AR_SYNC_READY:
+			if (l->use_fifo)
+				return 0;
+			return ar_error_set_plain(err, EBADMSG,
+						  "sync: unexpected READY");
+		case 0:
+			if (!l->use_fifo)
+				return 0; /* exec'd: the socket closed */
+			return ar_error_set_plain(
+				err, ECHILD,
+				"the container process exited during setup");
+		default:
+			return ar_error_set_plain(err, EBADMSG,
+						  "sync: unexpected message %d",
+						  m.type);
+		}
+	}
+}
+
+static void kill_and_reap(pid_t pid)
+{
+	int st;
+
+	if (pid <= 0)
+		return;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- state on disk ---- */
+
+static int write_pid_file(const char *path, pid_t pid, struct ar_error *err)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(path);
+	_cleanup_close_ int dfd = -1;
+	char *slash = strrchr(copy, '/');
+	const char *dir = ".", *name = copy;
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+		name = slash + 1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "--pid-file `%s`", path);
+	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) <
+	    0)
+		return ar_error_wrap(err, "--pid-file `%s`", path);
+	return 0;
+}
+
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
+		       bool detached, struct ar_error *err)
+{
+	_cleanup_free_ char *created = ar_rfc3339_now();
+	_cleanup_free_ char *config_path =
+		ar_xasprintf("%s/config.json", l->bundle);
+	struct ar_state st = {
+		.id = (char *)l->o->id,
+		.pid = pid,
+		.pid_start = ar_proc_start_time(pid),
+		.bundle = l->bundle,
+		.rootfs = l->rootfs,
+		.created = created,
+		.owner = geteuid(),
+		.cgroup_path = NULL,
+		.systemd_cgroup = l->o->systemd_cgroup,
+		.rootless = l->rootless,
+		.detached = detached,
+		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
+		.config_path = config_path,
+		.annotations = l->cfg->annotations.items,
+		.n_annotations = l->cfg->annotations.n,
+	};
+
+	return ar_state_write(dirfd, &st, err);
+}
+
+/* create / run --detach / run: everything up to a container process that
+ * is blocked on the fifo (use_fifo) or running the user's program. */
+static int do_create(struct ar_launch *l, int rootfd, int dirfd,
+		     bool detached, pid_t *pid_out, int *master_out,
+		     struct ar_error *err)
+{
+	pid_t pid, first;
+
+	l->state_fds[0] = rootfd;
+	l->state_fds[1] = dirfd;
+	if (l->use_fifo) {
+		if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0)
+			return ar_error_set(err, errno, "create the exec fifo");
+		l->fifo_fd = openat(dirfd, AR_EXEC_FIFO,
+				    O_PATH | O_CLOEXEC | O_NOFOLLOW);
+		if (l->fifo_fd < 0)
+			return ar_error_set(err, errno, "open the exec fifo");
+	}
+	if (spawn(l, &pid, &first, master_out, err) < 0)
+		goto fail;
+	if (write_state(l, dirfd, pid, detached, err) < 0)
+		goto fail;
+	if (l->o->pid_file && write_pid_file(l->o->pid_file, pid, err) < 0)
+		goto fail;
+	*pid_out = pid;
+	return 0;
+fail:
+	kill_and_reap(pid > 0 ? pid : first);
+	if (first != pid)
+		kill_and_reap(first);
+	if (*master_out >= 0) {
+		close(*master_out);
+		*master_out = -1;
+	}
+	return -1;
+}
+
+int ar_container_create(const struct ar_create_opts *o, struct ar_error *err)
+{
+	struct ar_launch l;
+	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	struct ar_error ignored = AR_ERROR_INIT;
+	pid_t pid;
+	int master = -1, r;
+
+	if (launch_prepare(o, false, &l, err) < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	l.use_fifo = true;
+	rootfd = ar_state_root_open(o->root, true, err);
+	if (rootfd < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	dirfd = ar_state_dir_create(rootfd, o->id, err);
+	if (dirfd < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	if (ar_state_lock(dirfd, true, err) < 0)
+		r = -1;
+	else
+		r = do_create(&l, rootfd, dirfd, true, &pid, &master, err);
+	if (r < 0)
+		ar_state_remove(rootfd, o->id, &ignored);
+	launch_release(&l);
+	return r;
+}
+
+/* ---- run in the foreground ---- */
+
+static int wait_status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+/* Forward signals, relay the terminal, reap; returns the exit code. */
+static int supervise(pid_t pid, int master, const sigset_t *mask)
+{
+	_cleanup_close_ int sfd = -1;
+	struct ar_tty_relay relay;
+	struct pollfd pfd[3];
+	bool exited = false, master_open = master >= 0;
+	int code = 1;
+
+	sfd = signalfd(-1, mask, SFD_CLOEXEC);
+	if (master >= 0) {
+		ar_tty_relay_init(&relay, master);
+		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+	}
+	for (;;) {
+		int n = 0, stdin_idx = -1, master_idx = -1;
+
+		if (exited && !master_open)
+			break;
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (master_open) {
+			master_idx = n;
+			pfd[n++] = (struct pollfd){ .fd = master,
+						    .events = POLLIN };
+			if (relay.stdin_open && !exited) {
+				stdin_idx = n;
+				pfd[n++] = (struct pollfd){
+					.fd = STDIN_FILENO, .events = POLLIN
+				};
+			}
+		}
+		if (exited) {
+			/* drain what the container wrote before exiting */
+			while (ar_tty_pump(master, STDOUT_FILENO) > 0)
+				;
+			master_open = false;
+			continue;
+		}
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				int sig = (int)si.ssi_signo;
+
+				if (sig == SIGCHLD) {
+					int st;
+					pid_t w;
+
+					while ((w = waitpid(-1, &st, WNOHANG)) >
+					       0) {
+						if (w == pid) {
+							code = wait_status_code(
+								st);
+							exited = true;
+						}
+					}
+				} else if (sig == SIGWINCH && master >= 0) {
+					ar_tty_relay_winsize(&relay);
+				} else {
+					kill(pid, sig);
+				}
+			}
+		}
+		if (master_idx >= 0 && pfd[master_idx].revents) {
+			if (ar_tty_pump(master, STDOUT_FILENO) == 0)
+				master_open = false;
+		}
+		if (stdin_idx >= 0 && pfd[stdin_idx].revents) {
+			if (ar_tty_pump(STDIN_FILENO, master) == 0)
+				relay.stdin_open = false;
+		}
+	}
+	if (master >= 0)
+		ar_tty_relay_restore(&relay);
+	if (!exited) {
+		int st;
+
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		code = wait_status_code(st);
+	}
+	return code;
+}
+
+int ar_container_run(const struct ar_create_opts *o, int *exit_status,
+		     struct ar_error *err)
+{
+	struct ar_launch l;
+	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	struct ar_error ignored = AR_ERROR_INIT;
+	sigset_t mask, old;
+	pid_t pid = -1;
+	int master = -1, r;
+
+	*exit_status = 1;
+	if (launch_prepare(o, !o->detach, &l, err) < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	rootfd = ar_state_root_open(o->root, true, err);
+	if (rootfd < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	dirfd = ar_state_dir_create(rootfd, o->id, err);
+	if (dirfd < 0) {
+		launch_release(&l);
+		return -1;
+	}
+	if (ar_state_lock(dirfd, true, err) < 0) {
+		ar_state_remove(rootfd, o->id, &ignored);
+		launch_release(&l);
+		return -1;
+	}
+	if (!o->detach) {
+		/* Blocked before the clone so none is lost; the container
+		 * process restores its mask. */
+		ar_signal_forward_set(&mask);
+		sigaddset(&mask, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &mask, &old);
+	}
+	r = do_create(&l, rootfd, dirfd, o->detach, &pid, &master, err);
+	if (r < 0) {
+		ar_state_remove(rootfd, o->id, &ignored);
+		launch_release(&l);
+		if (!o->detach)
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	/* poststart hooks come here (issue 6). */
+	if (o->detach) {
+		*exit_status = 0;
+		launch_release(&l);
+		return 0;
+	}
+	/* Let `state`/`kill`/`delete` of other commands in. */
+	close(dirfd);
+	dirfd = -1;
+	launch_release(&l);
+
+	*exit_status = supervise(pid, master, &mask);
+	if (master >= 0)
+		close(master);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* poststop hooks come here (issue 6). */
+	if (!o->keep && ar_state_remove(rootfd, o->id, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- operations on an existing container ---- */
+
+struct existing {
+	int rootfd;
+	int dirfd;
+	struct ar_state *st;
+	enum ar_status status;
+};
+
+static void existing_release(struct existing *e)
+{
+	if (e->st)
+		ar_state_free(e->st);
+	if (e->dirfd >= 0)
+		close(e->dirfd);
+	if (e->rootfd >= 0)
+		close(e->rootfd);
+}
+
+static int open_existing(const char *root, const char *id, bool exclusive,
+			 struct existing *e, struct ar_error *err)
+{
+	e->rootfd = e->dirfd = -1;
+	e->st = NULL;
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	e->rootfd = ar_state_root_open(root, false, err);
+	if (e->rootfd < 0) {
+		if (err->code == ENOENT)
+			ar_error_set_plain(err, ENOENT,
+					   "container `%s` does not exist", id);
+		return -1;
+	}
+	e->dirfd = ar_state_dir_open(e->rootfd, id, err);
+	if (e->dirfd < 0)
+		return -1;
+	if (ar_state_lock(e->dirfd, exclusive, err) < 0)
+		return -1;
+	if (ar_state_read(e->dirfd, id, &e->st, err) < 0)
+		return -1;
+	e->status = ar_state_status(e->dirfd, e->st);
+	return 0;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+int ar_container_start(const char *root, const char *id,
+		       struct ar_error *err)
+{
+	struct existing e;
+	_cleanup_close_ int fifo = -1, pidfd = -1;
+	struct pollfd pfd[2];
+	char c;
+	int r = -1;
+
+	if (open_existing(root, id, true, &e, err) < 0)
+		goto out;
+	if (e.status != AR_STATUS_CREATED) {
+		ar_error_set_plain(err, EINVAL,
+				   "container `%s` is not in created state (status: %s)",
+				   id, ar_status_name(e.status));
+		goto out;
+	}
+	pidfd = pidfd_open_(e.st->pid);
+	fifo = openat(e.dirfd, AR_EXEC_FIFO,
+		      O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fifo < 0) {
+		ar_error_set(err, errno, "open the exec fifo of `%s`", id);
+		goto out;
+	}
+	pfd[0] = (struct pollfd){ .fd = fifo, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	for (;;) {
+		int n = poll(pfd, pidfd >= 0 ? 2 : 1, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ar_error_set(err, errno, "wait for the container process");
+			goto out;
+		}
+		if (pfd[0].revents & POLLIN)
+			break;
+		if (pidfd >= 0 && pfd[1].revents) {
+			ar_error_set_plain(err, ECHILD,
+					   "container `%s`: the container process exited before start",
+					   id);
+			goto out;
+		}
+	}
+	if (read(fifo, &c, 1) != 1) {
+		ar_error_set(err, errno ? errno : EPIPE,
+			     "start `%s`: read the exec fifo", id);
+		goto out;
+	}
+	if (unlinkat(e.dirfd, AR_EXEC_FIFO, 0) < 0) {
+		ar_error_set(err, errno, "remove the exec fifo of `%s`", id);
+		goto out;
+	}
+	/* poststart hooks come here (issue 6). */
+	r = 0;
+out:
+	existing_release(&e);
+	return r;
+}
+
+static bool same_pid_ns(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat(path, &a) < 0 || stat("/proc/self/ns/pid", &b) < 0)
+		return true;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+static int signal_cgroup(const char *cgroup_path, int sig, int *count)
+{
+	_cleanup_free_ char *path = ar_xasprintf("%s/cgroup.procs", cgroup_path);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	long pid;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		if (kill((pid_t)pid, sig) == 0)
+			(*count)++;
+	}
+	return 0;
+}
+
+/* Every process of the container's pid namespace (no cgroup). */
+static void signal_pid_ns(pid_t init, int sig)
+{
+	char path[300];
+	struct stat ns, other;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+	if (stat(path, &ns) < 0)
+		return;
+	kill(init, sig);
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		unsigned long long pid;
+
+		if (ar_parse_u64(de->d_name, &pid) < 0 || (pid_t)pid == init)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%llu/ns/pid", pid);
+		if (stat(path, &other) == 0 && other.st_ino == ns.st_ino &&
+		    other.st_dev == ns.st_dev)
+			kill((pid_t)pid, sig);
+	}
+	closedir(d);
+}
+
+static int signal_container(const struct ar_state *st, int sig, bool all,
+			    struct ar_error *err)
+{
+	if (all) {
+		int count = 0;
+
+		if (st->cgroup_path &&
+		    signal_cgroup(st->cgroup_path, sig, &count) == 0)
+			return 0;
+		if (!same_pid_ns(st->pid)) {
+			signal_pid_ns(st->pid, sig);
+			return 0;
+		}
+	}
+	if (kill(st->pid, sig) < 0)
+		return ar_error_set(err, errno, "signal %d to the container process %d",
+				    sig, (int)st->pid);
+	return 0;
+}
+
+int ar_container_kill(const char *root, const char *id, int sig, bool all,
+		      struct ar_error *err)
+{
+	struct existing e;
+	int r = -1;
+
+	if (open_existing(root, id, false, &e, err) < 0)
+		goto out;
+	if (e.status == AR_STATUS_STOPPED) {
+		ar_error_set_plain(err, ESRCH, "container `%s` is not running (status: stopped)",
+				   id);
+		goto out;
+	}
+	r = signal_container(e.st, sig, all, err);
+out:
+	existing_release(&e);
+	return r;
+}
+
+/* Wait until pid is gone (it is not our child). */
+static void wait_gone(const struct ar_state *st)
+{
+	_cleanup_close_ int pidfd = pidfd_open_(st->pid);
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd >= 0) {
+		while (poll(&pfd, 1, 10000) < 0 && errno == EINTR)
+			;
+		return;
+	}
+	for (int i = 0; i < 1000 && ar_state_pid_alive(st); i++)
+		usleep(10000);
+}
+
+int ar_container_delete(const char *root, const char *id, bool force,
+			struct ar_error *err)
+{
+	struct existing e;
+	int r = -1;
+
+	if (open_existing(root, id, true, &e, err) < 0) {
+		/* A directory without state: an interrupted create. */
+		if (force && e.dirfd >= 0 && err->code == ENOENT) {
+			ar_error_clear(err);
+			r = ar_state_remove(e.rootfd, id, err);
+		}
+		goto out;
+	}
+	if (e.status != AR_STATUS_STOPPED) {
+		if (!force) {
+			ar_error_set_plain(err, EBUSY,
+					   "container `%s` is not stopped (status: %s): stop it first or use --force",
+					   id, ar_status_name(e.status));
+			goto out;
+		}
+		if (signal_container(e.st, SIGKILL, true, err) < 0 &&
+		    err->code != ESRCH)
+			goto out;
+		ar_error_clear(err);
+		wait_gone(e.st);
+	}
+	/* poststop hooks come here (issue 6). */
+	r = ar_state_remove(e.rootfd, id, err);
+out:
+	existing_release(&e);
+	return r;
+}
+
+int ar_container_state(const char *root, const char *id, char **json,
+		       size_t *len, struct ar_error *err)
+{
+	struct existing e;
+	int r = -1;
+
+	if (open_existing(root, id, false, &e, err) < 0)
+		goto out;
+	r = ar_state_oci_json(e.st, e.status, json, len, err);
+out:
+	existing_release(&e);
+	return r;
+}
+
+/* ---- list ---- */
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static const char *owner_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	if (pw)
+		return pw->pw_name;
+	snprintf(buf, size, "%u", (unsigned)uid);
+	return buf;
+}
+
+int ar_container_list(const char *root, enum ar_list_format format,
+		      bool quiet, FILE *out, struct ar_error *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	_cleanup_strv_ char **ids = NULL;
+	bool first = true;
+	char obuf[32];
+
+	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 && errno != ENOENT)
+		return ar_error_set(err, errno, "open state directory `%s`",
+				    root);
+	if (rootfd >= 0 && ar_state_list_ids(rootfd, &ids, err) < 0)
+		return -1;
+	if (format == AR_LIST_JSON)
+		fputc('[', out);
+	else if (!quiet)
+		fprintf(out, "%-20s %-8s %-10s %-40s %-31s %s\n", "ID", "PID",
+			"STATUS", "BUNDLE", "CREATED", "OWNER");
+	for (char **id = ids; id && *id; id++) {
+		_cleanup_close_ int dfd = -1;
+		struct ar_state *st = NULL;
+		struct ar_error e2 = AR_ERROR_INIT;
+		enum ar_status status;
+		int pid;
+
+		if (quiet && format == AR_LIST_TABLE) {
+			fprintf(out, "%s\n", *id);
+			continue;
+		}
+		dfd = openat(rootfd, *id, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		if (ar_state_read(dfd, *id, &st, &e2) < 0)
+			continue; /* being created */
+		status = ar_state_status(dfd, st);
+		pid = status == AR_STATUS_STOPPED ? 0 : (int)st->pid;
+		if (format == AR_LIST_JSON) {
+			fprintf(out, "%s{\"ociVersion\":\"1.2.0\",\"id\":",
+				first ? "" : ",");
+			json_string(out, st->id);
+			fprintf(out, ",\"pid\":%d,\"status\":\"%s\",\"bundle\":",
+				pid, ar_status_name(status));
+			json_string(out, st->bundle);
+			fputs(",\"rootfs\":", out);
+			json_string(out, st->rootfs);
+			fputs(",\"created\":", out);
+			json_string(out, st->created);
+			fputs(",\"owner\":", out);
+			json_string(out, owner_name(st->owner, obuf,
+						    sizeof(obuf)));
+			fputc('}', out);
+		} else {
+			fprintf(out, "%-20s %-8d %-10s %-40s %-31s %s\n",
+				st->id, pid, ar_status_name(status),
+				st->bundle, st->created,
+				owner_name(st->owner, obuf, sizeof(obuf)));
+		}
+		first = false;
+		ar_state_free(st);
+	}
+	if (format == AR_LIST_JSON)
+		fputs("]\n", out);
+	return 0;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The container process, from the clone to execve.
+ *
+ * Order (as runc's standard init and crun's container init):
+ *   namespaces (slow path: join, unshare, fork) → wait for GO (maps,
+ *   oom_score_adj and cgroup done by the runtime) → no dumpable, parent
+ *   death signal → root of the user namespace → session keyring →
+ *   hostname → root filesystem (pivot_root) → terminal → rlimits, I/O
+ *   priority, scheduler → no_new_privs → seccomp when it needs
+ *   CAP_SYS_ADMIN (no NNP) → cwd → groups, gid, uid, capabilities, umask →
+ *   executable lookup, environment → every other fd close-on-exec →
+ *   READY, exec fifo (create) → seccomp (NNP) → execve.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "capabilities.h"
+#include "container_internal.h"
+#include "log.h"
+#include "mounts.h"
+#include "namespaces.h"
+#include "process.h"
+#include "seccomp.h"
+#include "terminal.h"
+#include "utils.h"
+
+#define KEYCTL_JOIN_SESSION_KEYRING_ 1
+
+int ar_sync_send(int fd, int type, int value, struct ar_error *err)
+{
+	struct ar_sync_msg m = { .type = type, .value = value };
+	ssize_t n;
+
+	do
+		n = send(fd, &m, offsetof(struct ar_sync_msg, err),
+			 MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return ar_error_set(err, errno, "sync with the %s",
+				    type == AR_SYNC_GO ||
+						    type == AR_SYNC_USERNS_DONE ?
+					    "container process" :
+					    "runtime");
+	return 0;
+}
+
+int ar_sync_send_error(int fd, const struct ar_error *e)
+{
+	struct ar_sync_msg m = { .type = AR_SYNC_ERROR, .value = 0 };
+	size_t len = strnlen(e->msg, sizeof(e->msg) - 1);
+
+	m.err.code = e->code;
+	memcpy(m.err.msg, e->msg, len);
+	m.err.msg[len] = '\0';
+	return send(fd, &m, offsetof(struct ar_sync_msg, err.msg) + len + 1,
+		    MSG_NOSIGNAL) < 0 ?
+		       -1 :
+		       0;
+}
+
+int ar_sync_recv(int fd, struct ar_sync_msg *m, struct ar_error *err)
+{
+	ssize_t n;
+
+	memset(m, 0, sizeof(*m));
+	do
+		n = recv(fd, m, sizeof(*m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return ar_error_set(err, errno, "sync");
+	if (n == 0) {
+		m->type = 0;
+		return 0;
+	}
+	if ((size_t)n < offsetof(struct ar_sync_msg, err))
+		return ar_error_set_plain(err, EBADMSG, "sync: short message");
+	m->err.msg[sizeof(m->err.msg) - 1] = '\0';
+	return 0;
+}
+
+__attribute__((noreturn)) static void die(struct ar_launch *l,
+					  struct ar_error *err)
+{
+	if (ar_sync_send_error(l->sync_fd, err) < 0)
+		dprintf(STDERR_FILENO, "agentrun: %s\n", err->msg);
+	_exit(1);
+}
+
+/* Slow path: join, new user namespace (maps by the runtime), the other new
+ * namespaces, the extra fork. Returns in the container process. */
+static int enter_namespaces(struct ar_launch *l, struct ar_error *err)
+{
+	struct ar_sync_msg m;
+	long pid;
+
+	if (ar_ns_join(&l->plan, err) < 0)
+		return -1;
+	if (l->plan.new_user) {
+		if (unshare(CLONE_NEWUSER) < 0)
+			return ar_error_set(err, errno,
+					    "create the user namespace");
+		if (ar_sync_send(l->sync_fd, AR_SYNC_USERNS, 0, err) < 0 ||
+		    ar_sync_recv(l->sync_fd, &m, err) < 0)
+			return -1;
+		if (m.type != AR_SYNC_USERNS_DONE)
+			_exit(1); /* the runtime failed and reports it */
+	}
+	if (ar_ns_unshare_rest(l->cfg, &l->plan, err) < 0)
+		return -1;
+	if (!l->plan.fork_again)
+		return ar_sync_send(l->sync_fd, AR_SYNC_PID, getpid(), err);
+
+	/* CLONE_PARENT: the container process is a child of the runtime,
+	 * which can wait for it. */
+	pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL,
+		      NULL);
+	if (pid < 0)
+		return ar_error_set(err, errno,
+				    "fork into the pid/time namespace");
+	if (pid == 0)
+		return 0;
+	if (ar_sync_send(l->sync_fd, AR_SYNC_PID, (int)pid, err) < 0)
+		die(l, err);
+	_exit(0);
+}
+
+static int join_session_keyring(const char *id, struct ar_error *err)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING_, id) >= 0)
+		return 0;
+	if (errno == ENOSYS || errno == EPERM || errno == EACCES ||
+	    errno == EDQUOT) {
+		ar_debug("session keyring not joined: %m");
+		return 0;
+	}
+	return ar_error_set(err, errno, "join a new session keyring");
+}
+
+static int wait_for_start(struct ar_launch *l, struct ar_error *err)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+
+	/* The runtime that created us exits now: nothing to die with. */
+	prctl(PR_SET_PDEATHSIG, 0);
+	if (ar_sync_send(l->sync_fd, AR_SYNC_READY, 0, err) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", l->fifo_fd);
+	do
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return ar_error_set(err, errno,
+				    "wait for start: open the exec fifo");
+	if (write(fd, "0", 1) != 1)
+		return ar_error_set(err, errno,
+				    "wait for start: write the exec fifo");
+	return 0;
+}
+
+static int load_seccomp(struct ar_launch *l, struct ar_error *err)
+{
+	_cleanup_close_ int notify_fd = -1;
+
+	if (ar_seccomp_load(l->seccomp, &notify_fd, err) < 0)
+		return -1;
+	if (notify_fd >= 0) {
+		if (ar_sync_send(l->sync_fd, AR_SYNC_NOTIFY_FD, 0, err) < 0 ||
+		    ar_send_fd(l->sync_fd, notify_fd, "seccomp", err) < 0)
+			return ar_error_wrap(err, "seccomp listener");
+	}
+	l->seccomp = NULL;
+	return 0;
+}
+
+static int setup(struct ar_launch *l, struct ar_error *err)
+{
+	const struct oci_config *cfg = l->cfg;
+	const struct oci_process *p = &cfg->process;
+	bool userns = l->plan.new_user || l->plan.join_fd[OCI_NS_USER] >= 0;
+	bool nnp = p->no_new_privileges;
+	bool cwd_done;
+	struct ar_rootfs_opts ro = {
+		.rootfs = l->rootfs,
+		.no_pivot = l->o->no_pivot,
+		.userns = userns,
+		.rootless = l->rootless,
+		.new_netns = l->plan.new_net,
+		.new_cgroupns = l->plan.new_cgroup,
+		.console_path = NULL, /* bound by ar_terminal_setup */
+		.bundle = l->bundle,
+	};
+	_cleanup_free_ char *exe = NULL;
+	_cleanup_free_ char **env = NULL;
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
+	    prctl(PR_SET_DUMPABLE, 0) < 0)
+		return ar_error_set(err, errno, "prctl");
+	if (userns) {
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+			return ar_error_set(err, errno,
+					    "become root of the user namespace (is 0 mapped?)");
+	}
+	if (!l->o->no_new_keyring &&
+	    join_session_keyring(l->o->id, err) < 0)
+		return -1;
+	if (ar_ns_set_hostname(cfg, &l->plan, err) < 0)
+		return -1;
+	if (ar_rootfs_setup(cfg, &ro, err) < 0)
+		return -1;
+	if (p->terminal) {
+		int sock = l->console_fd;
+
+		if (sock < 0) {
+			sock = l->sync_fd;
+			if (ar_sync_send(sock, AR_SYNC_TTY, 0, err) < 0)
+				return -1;
+		}
+		if (ar_terminal_setup(sock, &p->console_size, err) < 0)
+			return -1;
+		if (l->console_fd >= 0)
+			close(l->console_fd);
+	}
+	if (ar_process_set_rlimits(p, err) < 0 ||
+	    ar_process_set_io_priority(p, err) < 0 ||
+	    ar_process_set_scheduler(p, err) < 0)
+		return -1;
+	if (nnp && ar_set_no_new_privs(err) < 0)
+		return -1;
+	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
+		return -1;
+	/* cwd as root first (it may be unreadable by the user), as runc. */
+	cwd_done = ar_process_chdir(p->cwd, err) == 0;
+	if (!cwd_done)
+		ar_error_clear(err);
+	if (ar_process_set_user(p, l->setgroups_denied, err) < 0)
+		return -1;
+	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
+		return -1;
+	env = ar_process_build_env(p, l->listen_fds, getpid());
+	exe = ar_process_find_executable(p->args.v ? p->args.v[0] : NULL, env,
+					 err);
+	if (!exe)
+		return -1;
+	if (ar_process_prepare_fds(l->preserve_fds, err) < 0)
+		return -1;
+	/* A listener fd must reach the runtime while it is still there. */
+	if (l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp) &&
+	    load_seccomp(l, err) < 0)
+		return -1;
+	if (l->use_fifo) {
+		if (wait_for_start(l, err) < 0) {
+			/* the runtime is gone: say it where we can */
+			dprintf(STDERR_FILENO, "agentrun: %s\n", err->msg);
+			_exit(1);
+		}
+	} else {
+		prctl(PR_SET_PDEATHSIG, 0);
+	}
+	if (l->seccomp && load_seccomp(l, err) < 0)
+		goto fail_late;
+	execve(exe, p->args.v, env);
+	ar_error_set(err, errno, "exec `%s`", exe);
+fail_late:
+	if (l->use_fifo) {
+		dprintf(STDERR_FILENO, "agentrun: %s\n", err->msg);
+		_exit(127);
+	}
+	return -1;
+}
+
+void ar_container_init(struct ar_launch *l)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sync_msg m;
+
+	for (int i = 0; i < 2; i++)
+		if (l->state_fds[i] >= 0)
+			close(l->state_fds[i]);
+	if (l->plan.slow && enter_namespaces(l, &err) < 0)
+		die(l, &err);
+	if (ar_sync_recv(l->sync_fd, &m, &err) < 0 || m.type != AR_SYNC_GO)
+		_exit(1); /* the runtime failed and reports it */
+	l->setgroups_denied = m.value != 0;
+	if (setup(l, &err) < 0)
+		die(l, &err);
+	_exit(1);
+}

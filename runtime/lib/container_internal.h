@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Shared between the runtime side (container.c) and the container process
+ * side (container_init.c): the launch description and the sync protocol
+ * over the SOCK_SEQPACKET socketpair (O_CLOEXEC: it closes by itself when
+ * the container process execs, which tells `run` that setup succeeded).
+ *
+ *   runtime                              container process
+ *   clone3(new namespaces) ───────────►  wait for GO
+ *   write uid/gid maps, oom_score_adj,
+ *   cgroup hook, GO ─────────────────►   setup (rootfs, process, ...)
+ *                          ◄───────────  TTY (master fd; `run` relay only)
+ *                          ◄───────────  READY (create) | ERROR | exec (EOF)
+ *
+ * Slow path (joined namespaces, time offsets), before GO:
+ *                          ◄───────────  USERNS (after unshare(CLONE_NEWUSER))
+ *   write maps, USERNS_DONE ─────────►
+ *                          ◄───────────  PID (the container process's pid)
+ */
+#ifndef AGENTRUN_CONTAINER_INTERNAL_H
+#define AGENTRUN_CONTAINER_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "container.h"
+#include "error.h"
+#include "namespaces.h"
+#include "oci_config.h"
+
+struct ar_seccomp_filter;
+
+enum ar_sync_type {
+	AR_SYNC_GO = 1,
+	AR_SYNC_USERNS,
+	AR_SYNC_USERNS_DONE,
+	AR_SYNC_PID,
+	AR_SYNC_TTY,
+	AR_SYNC_NOTIFY_FD,
+	AR_SYNC_READY,
+	AR_SYNC_ERROR,
+};
+
+struct ar_sync_msg {
+	int type;
+	int value; /* PID: the pid; GO: setgroups denied */
+	struct ar_error err; /* ERROR only (sent truncated otherwise) */
+};
+
+struct ar_launch {
+	const struct ar_create_opts *o;
+	struct oci_config *cfg;
+	struct ar_ns_plan plan;
+	char *bundle; /* absolute */
+	char *rootfs; /* absolute */
+	bool rootless;
+	bool use_fifo; /* create: wait on the exec fifo before execve */
+	bool relay_tty; /* run in the foreground owns the terminal */
+	int sync_fd; /* our end of the socketpair */
+	int console_fd; /* --console-socket, connected; -1 */
+	int fifo_fd; /* O_PATH fd of the exec fifo; -1 */
+	int listen_fds; /* LISTEN_FDS of the runtime's environment */
+	int preserve_fds; /* --preserve-fds + listen_fds */
+	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
+	bool setgroups_denied; /* filled in the child from GO */
+	int state_fds[2]; /* state root and the locked container directory:
+			   * closed first thing in the child (the flock is
+			   * on the open file, shared by the clone) */
+};
+
+int ar_sync_send(int fd, int type, int value, struct ar_error *err);
+int ar_sync_send_error(int fd, const struct ar_error *e);
+/* Receive one message; EOF is reported as type 0. */
+int ar_sync_recv(int fd, struct ar_sync_msg *m, struct ar_error *err);
+
+/* The container process: never returns. */
+__attribute__((noreturn)) void ar_container_init(struct ar_launch *l);
+
+#endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE
+#include "hooks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "utils.h"
+
+static int pidfd_open_compat(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* stdin of the hook: a memfd holding the state, so writing it can never
+ * block on a hook that does not read its stdin. */
+static int state_memfd(const char *json, size_t len, struct ar_error *err)
+{
+	_cleanup_close_ int fd = memfd_create("agentrun-hook-state",
+					      MFD_CLOEXEC);
+
+	if (fd < 0)
+		return ar_error_set(err, errno, "memfd_create");
+	if (ar_write_all(fd, json, len) < 0 || lseek(fd, 0, SEEK_SET) < 0)
+		return ar_error_set(err, errno, "write hook state");
+	return ar_steal_fd(&fd);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for pid with an optional timeout in seconds (<= 0: none). Returns
+ * the wait status, or -1 with errno ETIMEDOUT after killing it. */
+static int wait_with_timeout(pid_t pid, int timeout_s)
+{
+	_cleanup_close_ int pfd = -1;
+	int status;
+
+	if (timeout_s > 0) {
+		long long deadline = now_ms() + (long long)timeout_s * 1000;
+
+		pfd = pidfd_open_compat(pid);
+		while (pfd >= 0) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+			long long left = deadline - now_ms();
+			int r;
+
+			if (left <= 0) {
+				kill(pid, SIGKILL);
+				while (waitpid(pid, &status, 0) < 0 &&
+				       errno == EINTR)
+					;
+				errno = ETIMEDOUT;
+				return -1;
+			}
+			r = poll(&p, 1, (int)left);
+			if (r > 0)
+				break;
+			if (r < 0 && errno != EINTR)
+				break;
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return status;
+}
+
+int ar_hook_run_one(const struct oci_hook *hook, const char *what,
+		    const char *state_json, size_t len, struct ar_error *err)
+{
+	static char *const empty_env[] = { NULL };
+	_cleanup_close_ int in = -1;
+	char *fallback_argv[2];
+	char *const *argv;
+	int out_fd = ar_log_fd() >= 0 ? ar_log_fd() : STDERR_FILENO;
+	pid_t pid;
+	int status;
+
+	if (!hook->path || hook->path[0] != '/')
+		return ar_error_set_plain(err, EINVAL,
+					  "%s: path `%s` is not absolute", what,
+					  hook->path ? hook->path : "");
+	in = state_memfd(state_json, len, err);
+	if (in < 0)
+		return ar_error_wrap(err, "%s", what);
+	if (hook->args.n > 0) {
+		argv = hook->args.v;
+	} else {
+		fallback_argv[0] = hook->path;
+		fallback_argv[1] = NULL;
+		argv = fallback_argv;
+	}
+	ar_debug("running %s: %s", what, hook->path);
+	pid = fork();
+	if (pid < 0)
+		return ar_error_set(err, errno, "%s: fork", what);
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (dup2(in, STDIN_FILENO) < 0 ||
+		    dup2(out_fd, STDOUT_FILENO) < 0 ||
+		    dup2(out_fd, STDERR_FILENO) < 0)
+			_exit(127);
+		execve(hook->path, argv, hook->env.n ? hook->env.v : empty_env);
+		{
+			char msg[512];
+			int n = snprintf(msg, sizeof(msg),
+					 "agentrun: %s: exec `%s`: %s\n", what,
+					 hook->path, strerror(errno));
+			if (n > 0)
+				(void)ar_write_all(STDERR_FILENO, msg,
+						   (size_t)n);
+		}
+		_exit(127);
+	}
+	status = wait_with_timeout(pid, hook->timeout.set ? hook->timeout.v : 0);
+	if (status < 0) {
+		if (errno == ETIMEDOUT)
+			return ar_error_set_plain(
+				err, ETIMEDOUT,
+				"%s (`%s`) timed out after %d seconds", what,
+				hook->path, hook->timeout.v);
+		return ar_error_set(err, errno, "%s: wait", what);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		return ar_error_set_plain(err, ECHILD,
+					  "%s (`%s`) exited with status %d",
+					  what, hook->path,
+					  WEXITSTATUS(status));
+	return ar_error_set_plain(err, ECHILD, "%s (`%s`) killed by signal %d",
+				  what, hook->path, WTERMSIG(status));
+}
+
+int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
+		 const char *state_json, size_t len, struct ar_error *err)
+{
+	const struct oci_hook_list *list = &cfg->hooks[stage];
+
+	for (size_t i = 0; i < list->n; i++) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "hooks.%s[%zu]",
+			 oci_hook_stage_name(stage), i);
+		if (ar_hook_run_one(&list->items[i], what, state_json, len,
+				    err) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Idmapped mounts ("idmap"/"ridmap" mount options): a user namespace that
+ * carries the mount's uidMappings/gidMappings, for MOUNT_ATTR_IDMAP.
+ *
+ * The namespace is made by a short-lived child that unshares a user
+ * namespace and waits; we write its maps (as runc and crun do: each entry
+ * "containerID hostID size" goes to uid_map/gid_map as is), keep an fd of
+ * /proc/PID/ns/user and let the child go.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mounts_internal.h"
+#include "utils.h"
+
+static int write_map(pid_t pid, const char *file,
+		     const struct oci_id_mappings *m, struct ar_error *err)
+{
+	char path[64];
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		char line[80];
+		int n = snprintf(line, sizeof(line), "%u %u %u\n",
+				 m->items[i].container_id,
+				 m->items[i].host_id, m->items[i].size);
+
+		buf = ar_xrealloc(buf, len + (size_t)n + 1);
+		memcpy(buf + len, line, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ar_write_all(fd, buf, len) < 0)
+		return ar_error_set(err, errno, "idmapped mount: write %s",
+				    file);
+	return 0;
+}
+
+int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
+		       const struct oci_id_mappings *gids,
+		       struct ar_error *err)
+{
+	int ready[2] = { -1, -1 }, hold[2] = { -1, -1 };
+	char path[64], c;
+	int fd = -1;
+	pid_t pid;
+
+	if (!uids->n || !gids->n)
+		return ar_error_set(err, EINVAL, "idmapped mount without "
+				    "uidMappings and gidMappings");
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0) {
+		ar_error_set(err, errno, "idmapped mount: pipe");
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ar_error_set(err, errno, "idmapped mount: fork");
+		goto out;
+	}
+	if (pid == 0) {
+		/* Child: own user namespace, then wait to be released. */
+		close(ready[0]);
+		close(hold[1]);
+		if (unshare(CLONE_NEWUSER) < 0)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		if (read(hold[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	ready[1] = -1;
+	close(hold[0]);
+	hold[0] = -1;
+	if (read(ready[0], &c, 1) != 1) {
+		ar_error_set(err, EPERM, "idmapped mount: could not create a "
+				    "user namespace");
+	} else if (write_map(pid, "uid_map", uids, err) == 0 &&
+		   write_map(pid, "gid_map", gids, err) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			ar_error_set(err, errno, "idmapped mount: open %s",
+				     path);
+	}
+	close(hold[1]);
+	hold[1] = -1;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (hold[i] >= 0)
+			close(hold[i]);
+	}
+	return fd;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "namespaces.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
+		    struct ar_error *err)
+{
+	const struct oci_linux *l = &cfg->linux_;
+	bool time_new = false;
+
+	memset(plan, 0, sizeof(*plan));
+	for (int i = 0; i < OCI_NS_NTYPES; i++)
+		plan->join_fd[i] = -1;
+	plan->time_offsets = l->time_offset_boottime.set ||
+			     l->time_offset_monotonic.set;
+
+	for (size_t i = 0; i < l->n_namespaces; i++) {
+		const struct oci_namespace *ns = &l->namespaces[i];
+
+		if (ns->type == OCI_NS_UTS)
+			plan->has_uts = true;
+		if (ns->type == OCI_NS_PID)
+			plan->own_pid = true;
+		if (ns->path && *ns->path) {
+			int fd;
+
+			if (plan->join_fd[ns->type] >= 0)
+				close(plan->join_fd[ns->type]);
+			fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				ar_error_set(err, errno,
+					     "linux.namespaces: open %s namespace `%s`",
+					     oci_ns_type_name(ns->type),
+					     ns->path);
+				ar_ns_plan_release(plan);
+				return -1;
+			}
+			plan->join_fd[ns->type] = fd;
+			plan->slow = true;
+			if (ns->type == OCI_NS_PID || ns->type == OCI_NS_TIME)
+				plan->fork_again = true;
+			continue;
+		}
+		switch (ns->type) {
+		case OCI_NS_USER:
+			plan->new_user = true;
+			break;
+		case OCI_NS_NETWORK:
+			plan->new_net = true;
+			break;
+		case OCI_NS_CGROUP:
+			plan->new_cgroup = true;
+			break;
+		case OCI_NS_PID:
+			plan->new_pid = true;
+			break;
+		case OCI_NS_TIME:
+			time_new = true;
+			break;
+		default:
+			break;
+		}
+		plan->clone_flags |= (unsigned long)ns->clone_flag;
+	}
+	if (plan->time_offsets && !time_new) {
+		ar_ns_plan_release(plan);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.timeOffsets need a new time namespace");
+	}
+	if (plan->time_offsets)
+		plan->slow = true;
+	if (plan->slow) {
+		plan->unshare_flags = plan->clone_flags & ~(unsigned long)CLONE_NEWUSER;
+		if (plan->unshare_flags & (CLONE_NEWPID | CLONE_NEWTIME))
+			plan->fork_again = true;
+	}
+	return 0;
+}
+
+void ar_ns_plan_release(struct ar_ns_plan *plan)
+{
+	for (int i = 0; i < OCI_NS_NTYPES; i++) {
+		if (plan->join_fd[i] >= 0)
+			close(plan->join_fd[i]);
+		plan->join_fd[i] = -1;
+	}
+}
+
+pid_t ar_ns_clone(unsigned long flags, struct ar_error *err)
+{
+	struct clone_args args;
+	long r;
+
+	memset(&args, 0, sizeof(args));
+	args.flags = flags;
+	args.exit_signal = SIGCHLD;
+	r = syscall(SYS_clone3, &args, sizeof(args));
+	if (r < 0 && errno == ENOSYS && !(flags & CLONE_NEWTIME))
+		r = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
+			    NULL);
+	if (r < 0)
+		return ar_error_set(err, errno,
+				    "create the container process (clone flags 0x%lx)",
+				    flags);
+	return (pid_t)r;
+}
+
+static const int join_order[] = {
+	OCI_NS_USER, OCI_NS_CGROUP, OCI_NS_IPC,	 OCI_NS_UTS,
+	OCI_NS_NETWORK, OCI_NS_PID, OCI_NS_TIME, OCI_NS_MOUNT,
+};
+
+int ar_ns_join(const struct ar_ns_plan *plan, struct ar_error *err)
+{
+	static const int nstype[OCI_NS_NTYPES] = {
+		[OCI_NS_PID] = CLONE_NEWPID,	[OCI_NS_NETWORK] = CLONE_NEWNET,
+		[OCI_NS_MOUNT] = CLONE_NEWNS,	[OCI_NS_IPC] = CLONE_NEWIPC,
+		[OCI_NS_UTS] = CLONE_NEWUTS,	[OCI_NS_USER] = CLONE_NEWUSER,
+		[OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
+	};
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(join_order); i++) {
+		int t = join_order[i];
+
+		if (plan->join_fd[t] < 0)
+			continue;
+		if (setns(plan->join_fd[t], nstype[t]) < 0)
+			return ar_error_set(err, errno, "join the %s namespace",
+					    oci_ns_type_name(t));
+	}
+	return 0;
+}
+
+int ar_ns_write_time_offsets(const struct oci_config *cfg,
+			     struct ar_error *err)
+{
+	const struct oci_linux *l = &cfg->linux_;
+	char buf[128];
+	int len = 0;
+	_cleanup_close_ int fd = -1;
+
+	if (l->time_offset_monotonic.set)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len,
+				"monotonic %lld %u\n",
+				(long long)l->time_offset_monotonic.secs,
+				l->time_offset_monotonic.nanosecs);
+	if (l->time_offset_boottime.set)
+		len += snprintf(buf + len, sizeof(buf) - (size_t)len,
+				"boottime %lld %u\n",
+				(long long)l->time_offset_boottime.secs,
+				l->time_offset_boottime.nanosecs);
+	if (len == 0)
+		return 0;
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open /proc/self/timens_offsets");
+	if (write(fd, buf, (size_t)len) != len)
+		return ar_error_set(err, errno, "linux.timeOffsets: write `%.*s`",
+				    len - 1, buf);
+	return 0;
+}
+
+int ar_ns_unshare_rest(const struct oci_config *cfg,
+		       const struct ar_ns_plan *plan, struct ar_error *err)
+{
+	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
+		return ar_error_set(err, errno,
+				    "create the namespaces (unshare flags 0x%lx)",
+				    plan->unshare_flags);
+	if (plan->time_offsets &&
+	    ar_ns_write_time_offsets(cfg, err) < 0)
+		return -1;
+	return 0;
+}
+
+int ar_ns_set_hostname(const struct oci_config *cfg,
+		       const struct ar_ns_plan *plan, struct ar_error *err)
+{
+	if ((cfg->hostname || cfg->domainname) && !plan->has_uts)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"hostname/domainname need a private UTS namespace (add {\"type\": \"uts\"} to linux.namespaces)");
+	if (cfg->hostname &&
+	    sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+		return ar_error_set(err, errno, "hostname: set `%s`",
+				    cfg->hostname);
+	if (cfg->domainname &&
+	    setdomainname(cfg->domainname, strlen(cfg->domainname)) < 0)
+		return ar_error_set(err, errno, "domainname: set `%s`",
+				    cfg->domainname);
+	return 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Namespaces of the container: which are new, which are joined by path,
+ * and how the container process gets into them.
+ *
+ * Fast path (every namespace new, no time offsets): one clone3() with all
+ * the CLONE_NEW* flags; the kernel creates the user namespace first and
+ * makes it the owner of the others. The child is the container process.
+ *
+ * Slow path (a namespace joined by path, or time offsets): a plain clone;
+ * the child setns()es the joined namespaces (the user namespace first when
+ * it is joined; all of them before a new user namespace is created, while
+ * we still have our privileges over them), unshare()s the new ones (a new
+ * user namespace first, maps written by the parent), writes the time
+ * offsets, and forks once more with CLONE_PARENT when a pid or time
+ * namespace only applies to its children. The grandchild is the container
+ * process, still a child of the runtime.
+ */
+#ifndef AGENTRUN_NAMESPACES_H
+#define AGENTRUN_NAMESPACES_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci_config.h"
+
+struct ar_ns_plan {
+	unsigned long clone_flags; /* for the first clone (fast path) */
+	unsigned long unshare_flags; /* new namespaces, slow path, without
+				      * CLONE_NEWUSER */
+	int join_fd[OCI_NS_NTYPES]; /* namespace to join, -1 when none */
+	bool new_user;
+	bool slow; /* join/unshare/fork in the child */
+	bool fork_again; /* pid or time namespace: one more fork */
+	bool time_offsets;
+	bool has_uts; /* new or joined: hostname may be set */
+	bool new_net;
+	bool new_cgroup;
+	bool new_pid;
+	bool own_pid; /* new or joined pid namespace */
+};
+
+/* Build the plan; opens the namespaces to join (O_CLOEXEC) so a bad path
+ * is reported before anything is created:
+ *   "linux.namespaces: open network namespace `/run/netns/x`: ..." */
+int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
+		    struct ar_error *err);
+void ar_ns_plan_release(struct ar_ns_plan *plan);
+
+/* clone3() into the fast-path namespaces (flags), fork-like: returns the
+ * pid in the parent, 0 in the child, -1 with err. */
+pid_t ar_ns_clone(unsigned long flags, struct ar_error *err);
+
+/* Slow path, child side, before the user namespace: join the namespaces
+ * given by path (user first). */
+int ar_ns_join(const struct ar_ns_plan *plan, struct ar_error *err);
+
+/* Slow path, child side, after the maps of a new user namespace are in:
+ * unshare the other new namespaces and write the time offsets. */
+int ar_ns_unshare_rest(const struct oci_config *cfg,
+		       const struct ar_ns_plan *plan, struct ar_error *err);
+
+/* "boottime S N\nmonotonic S N\n" into /proc/self/timens_offsets. */
+int ar_ns_write_time_offsets(const struct oci_config *cfg,
+			     struct ar_error *err);
+
+/* sethostname/setdomainname in the container's UTS namespace. */
+int ar_ns_set_hostname(const struct oci_config *cfg,
+		       const struct ar_ns_plan *plan, struct ar_error *err);
+
+#endif

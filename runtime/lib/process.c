@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "process.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "capabilities.h"
+#include "log.h"
+#include "utils.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+int ar_process_set_rlimits(const struct oci_process *p, struct ar_error *err)
+{
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		const struct oci_rlimit *r = &p->rlimits[i];
+		struct rlimit rl = {
+			.rlim_cur = r->soft == UINT64_MAX ? RLIM_INFINITY :
+							    (rlim_t)r->soft,
+			.rlim_max = r->hard == UINT64_MAX ? RLIM_INFINITY :
+							    (rlim_t)r->hard,
+		};
+
+		if (setrlimit(r->resource, &rl) < 0)
+			return ar_error_set(
+				err, errno,
+				"process.rlimits: set %s (soft %llu, hard %llu)",
+				r->type, (unsigned long long)r->soft,
+				(unsigned long long)r->hard);
+	}
+	return 0;
+}
+
+int ar_process_set_io_priority(const struct oci_process *p,
+			       struct ar_error *err)
+{
+	const int who_process = 1; /* IOPRIO_WHO_PROCESS */
+	int prio;
+
+	if (!p->io_priority.set)
+		return 0;
+	prio = (p->io_priority.klass << 13) | (p->io_priority.priority & 0xff);
+	if (syscall(SYS_ioprio_set, who_process, 0, prio) < 0)
+		return ar_error_set(err, errno,
+				    "process.ioPriority: set %s %d",
+				    p->io_priority.class_name,
+				    p->io_priority.priority);
+	return 0;
+}
+
+/* struct sched_attr of sched_setattr(2); glibc 2.36 has no wrapper. */
+struct ar_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+static uint64_t sched_flag_value(const char *name)
+{
+	static const struct {
+		const char *name;
+		uint64_t v;
+	} flags[] = {
+		{ "SCHED_FLAG_RESET_ON_FORK", 0x01 },
+		{ "SCHED_FLAG_RECLAIM", 0x02 },
+		{ "SCHED_FLAG_DL_OVERRUN", 0x04 },
+		{ "SCHED_FLAG_KEEP_POLICY", 0x08 },
+		{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },
+		{ "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
+		{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
+	};
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(flags); i++)
+		if (strcmp(flags[i].name, name) == 0)
+			return flags[i].v;
+	return 0;
+}
+
+int ar_process_set_scheduler(const struct oci_process *p,
+			     struct ar_error *err)
+{
+	const struct oci_scheduler *s = &p->scheduler;
+	struct ar_sched_attr attr;
+
+	if (!s->set)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.sched_policy = (uint32_t)s->policy;
+	attr.sched_nice = s->nice.set ? s->nice.v : 0;
+	attr.sched_priority = s->priority.set ? (uint32_t)s->priority.v : 0;
+	attr.sched_runtime = s->runtime.set ? s->runtime.v : 0;
+	attr.sched_deadline = s->deadline.set ? s->deadline.v : 0;
+	attr.sched_period = s->period.set ? s->period.v : 0;
+	for (size_t i = 0; i < s->flags.n; i++)
+		attr.sched_flags |= sched_flag_value(s->flags.v[i]);
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
+		return ar_error_set(err, errno, "process.scheduler: set %s",
+				    s->policy_name ? s->policy_name : "policy");
+	return 0;
+}
+
+int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
+			struct ar_error *err)
+{
+	const struct oci_user *u = &p->user;
+
+	if (ar_caps_prepare_keep(err) < 0)
+		return -1;
+	if (!setgroups_denied || u->n_additional_gids) {
+		gid_t *gids = (gid_t *)u->additional_gids;
+
+		if (setgroups(u->n_additional_gids, gids) < 0)
+			return ar_error_set(
+				err, errno,
+				"process.user.additionalGids: setgroups (%zu groups)%s",
+				u->n_additional_gids,
+				setgroups_denied ?
+					" (setgroups is denied in this rootless user namespace)" :
+					"");
+	}
+	if (setresgid(u->gid, u->gid, u->gid) < 0)
+		return ar_error_set(err, errno,
+				    "process.user.gid: set gid %u (is it mapped in the user namespace?)",
+				    u->gid);
+	if (setresuid(u->uid, u->uid, u->uid) < 0)
+		return ar_error_set(err, errno,
+				    "process.user.uid: set uid %u (is it mapped in the user namespace?)",
+				    u->uid);
+	if (ar_caps_apply(&p->capabilities, err) < 0)
+		return ar_error_wrap(err, "process.capabilities");
+	if (u->umask.set)
+		umask((mode_t)u->umask.v);
+	return 0;
+}
+
+const char *ar_env_get(char *const *env, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char *const *e = env; e && *e; e++)
+		if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
+			return *e + len + 1;
+	return NULL;
+}
+
+static bool is_executable_file(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+char *ar_process_find_executable(const char *name, char *const *env,
+				 struct ar_error *err)
+{
+	const char *path, *p, *end;
+	char buf[PATH_MAX];
+	int saved = ENOENT;
+
+	if (!name || !*name) {
+		ar_error_set_plain(err, EINVAL, "process.args: empty");
+		return NULL;
+	}
+	if (strchr(name, '/')) {
+		if (is_executable_file(name))
+			return ar_xstrdup(name);
+		ar_error_set(err, errno ? errno : EACCES,
+			     "process.args[0]: `%s`", name);
+		return NULL;
+	}
+	path = ar_env_get(env, "PATH");
+	if (!path)
+		path = DEFAULT_PATH;
+	for (p = path;; p = end + 1) {
+		size_t dlen;
+
+		end = strchrnul(p, ':');
+		dlen = (size_t)(end - p);
+		if (dlen == 0) {
+			/* empty element: current directory */
+			snprintf(buf, sizeof(buf), "%s", name);
+		} else if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)dlen, p,
+				    name) >= (int)sizeof(buf)) {
+			goto next;
+		}
+		if (is_executable_file(buf))
+			return ar_xstrdup(buf);
+		if (errno == EACCES)
+			saved = EACCES;
+next:
+		if (!*end)
+			break;
+	}
+	if (saved == EACCES)
+		ar_error_set(err, EACCES, "process.args[0]: `%s`", name);
+	else
+		ar_error_set_plain(err, ENOENT,
+				   "process.args[0]: executable `%s` not found in $PATH (%s)",
+				   name, path);
+	return NULL;
+}
+
+char **ar_process_build_env(const struct oci_process *p, int listen_fds,
+			    pid_t listen_pid)
+{
+	size_t n = p->env.n, k = 0;
+	char **env = ar_xcalloc(n + 3, sizeof(char *));
+
+	for (size_t i = 0; i < n; i++) {
+		if (listen_fds > 0 &&
+		    (strncmp(p->env.v[i], "LISTEN_FDS=", 11) == 0 ||
+		     strncmp(p->env.v[i], "LISTEN_PID=", 11) == 0))
+			continue;
+		env[k++] = p->env.v[i];
+	}
+	if (listen_fds > 0) {
+		env[k++] = ar_xasprintf("LISTEN_FDS=%d", listen_fds);
+		env[k++] = ar_xasprintf("LISTEN_PID=%d", (int)listen_pid);
+	}
+	env[k] = NULL;
+	return env;
+}
+
+int ar_process_prepare_fds(int preserve_fds, struct ar_error *err)
+{
+	unsigned first = 3 + (unsigned)(preserve_fds > 0 ? preserve_fds : 0);
+
+	if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		/* Kernels before 5.11: mark them one by one. */
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = first; fd < max && fd < 65536; fd++)
+			fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	}
+	for (int fd = 3; fd < (int)first; fd++) {
+		int fl = fcntl(fd, F_GETFD);
+
+		if (fl < 0)
+			continue;
+		if (fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC) < 0)
+			return ar_error_set(err, errno,
+					    "--preserve-fds: keep fd %d", fd);
+	}
+	return 0;
+}
+
+int ar_process_chdir(const char *cwd, struct ar_error *err)
+{
+	char buf[PATH_MAX];
+
+	if (!cwd || !*cwd)
+		cwd = "/";
+	if (chdir(cwd) < 0)
+		return ar_error_set(err, errno, "process.cwd: chdir to `%s`",
+				    cwd);
+	/* CVE-2024-21626: a cwd reached through a leaked host fd would not
+	 * be below the container's root. */
+	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
+		return ar_error_set_plain(err, EPERM,
+					  "process.cwd: `%s` is outside the container",
+					  cwd);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Setup of the container process after its root filesystem is in place:
+ * rlimits, oomScoreAdj, I/O priority and scheduler, user and groups,
+ * umask, cwd, environment, executable lookup, inherited fds.
+ *
+ * The order (driven by container_init.c) mirrors runc/crun: resources as
+ * root; then capabilities kept over the uid change, groups, gid, uid,
+ * capability sets; cwd; fds closed on exec except stdio and the preserved
+ * ones; seccomp and execve last.
+ */
+#ifndef AGENTRUN_PROCESS_H
+#define AGENTRUN_PROCESS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "oci_config.h"
+
+/* setrlimit for every process.rlimits entry:
+ *   "process.rlimits: set RLIMIT_NOFILE (soft 1024, hard 2048): ..." */
+int ar_process_set_rlimits(const struct oci_process *p, struct ar_error *err);
+
+/* process.ioPriority (ioprio_set) and process.scheduler
+ * (sched_setattr). */
+int ar_process_set_io_priority(const struct oci_process *p,
+			       struct ar_error *err);
+int ar_process_set_scheduler(const struct oci_process *p,
+			     struct ar_error *err);
+
+/* setgroups (additionalGids; skipped when setgroups is denied and there
+ * are none), setresgid, setresuid, with the capabilities of the config
+ * applied across the change (ar_caps_prepare_keep/ar_caps_apply), then
+ * umask. */
+int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
+			struct ar_error *err);
+
+/* Resolve args[0] like execvpe with the container's PATH (from env; the
+ * usual default when absent). Returns a malloc'd path or NULL with err:
+ *   "process.args[0]: `foo` not found in $PATH (/usr/bin:/bin)" */
+char *ar_process_find_executable(const char *name, char *const *env,
+				 struct ar_error *err);
+
+/* The environment for execve: process.env, plus LISTEN_FDS/LISTEN_PID
+ * when listen_fds > 0. Returns a malloc'd NULL-terminated vector whose
+ * strings are those of p->env (not copied) or malloc'd additions. */
+char **ar_process_build_env(const struct oci_process *p, int listen_fds,
+			    pid_t listen_pid);
+
+/* Value of NAME in an envp vector, or NULL. Pure. */
+const char *ar_env_get(char *const *env, const char *name);
+
+/* Mark every fd >= 3 + preserve_fds close-on-exec (close_range), and the
+ * preserved ones inheritable. The runtime's own fds are all O_CLOEXEC. */
+int ar_process_prepare_fds(int preserve_fds, struct ar_error *err);
+
+/* chdir to process.cwd; after the uid change when root could not. */
+int ar_process_chdir(const char *cwd, struct ar_error *err);
+
+#endif

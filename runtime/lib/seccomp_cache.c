@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A cache of compiled seccomp BPF programs, keyed by the profile.
+ *
+ * Entry file <cache_dir>/<fnv1a64 of key>.bpf:
+ *   "agentrun-seccomp-bpf 1\n"
+ *   u32 key_len, key bytes            (the canonical profile, see below)
+ *   u32 flags, u32 notify, u32 bpf_len, bpf bytes
+ * Integers in host byte order (the cache never leaves the host).
+ *
+ * The key is a canonical text form of everything that decides the
+ * program: the profile (without listenerPath/listenerMetadata), the
+ * libseccomp version, the kernel release and the native architecture.
+ * An entry is used only when its key equals ours byte for byte, so a hash
+ * collision costs a recompile, never a wrong filter.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <libseccomp.h>
+
+#include "log.h"
+#include "seccomp_internal.h"
+#include "utils.h"
+
+#define CACHE_MAGIC "agentrun-seccomp-bpf 1\n"
+#define CACHE_MAX_FILE (16u * 1024 * 1024)
+
+static void put_str(FILE *m, const char *s)
+{
+	if (!s) {
+		fputs("-;", m);
+		return;
+	}
+	fprintf(m, "%zu:%s;", strlen(s), s);
+}
+
+static void put_strv(FILE *m, const struct oci_strv *v)
+{
+	fprintf(m, "[%zu", v->n);
+	for (size_t i = 0; i < v->n; i++)
+		put_str(m, v->v[i]);
+	fputs("]", m);
+}
+
+static void put_opt(FILE *m, const struct oci_opt_u32 *o)
+{
+	if (o->set)
+		fprintf(m, "=%u;", o->v);
+	else
+		fputs("-;", m);
+}
+
+/* The canonical key of a profile; malloc'ed, *len set. */
+static char *profile_key(const struct oci_seccomp *sc, size_t *len)
+{
+	struct utsname u;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	if (!m)
+		return NULL;
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	fputs("libseccomp ", m);
+	put_str(m, ar_seccomp_lib_version());
+	fputs("\nkernel ", m);
+	put_str(m, u.release);
+	fprintf(m, "\nnative %u\ndefault %d", seccomp_arch_native(),
+		(int)sc->default_action);
+	put_opt(m, &sc->default_errno_ret);
+	fputs("\narchs ", m);
+	put_strv(m, &sc->architectures);
+	fputs("\nflags ", m);
+	put_strv(m, &sc->flags);
+	fprintf(m, "\nsyscalls %zu\n", sc->n_syscalls);
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
+
+		fprintf(m, "%d", (int)s->action);
+		put_opt(m, &s->errno_ret);
+		put_strv(m, &s->names);
+		fprintf(m, "(%zu", s->n_args);
+		for (size_t j = 0; j < s->n_args; j++) {
+			const struct oci_seccomp_arg *a = &s->args[j];
+
+			fprintf(m, " %u,%d,%llu,%llu", a->index, (int)a->op,
+				(unsigned long long)a->value,
+				(unsigned long long)a->value_two);
+		}
+		fputs(")\n", m);
+	}
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static uint64_t fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+/* Open (creating it if needed) the cache directory; -1 when it must not be
+ * used. */
+static int open_cache_dir(const char *dir)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			ar_debug("seccomp cache: mkdir %s: %m", dir);
+			return -1;
+		}
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		ar_debug("seccomp cache: open %s: %m", dir);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		ar_debug("seccomp cache: %s is not private to uid %u: not used",
+			 dir, (unsigned)geteuid());
+		return -1;
+	}
+	return ar_steal_fd(&fd);
+}
+
+static bool take_u32(const char **p, const char *end, uint32_t *v)
+{
+	if ((size_t)(end - *p) < sizeof(*v))
+		return false;
+	memcpy(v, *p, sizeof(*v));
+	*p += sizeof(*v);
+	return true;
+}
+
+/* The cached filter for key, or NULL. */
+static struct ar_seccomp_filter *cache_read(int dirfd, const char *name,
+					    const char *key, size_t key_len)
+{
+	_cleanup_free_ char *data = NULL;
+	_cleanup_close_ int fd = -1;
+	struct ar_seccomp_filter *f;
+	uint32_t klen, flags, notify, blen;
+	const char *p, *end;
+	struct stat st;
+	ssize_t n;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 022) ||
+	    st.st_size <= 0 || (uint64_t)st.st_size > CACHE_MAX_FILE)
+		return NULL;
+	data = ar_xmalloc((size_t)st.st_size);
+	n = ar_read_all(fd, data, (size_t)st.st_size);
+	if (n != st.st_size)
+		return NULL;
+	p = data;
+	end = data + n;
+	if ((size_t)n < strlen(CACHE_MAGIC) ||
+	    memcmp(p, CACHE_MAGIC, strlen(CACHE_MAGIC)) != 0)
+		return NULL;
+	p += strlen(CACHE_MAGIC);
+	if (!take_u32(&p, end, &klen) || klen != key_len ||
+	    (size_t)(end - p) < klen || memcmp(p, key, klen) != 0)
+		return NULL;
+	p += klen;
+	if (!take_u32(&p, end, &flags) || !take_u32(&p, end, &notify) ||
+	    !take_u32(&p, end, &blen))
+		return NULL;
+	if (blen == 0 || blen > AR_SECCOMP_BPF_MAX ||
+	    blen % sizeof(struct sock_filter) != 0 ||
+	    (size_t)(end - p) != blen)
+		return NULL;
+	f = ar_xcalloc(1, sizeof(*f));
+	f->bpf = ar_xmalloc(blen);
+	memcpy(f->bpf, p, blen);
+	f->bpf_len = blen;
+	f->flags = flags;
+	f->notify = notify != 0;
+	f->from_cache = true;
+	return f;
+}
+
+static void cache_write(int dirfd, const char *name, const char *key,
+			size_t key_len, const struct ar_seccomp_filter *f)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	_cleanup_free_ char *data = NULL;
+	uint32_t v[3] = { f->flags, f->notify, (uint32_t)f->bpf_len };
+	uint32_t klen = (uint32_t)key_len;
+	size_t mlen = strlen(CACHE_MAGIC), len, off = 0;
+
+	len = mlen + sizeof(klen) + key_len + sizeof(v) + f->bpf_len;
+	if (len > CACHE_MAX_FILE)
+		return;
+	data = ar_xmalloc(len);
+	memcpy(data + off, CACHE_MAGIC, mlen);
+	off += mlen;
+	memcpy(data + off, &klen, sizeof(klen));
+	off += sizeof(klen);
+	memcpy(data + off, key, key_len);
+	off += key_len;
+	memcpy(data + off, v, sizeof(v));
+	off += sizeof(v);
+	memcpy(data + off, f->bpf, f->bpf_len);
+	if (ar_write_file_atomic_at(dirfd, name, data, len, 0600, &err) < 0)
+		ar_debug("seccomp cache: %s", err.msg);
+}
+
+int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
+			      const char *cache_dir,
+			      struct ar_seccomp_filter **out,
+			      struct ar_error *err)
+{
+	_cleanup_free_ char *key = NULL;
+	_cleanup_close_ int dirfd = -1;
+	char name[32];
+	size_t key_len = 0;
+
+	*out = NULL;
+	if (!cache_dir)
+		return ar_seccomp_compile(sc, out, err);
+	key = profile_key(sc, &key_len);
+	if (!key || key_len > UINT32_MAX)
+		return ar_seccomp_compile(sc, out, err);
+	dirfd = open_cache_dir(cache_dir);
+	if (dirfd < 0)
+		return ar_seccomp_compile(sc, out, err);
+	snprintf(name, sizeof(name), "%016llx.bpf",
+		 (unsigned long long)fnv1a64(key, key_len));
+
+	*out = cache_read(dirfd, name, key, key_len);
+	if (*out) {
+		ar_debug("seccomp: compiled filter from cache %s/%s",
+			 cache_dir, name);
+		return 0;
+	}
+	if (ar_seccomp_compile(sc, out, err) < 0)
+		return -1;
+	cache_write(dirfd, name, key, key_len, *out);
+	return 0;
+}
+
+bool ar_seccomp_filter_from_cache(const struct ar_seccomp_filter *f)
+{
+	return f && f->from_cache;
+}

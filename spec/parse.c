@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config.json: the top level (ociVersion, root, mounts, hooks,
+ * annotations, hostname), file loading and the small lookup helpers. */
+#define _GNU_SOURCE
+#include "oci_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "error.h"
+#include "parse_internal.h"
+#include "utils.h"
+
+const struct oci_name_value *oci_lookup_name(const struct oci_name_value *t,
+					     const char *name)
+{
+	for (; t->name; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+/* ---- id mappings ---- */
+
+int oci_parse_id_mappings(const struct jt_ctx *c, const struct jt_node *obj,
+			  const struct jt_path *p, const char *key,
+			  struct oci_id_mappings *out)
+{
+	const struct jt_path *kp = JT_KEY(p, key);
+	const struct jt_node *arr;
+	size_t i = 0;
+
+	if (jt_member_array(c, obj, p, key, &arr) < 0)
+		return -1;
+	if (!arr)
+		return 0;
+	out->items = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
+				      sizeof(*out->items));
+	out->n = arr->n;
+	jt_foreach(m, arr) {
+		const struct jt_path *ip = JT_IDX(kp, i);
+		struct oci_id_mapping *o = &out->items[i++];
+
+		if (jt_as_object(c, m, ip) < 0 ||
+		    jt_member_u32_req(c, m, ip, "containerID",
+				      &o->container_id) < 0 ||
+		    jt_member_u32_req(c, m, ip, "hostID", &o->host_id) < 0 ||
+		    jt_member_u32_req(c, m, ip, "size", &o->size) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- root, mounts ---- */
+
+static int parse_root(const struct jt_ctx *c, const struct jt_node *n,
+		      const struct jt_path *p, struct oci_root *out)
+{
+	out->present = true;
+	if (jt_member_string_req(c, n, p, "path", &out->path) < 0 ||
+	    jt_member_bool(c, n, p, "readonly", &out->readonly) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_mount(const struct jt_ctx *c, const struct jt_node *n,
+		       const struct jt_path *p, struct oci_mount *m)
+{
+	if (jt_as_object(c, n, p) < 0 ||
+	    jt_member_string_req(c, n, p, "destination", &m->destination) < 0 ||
+	    jt_member_string(c, n, p, "type", &m->type) < 0 ||
+	    jt_member_string(c, n, p, "source", &m->source) < 0 ||
+	    jt_member_strv(c, n, p, "options", &m->options) < 0 ||
+	    oci_parse_id_mappings(c, n, p, "uidMappings", &m->uid_mappings) <
+		    0 ||
+	    oci_parse_id_mappings(c, n, p, "gidMappings", &m->gid_mappings) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_mounts(const struct jt_ctx *c, const struct jt_node *arr,
+			const struct jt_path *p, struct oci_config *cfg)
+{
+	size_t i = 0;
+
+	cfg->mounts = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
+				       sizeof(*cfg->mounts));
+	cfg->n_mounts = arr->n;
+	jt_foreach(m, arr) {
+		if (parse_mount(c, m, JT_IDX(p, i), &cfg->mounts[i]) < 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+/* ---- hooks ---- */
+
+static const char *const hook_stage_names[OCI_HOOK_NSTAGES] = {
+	[OCI_HOOK_PRESTART] = "prestart",
+	[OCI_HOOK_CREATE_RUNTIME] = "createRuntime",
+	[OCI_HOOK_CREATE_CONTAINER] = "createContainer",
+	[OCI_HOOK_START_CONTAINER] = "startContainer",
+	[OCI_HOOK_POSTSTART] = "poststart",
+	[OCI_HOOK_POSTSTOP] = "poststop",
+};
+
+const char *oci_hook_stage_name(enum oci_hook_stage s)
+{
+	return (unsigned)s < OCI_HOOK_NSTAGES ? hook_stage_names[s] : "unknown";
+}
+
+static int parse_hook(const struct jt_ctx *c, const struct jt_node *n,
+		      const struct jt_path *p, struct oci_hook *h)
+{
+	if (jt_as_object(c, n, p) < 0 ||
+	    jt_member_string_req(c, n, p, "path", &h->path) < 0 ||
+	    jt_member_strv(c, n, p, "args", &h->args) < 0 ||
+	    jt_member_strv(c, n, p, "env", &h->env) < 0 ||
+	    jt_member_opt_i32(c, n, p, "timeout", &h->timeout) < 0)
+		return -1;
+	if (h->path[0] != '/') {
+		char tmp[JT_SHORT_MAX];
+
+		return jt_fail(c, JT_KEY(p, "path"),
+			       "must be an absolute path, got \"%s\"",
+			       jt_short(h->path, tmp, sizeof(tmp)));
+	}
+	if (h->timeout.set && h->timeout.v < 1)
+		return jt_fail(c, JT_KEY(p, "timeout"),
+			       "timeout must be at least 1 second, got %d",
+			       (int)h->timeout.v);
+	return 0;
+}
+
+static int parse_hooks(const struct jt_ctx *c, const struct jt_node *n,
+		       const struct jt_path *p, struct oci_config *cfg)
+{
+	for (int s = 0; s < OCI_HOOK_NSTAGES; s++) {
+		const struct jt_path *sp = JT_KEY(p, hook_stage_names[s]);
+		struct oci_hook_list *l = &cfg->hooks[s];
+		const struct jt_node *arr;
+		size_t i = 0;
+
+		if (jt_member_array(c, n, p, hook_stage_names[s], &arr) < 0)
+			return -1;
+		if (!arr)
+			continue;
+		l->items = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
+					    sizeof(*l->items));
+		l->n = arr->n;
+		jt_foreach(h, arr) {
+			if (parse_hook(c, h, JT_IDX(sp, i), &l->items[i]) < 0)
+				return -1;
+			i++;
+		}
+	}
+	return 0;
+}
+
+/* ---- the document ---- */
+
+static int parse_document(const struct jt_ctx *c, const struct jt_node *doc,
+			  struct oci_config *cfg)
+{
+	const struct jt_node *n;
+
+	if (jt_as_object(c, doc, NULL) < 0)
+		return -1;
+	if (jt_member_string_req(c, doc, NULL, "ociVersion",
+				 &cfg->oci_version) < 0 ||
+	    jt_member_string(c, doc, NULL, "hostname", &cfg->hostname) < 0 ||
+	    jt_member_string(c, doc, NULL, "domainname", &cfg->domainname) <
+		    0 ||
+	    jt_member_kv(c, doc, NULL, "annotations", &cfg->annotations) < 0)
+		return -1;
+
+	if (jt_member_object(c, doc, NULL, "root", &n) < 0 ||
+	    (n && parse_root(c, n, JT_KEY(NULL, "root"), &cfg->root) < 0))
+		return -1;
+	if (jt_member_array(c, doc, NULL, "mounts", &n) < 0 ||
+	    (n && parse_mounts(c, n, JT_KEY(NULL, "mounts"), cfg) < 0))
+		return -1;
+	if (jt_member_object(c, doc, NULL, "hooks", &n) < 0 ||
+	    (n && parse_hooks(c, n, JT_KEY(NULL, "hooks"), cfg) < 0))
+		return -1;
+	if (jt_member_object(c, doc, NULL, "process", &n) < 0 ||
+	    (n && oci_parse_process(c, n, JT_KEY(NULL, "process"),
+				    &cfg->process) < 0))
+		return -1;
+	if (jt_member_object(c, doc, NULL, "linux", &n) < 0 ||
+	    (n &&
+	     oci_parse_linux(c, n, JT_KEY(NULL, "linux"), &cfg->linux_) < 0))
+		return -1;
+	return 0;
+}
+
+struct oci_config *oci_config_new(void)
+{
+	return ar_xcalloc(1, sizeof(struct oci_config));
+}
+
+void oci_config_free(struct oci_config *cfg)
+{
+	if (!cfg)
+		return;
+	oci_arena_free(&cfg->arena);
+	free(cfg);
+}
+
+typedef int (*doc_parser)(const struct jt_ctx *c, const struct jt_node *doc,
+			  struct oci_config *cfg);
+
+static int parse_with(doc_parser fn, const char *json, size_t len,
+		      const char *filename, struct oci_config **out,
+		      struct ar_error *err)
+{
+	_cleanup_config_ struct oci_config *cfg = oci_config_new();
+	struct jt_node *doc;
+	struct jt_ctx c;
+
+	if (!filename)
+		filename = "config.json";
+	cfg->filename = oci_arena_strdup(&cfg->arena, filename);
+	c = (struct jt_ctx){ &cfg->arena, cfg->filename, err };
+	if (jt_parse(&cfg->arena, json, len, cfg->filename, &doc, err) < 0)
+		return -1;
+	if (fn(&c, doc, cfg) < 0)
+		return -1;
+	*out = ar_steal_ptr(&cfg);
+	return 0;
+}
+
+int oci_config_parse(const char *json, size_t len, const char *filename,
+		     struct oci_config **out, struct ar_error *err)
+{
+	return parse_with(parse_document, json, len, filename, out, err);
+}
+
+static int parse_process_document(const struct jt_ctx *c,
+				  const struct jt_node *doc,
+				  struct oci_config *cfg)
+{
+	if (jt_as_object(c, doc, NULL) < 0)
+		return -1;
+	return oci_parse_process(c, doc, NULL, &cfg->process);
+}
+
+int oci_process_parse(const char *json, size_t len, const char *filename,
+		      struct oci_config **out_cfg, struct ar_error *err)
+{
+	return parse_with(parse_process_document, json, len,
+			  filename ? filename : "process.json", out_cfg, err);
+}
+
+int oci_config_load_file(const char *path, struct oci_config **out,
+			 struct ar_error *err)
+{
+	_cleanup_free_ char *file = NULL;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len;
+
+	if (stat(path, &st) < 0)
+		return ar_error_set(err, errno, "stat `%s`", path);
+	if (S_ISDIR(st.st_mode))
+		file = ar_xasprintf("%s/config.json", path);
+	else
+		file = ar_xstrdup(path);
+	/* a FIFO or device would block or never end */
+	if (stat(file, &st) < 0)
+		return ar_error_set(err, errno, "stat `%s`", file);
+	if (!S_ISREG(st.st_mode))
+		return ar_error_set_plain(err, EINVAL,
+					  "%s: not a regular file", file);
+	if (ar_read_file_at(AT_FDCWD, file, OCI_CONFIG_MAX_FILE_SIZE, &buf,
+			    &len, err) < 0)
+		return -1;
+	return oci_config_parse(buf, len, file, out, err);
+}
+
+/* ---- lookups ---- */
+
+const struct oci_namespace *oci_config_find_ns(const struct oci_config *cfg,
+					       enum oci_ns_type t)
+{
+	for (size_t i = 0; i < cfg->linux_.n_namespaces; i++)
+		if (cfg->linux_.namespaces[i].type == t)
+			return &cfg->linux_.namespaces[i];
+	return NULL;
+}
+
+const char *oci_config_annotation(const struct oci_config *cfg, const char *key)
+{
+	const char *v = NULL;
+
+	/* the last one wins, like a JSON object with a repeated key */
+	for (size_t i = 0; i < cfg->annotations.n; i++)
+		if (strcmp(cfg->annotations.items[i].key, key) == 0)
+			v = cfg->annotations.items[i].value;
+	return v;
+}

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Tests of tests/lib.sh itself: the rootfs, bundles, the test user, asserts.
+. "$(dirname "$0")/../lib.sh"
+
+t_tmp_dir()
+{
+	assert_match "$TEST_TMP" '^/tmp/agentrun-test\.'
+	assert_eq "$(stat -c %a "$TEST_TMP")" 755 "TEST_TMP mode"
+}
+
+t_rootfs_runs_busybox()
+{
+	require_root
+	require_cmd chroot
+	local r=$TEST_TMP/rootfs
+	make_rootfs "$r"
+	assert_status 0 chroot "$r" /bin/sh -c 'echo hi'
+	assert_eq "$OUT" hi
+	# Applets are symlinks, passwd/group are there.
+	assert_status 0 chroot "$r" /bin/ls /etc
+	assert_contains "$OUT" passwd
+	assert_eq "$(readlink "$r/bin/sh")" busybox
+	assert_contains "$(cat "$r/etc/passwd")" "testuser:x:1000:1000:"
+	assert_contains "$(cat "$r/etc/passwd")" "nobody:x:65534:"
+	assert_status 0 chroot "$r" /bin/id -u testuser
+	assert_eq "$OUT" 1000
+	for d in proc sys dev tmp etc root; do
+		[ -d "$r/$d" ] || fail "rootfs has no /$d"
+	done
+	assert_eq "$(stat -c %a "$r/tmp")" 1777 "/tmp mode"
+}
+
+t_rootfs_copy_is_private()
+{
+	local a=$TEST_TMP/ra b=$TEST_TMP/rb
+	make_rootfs "$a"
+	make_rootfs "$b"
+	echo changed >"$a/etc/hostname"
+	assert_ne "$(cat "$b/etc/hostname")" changed "copies share files"
+}
+
+t_make_bundle()
+{
+	require_cmd jq
+	local b=$TEST_TMP/bundle
+	make_bundle "$b"
+	[ -x "$b/rootfs/bin/busybox" ] || fail "no rootfs in bundle"
+	assert_status 0 jq -e . "$b/config.json"
+	assert_eq "$(config_get "$b" .root.path)" rootfs
+	assert_eq "$(config_get "$b" .process.terminal)" false
+	config_set "$b" '.process.args=["echo","x y"]'
+	assert_eq "$(config_get "$b" '.process.args|join(",")')" "echo,x y"
+	config_set "$b" '.hostname=$h' --arg h box1
+	assert_eq "$(config_get "$b" .hostname)" box1
+}
+
+t_make_bundle_rootless()
+{
+	require_cmd jq
+	local b=$TEST_TMP/bundle-rl
+	make_bundle "$b" --rootless
+	assert_status 0 jq -e '.linux.namespaces | map(.type) | index("user")' \
+		"$b/config.json"
+}
+
+t_test_user()
+{
+	require_root
+	ensure_test_user
+	[ "$TEST_UID" -gt 0 ] || fail "TEST_UID is $TEST_UID"
+	assert_status 0 as_test_user id -u
+	assert_eq "$OUT" "$TEST_UID"
+	assert_status 0 as_test_user id -g
+	assert_eq "$OUT" "$TEST_GID"
+	assert_status 0 as_test_user sh -c 'echo "$HOME $XDG_RUNTIME_DIR"'
+	assert_eq "$OUT" "$TEST_HOME /run/user/$TEST_UID"
+	assert_eq "$TEST_XDG_RUNTIME_DIR" "/run/user/$TEST_UID"
+	assert_status 0 as_test_user sh -c 'echo "$AGENTRUN|$TEST_TMP"'
+	assert_eq "$OUT" "$AGENTRUN|$TEST_TMP"
+	assert_file_owner "/run/user/$TEST_UID" "$TEST_UID:$TEST_GID"
+	assert_eq "$(stat -c %a "/run/user/$TEST_UID")" 700
+	assert_match "$(grep "^$TEST_USER:" /etc/subuid)" "^$TEST_USER:[0-9]+:65536\$"
+	assert_match "$(grep "^$TEST_USER:" /etc/subgid)" "^$TEST_USER:[0-9]+:65536\$"
+	# Idempotent: a second call keeps one entry.
+	ensure_test_user
+	assert_eq "$(grep -c "^$TEST_USER:" /etc/subuid)" 1
+}
+
+t_subuid_ranges_disjoint()
+{
+	require_root
+	ensure_test_user
+	# No two ranges in /etc/subuid overlap.
+	local bad
+	bad=$(sort -t: -k2,2n /etc/subuid | awk -F: '
+		NF >= 3 { if (NR > 1 && $2 < end) print prev " / " $0;
+			  end = $2 + $3; prev = $0 }')
+	assert_eq "$bad" "" "overlapping subuid ranges"
+}
+
+t_bundle_as_test_user()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/ubundle
+	make_bundle_as_test_user "$b" --rootless
+	assert_file_owner "$b" "$TEST_UID:$TEST_GID"
+	assert_file_owner "$b/config.json" "$TEST_UID:$TEST_GID"
+	assert_file_owner "$b/rootfs/bin/busybox" "$TEST_UID:$TEST_GID"
+	assert_eq "$(config_get "$b" '.linux.uidMappings[0].hostID')" "$TEST_UID"
+}
+
+t_assert_status_captures()
+{
+	assert_status 3 sh -c 'echo out; echo err >&2; exit 3'
+	assert_eq "$OUT" out
+	assert_eq "$ERR" err
+	assert_eq "$STATUS" 3
+	assert_status '!0' false
+	# A wrong status must fail (in a subshell, so we survive it).
+	if (assert_status 0 false) >/dev/null 2>&1; then
+		fail "assert_status 0 false passed"
+	fi
+	if (assert_eq a b) >/dev/null 2>&1; then
+		fail "assert_eq a b passed"
+	fi
+	if (assert_contains abc x) >/dev/null 2>&1; then
+		fail "assert_contains abc x passed"
+	fi
+	if (assert_not_contains abc b) >/dev/null 2>&1; then
+		fail "assert_not_contains abc b passed"
+	fi
+	assert_contains "hello world" "o w"
+	assert_not_contains "hello" "x"
+}
+
+t_unique_id()
+{
+	local a b
+	a=$(unique_id)
+	b=$(unique_id)
+	assert_ne "$a" "$b"
+	assert_match "$a" '^[A-Za-z0-9][A-Za-z0-9_.-]*$'
+}
+
+t_defer_runs()
+{
+	local marker=$TEST_TMP/deferred
+	(
+		_AR_DEFERS=()
+		trap _ar_run_defers EXIT
+		defer touch "$marker.1"
+		defer touch "$marker.2"
+		exit 5
+	) || true
+	[ -e "$marker.1" ] && [ -e "$marker.2" ] || fail "defer did not run"
+}
+
+t_cleanup_unmounts()
+{
+	require_root
+	# A child lib.sh instance whose TEST_TMP has a mount left over.
+	local out
+	out=$(bash -c '. "$1"; mkdir "$TEST_TMP/m";
+		mount -t tmpfs none "$TEST_TMP/m"; echo "$TEST_TMP"; exit 0' \
+		_ "$TOP_SRCDIR/tests/lib.sh")
+	assert_match "$out" '^/tmp/agentrun-test\.'
+	[ ! -e "$out" ] || fail "$out still exists"
+	if grep -q " $out/m " /proc/self/mountinfo; then
+		fail "$out/m still mounted"
+	fi
+}
+
+run_test "TEST_TMP is under /tmp, mode 0755" t_tmp_dir
+run_test "make_rootfs gives a working busybox (chroot)" t_rootfs_runs_busybox
+run_test "make_rootfs copies are independent" t_rootfs_copy_is_private
+run_test "make_bundle + config_set/config_get" t_make_bundle
+run_test "make_bundle --rootless has a user namespace" t_make_bundle_rootless
+run_test "ensure_test_user + as_test_user" t_test_user
+run_test "subuid ranges do not overlap" t_subuid_ranges_disjoint
+run_test "make_bundle_as_test_user --rootless" t_bundle_as_test_user
+run_test "assert_* succeed and fail correctly" t_assert_status_captures
+run_test "unique_id" t_unique_id
+run_test "defer runs on exit" t_defer_runs
+run_test "exit cleanup unmounts and removes TEST_TMP" t_cleanup_unmounts
+finish

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* contrib/seccomp/agent-default.json: parses as linux.seccomp, compiles,
+ * and, loaded in a child, denies what it promises to deny while ordinary
+ * programs (fork, threads, exec of a shell) keep working. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/personality.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci_config.h"
+#include "seccomp.h"
+#include "unit.h"
+#include "utils.h"
+
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+static struct oci_config *load_profile(struct ar_error *err)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	_cleanup_free_ char *path = NULL, *profile = NULL, *json = NULL;
+	struct oci_config *cfg = NULL;
+
+	path = ar_xasprintf("%s/contrib/seccomp/agent-default.json",
+			    top ? top : AGENTRUN_TOP_SRCDIR);
+	if (ar_read_file_at(AT_FDCWD, path, 1 << 20, &profile, NULL, err) < 0)
+		return NULL;
+	json = ar_xasprintf("{\"ociVersion\":\"1.2.0\",\"linux\":{\"seccomp\":%s}}",
+			    profile);
+	if (oci_config_parse(json, strlen(json), path, &cfg, err) < 0)
+		return NULL;
+	return cfg;
+}
+
+UNIT_TEST(profile_parses_and_compiles)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	_cleanup_config_ struct oci_config *cfg = load_profile(&err);
+	_cleanup_seccomp_filter_ struct ar_seccomp_filter *f = NULL;
+	const struct oci_seccomp *sc;
+	size_t len = 0;
+
+	if (!cfg)
+		printf("# %s\n", err.msg);
+	CHECK(cfg != NULL);
+	if (!cfg)
+		return;
+	sc = cfg->linux_.seccomp;
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	CHECK_INT_EQ(sc->default_action, OCI_SCMP_ACT_ERRNO);
+	CHECK(sc->default_errno_ret.set && sc->default_errno_ret.v == EPERM);
+	CHECK_INT_EQ(sc->architectures.n, 5);
+	CHECK_INT_EQ(ar_seccomp_compile(sc, &f, &err), 0);
+	if (!f)
+		printf("# %s\n", err.msg);
+	CHECK(f && !ar_seccomp_filter_needs_notify(f));
+	CHECK(f && ar_seccomp_filter_bpf(f, &len) && len > 0);
+	/* BPF_MAXINSNS is 4096 instructions of 8 bytes */
+	CHECK(len <= 4096 * 8);
+}
+
+#define CHILD_CHECK(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "child: %s:%d: %s (errno %d)\n",       \
+				__FILE__, __LINE__, #cond, errno);             \
+			_exit(__LINE__ % 250 + 1);                             \
+		}                                                              \
+	} while (0)
+
+#define DENIED(call, e)                                                        \
+	do {                                                                   \
+		long _r;                                                       \
+		errno = 0;                                                     \
+		_r = (call);                                                   \
+		CHILD_CHECK(_r == -1 && errno == (e));                         \
+	} while (0)
+
+static void *thread_fn(void *arg)
+{
+	return arg;
+}
+
+static int child_checks(void)
+{
+	int tty_fd, st;
+	char c = 'x';
+	pthread_t th;
+	void *ret = NULL;
+	pid_t pid;
+
+	/* denied for agents */
+	DENIED(syscall(SYS_keyctl, 0, 0, 0, 0, 0), EPERM);
+	DENIED(syscall(SYS_add_key, "user", "x", "y", 1, 0), EPERM);
+	DENIED(syscall(SYS_bpf, 0, NULL, 0), EPERM);
+	DENIED(syscall(SYS_userfaultfd, 0), EPERM);
+	DENIED(syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0), EPERM);
+	DENIED(unshare(CLONE_NEWUSER), EPERM);
+	DENIED(unshare(CLONE_NEWNS), EPERM);
+	DENIED(syscall(SYS_unshare, CLONE_NEWTIME), EPERM);
+	DENIED(syscall(SYS_setns, 0, 0), EPERM);
+	DENIED(mount("none", "/tmp", "tmpfs", 0, NULL), EPERM);
+	DENIED(umount2("/tmp", MNT_DETACH), EPERM);
+	DENIED(syscall(SYS_ptrace, 0, 0, 0, 0), EPERM);
+	DENIED(syscall(SYS_io_uring_setup, 1, NULL), EPERM);
+	DENIED(syscall(SYS_open_by_handle_at, -1, NULL, 0), EPERM);
+	DENIED(syscall(SYS_syslog, 3, NULL, 0), EPERM);
+	DENIED(syscall(SYS_clock_settime, 0, NULL), EPERM);
+	DENIED(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0), EPERM);
+	DENIED(syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0), EPERM);
+	DENIED(personality(PER_BSD), EPERM);
+	/* clone3 says ENOSYS so that libc falls back to clone */
+	DENIED(syscall(SYS_clone3, NULL, 0), ENOSYS);
+
+	/* TIOCSTI and TIOCLINUX, also with garbage in the upper 32 bits
+	 * (the kernel truncates the command to unsigned int) */
+	tty_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHILD_CHECK(tty_fd >= 0);
+	DENIED(ioctl(tty_fd, TIOCSTI, &c), EPERM);
+	DENIED(ioctl(tty_fd, TIOCLINUX, &c), EPERM);
+	DENIED(syscall(SYS_ioctl, tty_fd, 0x100005412UL, &c), EPERM);
+	DENIED(syscall(SYS_ioctl, tty_fd, 0xffffffff0000541cUL, &c), EPERM);
+	/* other ioctls reach the kernel (ENOTTY from /dev/null) */
+	{
+		struct winsize ws;
+
+		DENIED(ioctl(tty_fd, TIOCGWINSZ, &ws), ENOTTY);
+		DENIED(ioctl(tty_fd, 0x5413 + 1, &ws), ENOTTY);
+		DENIED(ioctl(tty_fd, 0x5410, &ws), ENOTTY);
+	}
+
+	/* ordinary work */
+	CHILD_CHECK(write(STDERR_FILENO, "", 0) == 0);
+	CHILD_CHECK(getpid() > 0);
+	CHILD_CHECK(personality(0xffffffff) >= 0);
+	CHILD_CHECK(unshare(CLONE_FS) == 0);
+	CHILD_CHECK(pthread_create(&th, NULL, thread_fn, &c) == 0);
+	CHILD_CHECK(pthread_join(th, &ret) == 0 && ret == &c);
+	pid = fork();
+	CHILD_CHECK(pid >= 0);
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "x=$(echo hi); test \"$x\" = hi",
+		      (char *)NULL);
+		_exit(127);
+	}
+	CHILD_CHECK(waitpid(pid, &st, 0) == pid);
+	CHILD_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return 0;
+}
+
+UNIT_TEST(profile_enforced)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	_cleanup_config_ struct oci_config *cfg = load_profile(&err);
+	_cleanup_seccomp_filter_ struct ar_seccomp_filter *f = NULL;
+	pid_t pid;
+	int st = 0;
+
+	CHECK(cfg && cfg->linux_.seccomp);
+	if (!cfg || !cfg->linux_.seccomp)
+		return;
+	CHECK_INT_EQ(ar_seccomp_compile(cfg->linux_.seccomp, &f, &err), 0);
+	if (!f)
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int nfd;
+
+		if (ar_seccomp_load(f, &nfd, &err) < 0) {
+			fprintf(stderr, "child: %s\n", err.msg);
+			_exit(200);
+		}
+		_exit(child_checks());
+	}
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st));
+	CHECK_INT_EQ(WEXITSTATUS(st), 0);
+}
+
+UNIT_MAIN()
