@@ -84,8 +84,9 @@
 #     is not writable) and copied with `cp -a`.
 # make_bundle DIR [--rootless]
 #     make_rootfs DIR/rootfs, then `$AGENTRUN spec [--rootless] --bundle DIR`
-#     (if that fails, a minimal runc-style config.json is written instead and
-#     a warning printed). process.terminal is set to false.
+#     (if that fails the test fails; with AR_TEST_SPEC_FALLBACK=1 a minimal
+#     runc-style config.json is written instead, with a warning).
+#     process.terminal is set to false.
 # config_set DIR JQ_FILTER [JQ_ARGS...]
 #     Edit DIR/config.json in place with jq (owner and mode kept), e.g.
 #     config_set "$b" '.process.args=["true"]'
@@ -545,6 +546,9 @@ _ar_spec()
 	rm -f "$dir/config.json"
 	if ! out=$("$@" "$AGENTRUN" "${args[@]}" 2>&1) ||
 		! jq -e . "$dir/config.json" >/dev/null 2>&1; then
+		if [ "${AR_TEST_SPEC_FALLBACK:-0}" != 1 ]; then
+			fail "'$AGENTRUN ${args[*]}' failed (set AR_TEST_SPEC_FALLBACK=1 to use a built-in config instead): $out"
+		fi
 		echo "# warning: '$AGENTRUN ${args[*]}' failed, using the fallback config: $out" >&2
 		_ar_fallback_config "$dir" "$rootless" "$uid" "$gid"
 		if [ "$uid" != 0 ]; then
@@ -705,6 +709,7 @@ as_test_user()
 require_agentrun_as_test_user()
 {
 	ensure_test_user
+	[ -x "$AGENTRUN" ] || skip "$AGENTRUN does not exist (build it first)"
 	as_test_user test -x "$AGENTRUN" ||
 		skip "$AGENTRUN is not executable by $TEST_USER (a parent directory is not searchable by others?)"
 }

@@ -57,6 +57,8 @@ int cmd_pause(struct ar_global_opts *g, int argc, char **argv);
 int cmd_resume(struct ar_global_opts *g, int argc, char **argv);
 int cmd_ps(struct ar_global_opts *g, int argc, char **argv);
 int cmd_events(struct ar_global_opts *g, int argc, char **argv);
+int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv);
+int cmd_doctor(struct ar_global_opts *g, int argc, char **argv);
 
 /* Shared option parsing of create and run (create.c), and of the commands
  * that take only an id (start.c). */

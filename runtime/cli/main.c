@@ -28,6 +28,8 @@ static const struct ar_command commands[] = {
 	{ "ps", cmd_ps, "list the processes of a container" },
 	{ "events", cmd_events, "print stats and OOM events of a container (JSON)" },
 	{ "features", cmd_features, "print the features this build supports (JSON)" },
+	{ "sandbox", cmd_sandbox, "run a command (an AI agent) in a sandbox of this host" },
+	{ "doctor", cmd_doctor, "check what the sandbox needs on this machine" },
 };
 
 static void usage(FILE *out)

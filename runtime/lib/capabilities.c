@@ -137,7 +137,8 @@ int ar_cap_last_cap(void)
 		/* No /proc: PR_CAPBSET_READ fails with EINVAL past the
 		 * last capability the kernel knows. */
 		last = 0;
-		while (last < 63 && prctl(PR_CAPBSET_READ, last + 1, 0, 0, 0) >= 0)
+		while (last < 63 &&
+		       prctl(PR_CAPBSET_READ, last + 1, 0, 0, 0) >= 0)
 			last++;
 	}
 	cached = last;
@@ -219,9 +220,9 @@ int ar_caps_read_current(enum oci_cap_set which, uint64_t *out,
 			int r = prctl(PR_CAPBSET_READ, i, 0, 0, 0);
 
 			if (r < 0)
-				return ar_error_set(err, errno,
-						    "prctl(PR_CAPBSET_READ, %d)",
-						    i);
+				return ar_error_set(
+					err, errno,
+					"prctl(PR_CAPBSET_READ, %d)", i);
 			if (r)
 				m |= UINT64_C(1) << i;
 		}
@@ -235,9 +236,9 @@ int ar_caps_read_current(enum oci_cap_set which, uint64_t *out,
 			if (r < 0 && errno == EINVAL && i == 0)
 				break; /* kernel without ambient caps */
 			if (r < 0)
-				return ar_error_set(err, errno,
-						    "prctl(PR_CAP_AMBIENT_IS_SET, %d)",
-						    i);
+				return ar_error_set(
+					err, errno,
+					"prctl(PR_CAP_AMBIENT_IS_SET, %d)", i);
 			if (r)
 				m |= UINT64_C(1) << i;
 		}
@@ -253,9 +254,8 @@ int ar_caps_read_current(enum oci_cap_set which, uint64_t *out,
 		flag = CAP_INHERITABLE;
 		break;
 	default:
-		return ar_error_set_plain(err, EINVAL,
-					  "unknown capability set %d",
-					  (int)which);
+		return ar_error_set_plain(
+			err, EINVAL, "unknown capability set %d", (int)which);
 	}
 	c = cap_get_proc();
 	if (!c)
@@ -368,16 +368,16 @@ static int check_masks(const uint64_t m[OCI_CAP_NSETS], int last,
 		if ((m[OCI_CAP_AMBIENT] & bit) &&
 		    !((m[OCI_CAP_PERMITTED] & bit) &&
 		      (m[OCI_CAP_INHERITABLE] & bit)))
-			return ar_error_set_plain(err, EINVAL,
-						  "ambient capability %s must also be in the permitted and inheritable sets",
-						  cap_label(i, buf,
-							    sizeof(buf)));
+			return ar_error_set_plain(
+				err, EINVAL,
+				"ambient capability %s must also be in the permitted and inheritable sets",
+				cap_label(i, buf, sizeof(buf)));
 		if ((m[OCI_CAP_EFFECTIVE] & bit) &&
 		    !(m[OCI_CAP_PERMITTED] & bit))
-			return ar_error_set_plain(err, EINVAL,
-						  "effective capability %s must also be in the permitted set",
-						  cap_label(i, buf,
-							    sizeof(buf)));
+			return ar_error_set_plain(
+				err, EINVAL,
+				"effective capability %s must also be in the permitted set",
+				cap_label(i, buf, sizeof(buf)));
 	}
 	return 0;
 }
@@ -412,9 +412,16 @@ int ar_caps_apply(const struct oci_capabilities *caps, struct ar_error *err)
 	    fill_flag(c, CAP_PERMITTED, m[OCI_CAP_PERMITTED], last) < 0 ||
 	    fill_flag(c, CAP_INHERITABLE, m[OCI_CAP_INHERITABLE], last) < 0)
 		return ar_error_set(err, errno, "cap_set_flag");
-	if (cap_set_proc(c) < 0)
-		return ar_error_set(err, errno,
-				    "capabilities: set effective/permitted/inheritable (capset)");
+	if (cap_set_proc(c) < 0) {
+		int e = errno;
+
+		return ar_error_set(
+			err, e,
+			"capabilities: set effective/permitted/inheritable (capset)%s",
+			e == EPERM ?
+				" (permitted can only shrink; inheritable must be within the bounding set)" :
+				"");
+	}
 
 	if (set_ambient(m[OCI_CAP_AMBIENT], last, err) < 0)
 		return ar_error_wrap(err, "capabilities");

@@ -427,7 +427,10 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd,
 	l->state_fds[0] = rootfd;
 	l->state_fds[1] = dirfd;
 	if (l->use_fifo) {
-		if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0)
+		/* 0622, umask notwithstanding: the container process opens
+		 * it for writing after switching to process.user. */
+		if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0 ||
+		    fchmodat(dirfd, AR_EXEC_FIFO, 0622, 0) < 0)
 			return ar_error_set(err, errno, "create the exec fifo");
 		l->fifo_fd = openat(dirfd, AR_EXEC_FIFO,
 				    O_PATH | O_CLOEXEC | O_NOFOLLOW);

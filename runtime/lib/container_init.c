@@ -30,6 +30,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
+#include "net_loopback.h"
 #include "process.h"
 #include "seccomp.h"
 #include "terminal.h"
@@ -184,6 +185,18 @@ static int load_seccomp(struct ar_launch *l, struct ar_error *err)
 	return 0;
 }
 
+/* True unless the config's map leaves id 0 out (no map: a joined
+ * namespace, assume it is there). */
+static bool maps_id0(const struct oci_id_mappings *m)
+{
+	if (m->n == 0)
+		return true;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->items[i].container_id == 0 && m->items[i].size > 0)
+			return true;
+	return false;
+}
+
 static int setup(struct ar_launch *l, struct ar_error *err)
 {
 	const struct oci_config *cfg = l->cfg;
@@ -210,15 +223,24 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
 		return ar_error_set(err, errno, "prctl");
-	if (userns) {
-		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
-			return ar_error_set(err, errno,
-					    "become root of the user namespace (is 0 mapped?)");
-	}
+	/* A keep-id map (agentrun sandbox: uid -> same uid) may leave 0
+	 * unmapped: the process already holds every capability of the user
+	 * namespace it created, and loses them at execve as a non-root
+	 * user. */
+	if (userns && maps_id0(&cfg->linux_.gid_mappings) &&
+	    setresgid(0, 0, 0) < 0)
+		return ar_error_set(err, errno,
+				    "become root of the user namespace (is gid 0 mapped?)");
+	if (userns && maps_id0(&cfg->linux_.uid_mappings) &&
+	    setresuid(0, 0, 0) < 0)
+		return ar_error_set(err, errno,
+				    "become root of the user namespace (is 0 mapped?)");
 	if (!l->o->no_new_keyring &&
 	    join_session_keyring(l->o->id, err) < 0)
 		return -1;
 	if (ar_ns_set_hostname(cfg, &l->plan, err) < 0)
+		return -1;
+	if (ar_net_loopback_apply(cfg, l->plan.new_net, err) < 0)
 		return -1;
 	if (ar_rootfs_setup(cfg, &ro, err) < 0)
 		return -1;

@@ -133,7 +133,7 @@ static int bind_device(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
 static int mknod_device(const struct dev_spec *d, int dirfd, const char *name,
 			struct ar_error *err)
 {
-	mode_t type = d->type == 'b'   ? S_IFBLK :
+	mode_t type = d->type == 'b' ? S_IFBLK :
 		      d->type == 'p' ? S_IFIFO :
 				       S_IFCHR;
 	dev_t dev = d->type == 'p' ? 0 :

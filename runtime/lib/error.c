@@ -7,6 +7,10 @@
 
 static int error_vset(struct ar_error *err, int errnum, int with_strerror,
 		      const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static int error_vset(struct ar_error *err, int errnum, int with_strerror,
+		      const char *fmt, va_list ap)
 {
 	int n;
 

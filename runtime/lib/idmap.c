@@ -21,7 +21,7 @@
 #include "mounts_internal.h"
 #include "utils.h"
 
-static int write_map(pid_t pid, const char *file,
+static int write_map(const char *procpid, const char *file,
 		     const struct oci_id_mappings *m, struct ar_error *err)
 {
 	char path[64];
@@ -32,14 +32,14 @@ static int write_map(pid_t pid, const char *file,
 	for (size_t i = 0; i < m->n; i++) {
 		char line[80];
 		int n = snprintf(line, sizeof(line), "%u %u %u\n",
-				 m->items[i].container_id,
-				 m->items[i].host_id, m->items[i].size);
+				 m->items[i].container_id, m->items[i].host_id,
+				 m->items[i].size);
 
 		buf = ar_xrealloc(buf, len + (size_t)n + 1);
 		memcpy(buf + len, line, (size_t)n + 1);
 		len += (size_t)n;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	snprintf(path, sizeof(path), "/proc/%s/%s", procpid, file);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || ar_write_all(fd, buf, len) < 0)
 		return ar_error_set(err, errno, "idmapped mount: write %s",
@@ -48,16 +48,17 @@ static int write_map(pid_t pid, const char *file,
 }
 
 int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
-		       const struct oci_id_mappings *gids,
-		       struct ar_error *err)
+		       const struct oci_id_mappings *gids, struct ar_error *err)
 {
 	int ready[2] = { -1, -1 }, hold[2] = { -1, -1 };
-	char path[64], c;
+	char path[64], procpid[32], c;
 	int fd = -1;
+	ssize_t n;
 	pid_t pid;
 
 	if (!uids->n || !gids->n)
-		return ar_error_set(err, EINVAL, "idmapped mount without "
+		return ar_error_set(err, EINVAL,
+				    "idmapped mount without "
 				    "uidMappings and gidMappings");
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0) {
 		ar_error_set(err, errno, "idmapped mount: pipe");
@@ -72,9 +73,15 @@ int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
 		/* Child: own user namespace, then wait to be released. */
 		close(ready[0]);
 		close(hold[1]);
+		char self[32];
+		ssize_t len;
+
 		if (unshare(CLONE_NEWUSER) < 0)
 			_exit(1);
-		if (write(ready[1], "x", 1) != 1)
+		/* Our pid as the mounted /proc knows it: we may be in a pid
+		 * namespace of our own while /proc is still the host's. */
+		len = readlink("/proc/self", self, sizeof(self) - 1);
+		if (len <= 0 || write(ready[1], self, (size_t)len) != len)
 			_exit(1);
 		if (read(hold[0], &c, 1) < 0)
 			_exit(1);
@@ -84,12 +91,16 @@ int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
 	ready[1] = -1;
 	close(hold[0]);
 	hold[0] = -1;
-	if (read(ready[0], &c, 1) != 1) {
-		ar_error_set(err, EPERM, "idmapped mount: could not create a "
-				    "user namespace");
-	} else if (write_map(pid, "uid_map", uids, err) == 0 &&
-		   write_map(pid, "gid_map", gids, err) == 0) {
-		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	n = read(ready[0], procpid, sizeof(procpid) - 1);
+	if (n > 0)
+		procpid[n] = '\0';
+	if (n <= 0 || strspn(procpid, "0123456789") != (size_t)n) {
+		ar_error_set(err, EPERM,
+			     "idmapped mount: could not create a "
+			     "user namespace");
+	} else if (write_map(procpid, "uid_map", uids, err) == 0 &&
+		   write_map(procpid, "gid_map", gids, err) == 0) {
+		snprintf(path, sizeof(path), "/proc/%s/ns/user", procpid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			ar_error_set(err, errno, "idmapped mount: open %s",

@@ -91,9 +91,10 @@ int ar_masked_paths_apply(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 			return ar_error_wrap(err, "linux.maskedPaths[%zu]", i);
 		}
 		if (fstat(fd, &st) < 0)
-			return ar_error_set(err, errno,
-					    "stat \"%s\" (linux.maskedPaths[%zu])",
-					    v->v[i], i);
+			return ar_error_set(
+				err, errno,
+				"stat \"%s\" (linux.maskedPaths[%zu])", v->v[i],
+				i);
 		if (S_ISDIR(st.st_mode)) {
 			r = mask_dir(fd);
 		} else {
@@ -102,9 +103,10 @@ int ar_masked_paths_apply(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 			r = ar_bind_fd(-1, "/dev/null", fd, false, NULL, &mfd);
 		}
 		if (r < 0)
-			return ar_error_set(err, errno,
-					    "mask \"%s\" (linux.maskedPaths[%zu])",
-					    v->v[i], i);
+			return ar_error_set(
+				err, errno,
+				"mask \"%s\" (linux.maskedPaths[%zu])", v->v[i],
+				i);
 		if (ar_check_inside_root(ctx, fd, v->v[i], err) < 0)
 			return ar_error_wrap(err, "linux.maskedPaths[%zu]", i);
 	}

@@ -105,9 +105,8 @@ static int setattr(int mfd, unsigned int flags, uint64_t set, uint64_t clr,
 	return ar_sys_mount_setattr(mfd, "", flags | AT_EMPTY_PATH, &a);
 }
 
-int ar_bind_fd(int source_fd, const char *source, int target_fd,
-	       bool recursive, const struct ar_bind_attrs *attrs,
-	       int *mnt_out)
+int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
+	       const struct ar_bind_attrs *attrs, int *mnt_out)
 {
 	unsigned int tflags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
 	_cleanup_close_ int tree = -1;

@@ -46,10 +46,11 @@ static bool streq(const char *a, const char *b)
 static bool proc_target_allowed(const char *dest)
 {
 	static const char *const ok[] = {
-		"/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo",
-		"/proc/stat",	 "/proc/swaps",	    "/proc/uptime",
-		"/proc/loadavg", "/proc/slabinfo",  "/proc/net/dev",
-		"/proc/sys/kernel/ns_last_pid",
+		"/proc/cpuinfo", "/proc/diskstats",
+		"/proc/meminfo", "/proc/stat",
+		"/proc/swaps",	 "/proc/uptime",
+		"/proc/loadavg", "/proc/slabinfo",
+		"/proc/net/dev", "/proc/sys/kernel/ns_last_pid",
 	};
 	_cleanup_free_ char *c = ar_clean_path(dest);
 
@@ -277,14 +278,12 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 		if (copy_dst < 0 || ar_copy_tree(copy_src, copy_dst, err) < 0) {
 			if (copy_dst < 0)
 				ar_error_set(err, errno, "open \"%s\"", dest);
-			return ar_error_wrap(err, "tmpcopyup (mounts[%zu])",
-					     i);
+			return ar_error_wrap(err, "tmpcopyup (mounts[%zu])", i);
 		}
 	}
 	if (mf->propagation) {
 		struct ar_mount_attr a = {
-			.propagation = mf->propagation &
-				       ~(unsigned long)MS_REC,
+			.propagation = mf->propagation & ~(unsigned long)MS_REC,
 		};
 		unsigned int fl = AT_EMPTY_PATH;
 
@@ -433,16 +432,20 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 				    rootfs ? rootfs : "");
 	/* A mount point of its own, so pivot_root accepts it. */
 	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
-		return ar_error_set(err, errno, "bind the root filesystem "
-				    "\"%s\" onto itself", rootfs);
+		return ar_error_set(err, errno,
+				    "bind the root filesystem "
+				    "\"%s\" onto itself",
+				    rootfs);
 	ctx->rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ctx->rootfd < 0)
 		return ar_error_set(err, errno, "open root filesystem \"%s\"",
 				    rootfs);
 	ctx->root_real = ar_fd_path(ctx->rootfd);
 	if (!ctx->root_real)
-		return ar_error_set(err, errno, "resolve root filesystem "
-				    "\"%s\"", rootfs);
+		return ar_error_set(err, errno,
+				    "resolve root filesystem "
+				    "\"%s\"",
+				    rootfs);
 	return 0;
 }
 

@@ -32,6 +32,24 @@ struct ar_rootfs_opts {
  * Runs in the container process, after it entered its new mount namespace
  * (and its user namespace, maps written), before process setup. Leaves the
  * process inside the new root with cwd "/".
+ *
+ * Calling contract (the lifecycle code, container_init.c):
+ *  - the process is already in the new mount namespace (and the new pid,
+ *    ipc, uts, net, cgroup namespaces it will live in: sysctls and the
+ *    mqueue/proc/sysfs mounts are made for the namespaces current then);
+ *  - with a user namespace: its uid/gid maps are written and the process
+ *    did setresuid/setresgid(0) in it (mounts need CAP_SYS_ADMIN there);
+ *  - the host's /proc is still mounted at /proc (targets are mounted
+ *    through /proc/self/fd/N before the pivot);
+ *  - hostname/domainname may be set before or after (independent);
+ *  - afterwards come the process steps (rlimits, caps, user, seccomp).
+ * Steps, in order: "/" made rslave (rprivate for rootfsPropagation
+ * "private"), rootfs bound onto itself, every `mounts` entry, devices,
+ * /dev/console (when console_path), sysctl (through the new /proc),
+ * readonlyPaths, maskedPaths, root.readonly, pivot_root (or MS_MOVE +
+ * chroot), rootfsPropagation shared/slave/unbindable on the new "/".
+ * Needs Linux >= 5.12 (open_tree, move_mount, mount_setattr); openat2
+ * (5.6) is used when present, else a safe fd walk.
  */
 int ar_rootfs_setup(const struct oci_config *cfg,
 		    const struct ar_rootfs_opts *opts, struct ar_error *err);
@@ -43,8 +61,10 @@ int ar_rootfs_setup(const struct oci_config *cfg,
 struct ar_mount_flags {
 	unsigned long flags; /* MS_* to set */
 	unsigned long clear; /* MS_* explicitly cleared (e.g. "rw", "suid") */
-	unsigned long propagation; /* MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE [|MS_REC] */
-	unsigned long attr_set; /* MOUNT_ATTR_* for mount_setattr (e.g. nosymfollow) */
+	/* MS_SHARED/MS_SLAVE/MS_PRIVATE/MS_UNBINDABLE [|MS_REC] */
+	unsigned long propagation;
+	/* MOUNT_ATTR_* for mount_setattr (e.g. nosymfollow) */
+	unsigned long attr_set;
 	bool bind; /* bind or rbind */
 	bool recursive; /* rbind, or r* propagation */
 	bool idmap; /* idmap / ridmap option */

@@ -47,9 +47,8 @@ int ar_check_inside_root(const struct ar_rootfs_ctx *ctx, int fd,
  * to, with the new mount API: open_tree(OPEN_TREE_CLONE), mount_setattr
  * on the detached copy, move_mount.  *mnt_out (if non-NULL) receives an
  * fd of the new mount.  Returns 0 or -1 with errno set. */
-int ar_bind_fd(int source_fd, const char *source, int target_fd,
-	       bool recursive, const struct ar_bind_attrs *attrs,
-	       int *mnt_out);
+int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
+	       const struct ar_bind_attrs *attrs, int *mnt_out);
 
 /* MS_* flags (set and cleared) to MOUNT_ATTR_* set/clear masks. */
 void ar_ms_to_attrs(unsigned long set, unsigned long clear, uint64_t *attr_set,

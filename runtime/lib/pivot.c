@@ -14,17 +14,21 @@
 #include "mounts_internal.h"
 
 /* linux.rootfsPropagation to MS_* (without MS_REC); 0 when unset. */
-static int rootfs_propagation(const struct oci_config *cfg,
-			      unsigned long *out, struct ar_error *err)
+static int rootfs_propagation(const struct oci_config *cfg, unsigned long *out,
+			      struct ar_error *err)
 {
 	static const struct {
 		const char *name;
 		unsigned long flag;
 	} map[] = {
-		{ "private", MS_PRIVATE },     { "rprivate", MS_PRIVATE },
-		{ "shared", MS_SHARED },       { "rshared", MS_SHARED },
-		{ "slave", MS_SLAVE },	       { "rslave", MS_SLAVE },
-		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE },
+		{ "private", MS_PRIVATE },
+		{ "rprivate", MS_PRIVATE },
+		{ "shared", MS_SHARED },
+		{ "rshared", MS_SHARED },
+		{ "slave", MS_SLAVE },
+		{ "rslave", MS_SLAVE },
+		{ "unbindable", MS_UNBINDABLE },
+		{ "runbindable", MS_UNBINDABLE },
 	};
 	const char *p = cfg->linux_.rootfs_propagation;
 
@@ -74,7 +78,8 @@ static int do_pivot(struct ar_error *err)
 static int do_move_chroot(struct ar_error *err)
 {
 	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
-		return ar_error_set(err, errno, "move the root filesystem "
+		return ar_error_set(err, errno,
+				    "move the root filesystem "
 				    "onto \"/\" (--no-pivot)");
 	if (chroot(".") < 0)
 		return ar_error_set(err, errno, "chroot (--no-pivot)");

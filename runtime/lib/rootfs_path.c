@@ -50,8 +50,7 @@ static bool use_openat2(void)
 
 /* openat2 in the root; -1 with errno on failure.  Notes when the syscall
  * does not exist so later calls go straight to the walk. */
-static int openat2_in_root(int rootfd, const char *path, int flags,
-			   mode_t mode)
+static int openat2_in_root(int rootfd, const char *path, int flags, mode_t mode)
 {
 	bool creat = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 	struct open_how how = {
@@ -220,7 +219,8 @@ static int walk(int rootfd, const char *path, bool follow_last, bool mkdirs,
 				goto fail;
 			/* Whatever is there now (even a symlink raced in)
 			 * is handled like any existing entry below. */
-			fd = openat(w.cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			fd = openat(w.cur, comp,
+				    O_PATH | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0)
 				goto fail;
 		}

@@ -35,13 +35,13 @@
 /* The OCI version written in the container process state. */
 #define AR_SECCOMP_OCI_VERSION "1.2.0"
 
-
 /* Indexed by enum oci_seccomp_action / oci_seccomp_op. */
 const char *const ar_seccomp_action_names[] = {
-	"SCMP_ACT_KILL",	 "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
-	"SCMP_ACT_TRAP",	 "SCMP_ACT_ERRNO",	  "SCMP_ACT_TRACE",
-	"SCMP_ACT_ALLOW",	 "SCMP_ACT_LOG",	  "SCMP_ACT_NOTIFY",
-	NULL,
+	"SCMP_ACT_KILL",	"SCMP_ACT_KILL_PROCESS",
+	"SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",
+	"SCMP_ACT_ERRNO",	"SCMP_ACT_TRACE",
+	"SCMP_ACT_ALLOW",	"SCMP_ACT_LOG",
+	"SCMP_ACT_NOTIFY",	NULL,
 };
 
 const char *const ar_seccomp_op_names[] = {
@@ -70,14 +70,14 @@ const char *const ar_seccomp_flag_names[] = {
 
 /* Every architecture name of the runtime-spec (defs-linux.json). */
 const char *const ar_seccomp_arch_names[] = {
-	"SCMP_ARCH_X86",	 "SCMP_ARCH_X86_64",	  "SCMP_ARCH_X32",
-	"SCMP_ARCH_ARM",	 "SCMP_ARCH_AARCH64",	  "SCMP_ARCH_LOONGARCH64",
-	"SCMP_ARCH_M68K",	 "SCMP_ARCH_MIPS",	  "SCMP_ARCH_MIPS64",
-	"SCMP_ARCH_MIPS64N32",	 "SCMP_ARCH_MIPSEL",	  "SCMP_ARCH_MIPSEL64",
-	"SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",	  "SCMP_ARCH_PPC64",
-	"SCMP_ARCH_PPC64LE",	 "SCMP_ARCH_S390",	  "SCMP_ARCH_S390X",
-	"SCMP_ARCH_SH",		 "SCMP_ARCH_SHEB",	  "SCMP_ARCH_PARISC",
-	"SCMP_ARCH_PARISC64",	 "SCMP_ARCH_RISCV64",	  NULL,
+	"SCMP_ARCH_X86",	 "SCMP_ARCH_X86_64",  "SCMP_ARCH_X32",
+	"SCMP_ARCH_ARM",	 "SCMP_ARCH_AARCH64", "SCMP_ARCH_LOONGARCH64",
+	"SCMP_ARCH_M68K",	 "SCMP_ARCH_MIPS",    "SCMP_ARCH_MIPS64",
+	"SCMP_ARCH_MIPS64N32",	 "SCMP_ARCH_MIPSEL",  "SCMP_ARCH_MIPSEL64",
+	"SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",     "SCMP_ARCH_PPC64",
+	"SCMP_ARCH_PPC64LE",	 "SCMP_ARCH_S390",    "SCMP_ARCH_S390X",
+	"SCMP_ARCH_SH",		 "SCMP_ARCH_SHEB",    "SCMP_ARCH_PARISC",
+	"SCMP_ARCH_PARISC64",	 "SCMP_ARCH_RISCV64", NULL,
 };
 
 static const char *action_name(enum oci_seccomp_action a)
@@ -176,9 +176,10 @@ static int action_value(enum oci_seccomp_action a,
 		e = errno_ret->v;
 		if ((a == OCI_SCMP_ACT_ERRNO || a == OCI_SCMP_ACT_TRACE) &&
 		    e > 0xffff)
-			return ar_error_set_plain(err, EINVAL,
-						  "seccomp: %s: errnoRet %u out of range (0..65535)",
-						  what, e);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"seccomp: %s: errnoRet %u out of range (0..65535)",
+				what, e);
 	}
 	switch (a) {
 	case OCI_SCMP_ACT_KILL:
@@ -286,25 +287,27 @@ static int add_architectures(struct ar_seccomp_filter *f,
 		int r;
 
 		if (!spec_arch_name(name))
-			return ar_error_set_plain(err, EINVAL,
-						  "seccomp: architectures[%zu]: unknown architecture `%s`",
-						  i, name);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"seccomp: architectures[%zu]: unknown architecture `%s`",
+				i, name);
 		tok = arch_token(name);
 		if (tok == 0) {
-			ar_debug("seccomp: architecture %s not supported by libseccomp %s: skipped",
-				 name, ar_seccomp_lib_version());
+			ar_debug(
+				"seccomp: architecture %s not supported by libseccomp %s: skipped",
+				name, ar_seccomp_lib_version());
 			continue;
 		}
 		if (!arch_runs_here(seccomp_arch_native(), tok)) {
-			ar_debug("seccomp: architecture %s cannot run on this kernel: left out of the filter",
-				 name);
+			ar_debug(
+				"seccomp: architecture %s cannot run on this kernel: left out of the filter",
+				name);
 			continue;
 		}
 		r = seccomp_arch_add(f->ctx, tok);
 		if (r < 0 && r != -EEXIST)
-			return ar_error_set(err, -r,
-					    "seccomp: add architecture %s",
-					    name);
+			return ar_error_set(
+				err, -r, "seccomp: add architecture %s", name);
 	}
 	return 0;
 }
@@ -316,9 +319,10 @@ static int parse_flags(struct ar_seccomp_filter *f,
 		unsigned int v;
 
 		if (flag_value(sc->flags.v[i], &v) < 0)
-			return ar_error_set_plain(err, EINVAL,
-						  "seccomp: flags[%zu]: unknown flag `%s`",
-						  i, sc->flags.v[i]);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"seccomp: flags[%zu]: unknown flag `%s`", i,
+				sc->flags.v[i]);
 		f->flags |= v;
 	}
 	return 0;
@@ -335,8 +339,9 @@ static int add_rule(struct ar_seccomp_filter *f,
 
 	nr = seccomp_syscall_resolve_name(name);
 	if (nr == __NR_SCMP_ERROR) {
-		ar_debug("seccomp: syscall `%s` unknown to libseccomp %s: skipped",
-			 name, ar_seccomp_lib_version());
+		ar_debug(
+			"seccomp: syscall `%s` unknown to libseccomp %s: skipped",
+			name, ar_seccomp_lib_version());
 		return 0;
 	}
 	if (s->n_args > AR_ARRAY_SIZE(cmps)) {
@@ -348,13 +353,15 @@ static int add_rule(struct ar_seccomp_filter *f,
 		enum scmp_compare op;
 
 		if (a->index > 5)
-			return ar_error_set_plain(err, EINVAL,
-						  "seccomp: syscalls[%zu].args[%zu]: index %u out of range (0..5)",
-						  idx, j, a->index);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"seccomp: syscalls[%zu].args[%zu]: index %u out of range (0..5)",
+				idx, j, a->index);
 		if (op_value(a->op, &op) < 0)
-			return ar_error_set_plain(err, EINVAL,
-						  "seccomp: syscalls[%zu].args[%zu]: unknown operator %d",
-						  idx, j, (int)a->op);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"seccomp: syscalls[%zu].args[%zu]: unknown operator %d",
+				idx, j, (int)a->op);
 		if (seen & (1u << a->index))
 			same_index = true;
 		seen |= 1u << a->index;
@@ -375,9 +382,10 @@ static int add_rule(struct ar_seccomp_filter *f,
 					   (unsigned int)s->n_args,
 					   s->n_args ? cmps : NULL);
 		if (r < 0)
-			return ar_error_set(err, -r,
-					    "seccomp: syscalls[%zu] (`%s`): add rule",
-					    idx, name);
+			return ar_error_set(
+				err, -r,
+				"seccomp: syscalls[%zu] (`%s`): add rule", idx,
+				name);
 		return 0;
 	}
 	/* Two conditions on one argument: one rule per condition (runc and
@@ -396,9 +404,10 @@ static int add_rule(struct ar_seccomp_filter *f,
 		};
 		r = seccomp_rule_add_array(f->ctx, action, nr, 1, &c);
 		if (r < 0)
-			return ar_error_set(err, -r,
-					    "seccomp: syscalls[%zu] (`%s`): add rule for args[%zu]",
-					    idx, name, j);
+			return ar_error_set(
+				err, -r,
+				"seccomp: syscalls[%zu] (`%s`): add rule for args[%zu]",
+				idx, name, j);
 	}
 	return 0;
 }
@@ -422,9 +431,10 @@ static int export_bpf(struct ar_seccomp_filter *f, struct ar_error *err)
 		return ar_error_set(err, errno, "seccomp: lseek");
 	if (size == 0 || (size_t)size > AR_SECCOMP_BPF_MAX ||
 	    size % (off_t)sizeof(struct sock_filter) != 0)
-		return ar_error_set_plain(err, E2BIG,
-					  "seccomp: the compiled filter has an invalid size (%lld bytes, at most %zu)",
-					  (long long)size, AR_SECCOMP_BPF_MAX);
+		return ar_error_set_plain(
+			err, E2BIG,
+			"seccomp: the compiled filter has an invalid size (%lld bytes, at most %zu)",
+			(long long)size, AR_SECCOMP_BPF_MAX);
 	buf = ar_xmalloc((size_t)size);
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return ar_error_set(err, errno, "seccomp: lseek");
@@ -449,21 +459,24 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 			 "defaultAction", &def, err) < 0)
 		return -1;
 	if (sc->default_action == OCI_SCMP_ACT_NOTIFY)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: defaultAction SCMP_ACT_NOTIFY is not allowed (it would trap the runtime itself)");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: defaultAction SCMP_ACT_NOTIFY is not allowed (it would trap the runtime itself)");
 
 	f = ar_xcalloc(1, sizeof(*f));
 	if (parse_flags(f, sc, err) < 0)
 		return -1;
 	f->ctx = seccomp_init(def);
 	if (!f->ctx)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: seccomp_init failed for defaultAction %s",
-					  action_name(sc->default_action));
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: seccomp_init failed for defaultAction %s",
+			action_name(sc->default_action));
 	/* no_new_privs is the caller's decision (process.noNewPrivileges). */
 	r = seccomp_attr_set(f->ctx, SCMP_FLTATR_CTL_NNP, 0);
 	if (r < 0)
-		return ar_error_set(err, -r, "seccomp: clear the NNP attribute");
+		return ar_error_set(err, -r,
+				    "seccomp: clear the NNP attribute");
 	if (add_architectures(f, sc, err) < 0)
 		return -1;
 
@@ -476,8 +489,9 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 		if (action_value(s->action, &s->errno_ret, what, &act, err) < 0)
 			return -1;
 		if (act == def) {
-			ar_debug("seccomp: %s: same action as the default: skipped",
-				 what);
+			ar_debug(
+				"seccomp: %s: same action as the default: skipped",
+				what);
 			continue;
 		}
 		for (size_t k = 0; k < s->names.n; k++) {
@@ -511,8 +525,9 @@ int ar_seccomp_filter_export_pfc(const struct ar_seccomp_filter *f, int fd,
 	int r;
 
 	if (!f->ctx)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: no libseccomp context to export");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: no libseccomp context to export");
 	r = seccomp_export_pfc(f->ctx, fd);
 	if (r < 0)
 		return ar_error_set(err, -r, "seccomp: export PFC");
@@ -567,8 +582,9 @@ int ar_seccomp_load(struct ar_seccomp_filter *f, int *notify_fd_out,
 		int e = errno;
 
 		if (e == EACCES)
-			return ar_error_set(err, e,
-					    "seccomp: load the filter (no_new_privs is not set and CAP_SYS_ADMIN is missing)");
+			return ar_error_set(
+				err, e,
+				"seccomp: load the filter (no_new_privs is not set and CAP_SYS_ADMIN is missing)");
 		flags_text(flags, ftext, sizeof(ftext));
 		return ar_error_set(err, e, "seccomp: load the filter%s%s%s",
 				    flags ? " (flags " : "", ftext,
@@ -610,12 +626,14 @@ static int build_process_state(const char *metadata, const char *state_json,
 	size_t len;
 
 	if (!state_json)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: listenerPath: no container state");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: no container state");
 	state = yajl_tree_parse(state_json, ebuf, sizeof(ebuf));
 	if (!state || !YAJL_IS_OBJECT(state))
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: listenerPath: invalid container state JSON");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: invalid container state JSON");
 	pv = yajl_tree_get(state, pid_path, yajl_t_number);
 	if (pv && YAJL_IS_INTEGER(pv))
 		pid = YAJL_GET_INTEGER(pv);
@@ -641,12 +659,14 @@ static int build_process_state(const char *metadata, const char *state_json,
 	 * verbatim, which embeds the object as is. */
 	if (yajl_gen_number(g, state_json, strlen(state_json)) !=
 	    yajl_gen_status_ok)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: listenerPath: cannot embed the state");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: cannot embed the state");
 	yajl_gen_map_close(g);
 	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok)
-		return ar_error_set_plain(err, EINVAL,
-					  "seccomp: listenerPath: cannot generate the process state");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: cannot generate the process state");
 	*out = ar_xmalloc(len + 1);
 	memcpy(*out, buf, len);
 	(*out)[len] = '\0';
@@ -714,13 +734,13 @@ int ar_seccomp_send_notify_fd(const char *listener_path, int notify_fd,
 		return ar_error_set_plain(err, EINVAL,
 					  "seccomp: empty listenerPath");
 	if (strlen(listener_path) >= sizeof(addr.sun_path))
-		return ar_error_set_plain(err, ENAMETOOLONG,
-					  "seccomp: listenerPath `%s` is too long for a unix socket (max %zu bytes)",
-					  listener_path,
-					  sizeof(addr.sun_path) - 1);
+		return ar_error_set_plain(
+			err, ENAMETOOLONG,
+			"seccomp: listenerPath `%s` is too long for a unix socket (max %zu bytes)",
+			listener_path, sizeof(addr.sun_path) - 1);
 	if (notify_fd < 0)
-		return ar_error_set_plain(err, EBADF,
-					  "seccomp: no notification fd to send");
+		return ar_error_set_plain(
+			err, EBADF, "seccomp: no notification fd to send");
 	if (build_process_state(metadata, state_json, &payload, &len, err) < 0)
 		return -1;
 

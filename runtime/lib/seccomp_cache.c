@@ -173,8 +173,8 @@ static struct ar_seccomp_filter *cache_read(int dirfd, const char *name,
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 022) ||
-	    st.st_size <= 0 || (uint64_t)st.st_size > CACHE_MAX_FILE)
+	    st.st_uid != geteuid() || (st.st_mode & 022) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > CACHE_MAX_FILE)
 		return NULL;
 	data = ar_xmalloc((size_t)st.st_size);
 	n = ar_read_all(fd, data, (size_t)st.st_size);
@@ -194,8 +194,7 @@ static struct ar_seccomp_filter *cache_read(int dirfd, const char *name,
 	    !take_u32(&p, end, &blen))
 		return NULL;
 	if (blen == 0 || blen > AR_SECCOMP_BPF_MAX ||
-	    blen % sizeof(struct sock_filter) != 0 ||
-	    (size_t)(end - p) != blen)
+	    blen % sizeof(struct sock_filter) != 0 || (size_t)(end - p) != blen)
 		return NULL;
 	f = ar_xcalloc(1, sizeof(*f));
 	f->bpf = ar_xmalloc(blen);
@@ -257,8 +256,8 @@ int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
 
 	*out = cache_read(dirfd, name, key, key_len);
 	if (*out) {
-		ar_debug("seccomp: compiled filter from cache %s/%s",
-			 cache_dir, name);
+		ar_debug("seccomp: compiled filter from cache %s/%s", cache_dir,
+			 name);
 		return 0;
 	}
 	if (ar_seccomp_compile(sc, out, err) < 0)

@@ -90,8 +90,9 @@ static int copy_entry(int src, int dst, const char *name, int depth,
 		ar_debug("tmpcopyup: skipping special file \"%s\"", name);
 		return 0;
 	}
-	if (r == 0 && fchownat(dst, name, st.st_uid, st.st_gid,
-			       AT_SYMLINK_NOFOLLOW) < 0 &&
+	if (r == 0 &&
+	    fchownat(dst, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) <
+		    0 &&
 	    errno != EPERM && errno != EINVAL)
 		return ar_error_set(err, errno, "chown \"%s\"", name);
 	return r;

@@ -172,6 +172,73 @@ t_cleanup_unmounts()
 	fi
 }
 
+# A fake source tree with one test file per outcome, for run-tests.sh.
+_fake_tree()
+{
+	local t=$1
+	mkdir -p "$t/tests/integration" "$t/tests/unit"
+	cp "$TOP_SRCDIR/tests/run-tests.sh" "$TOP_SRCDIR/tests/lib.sh" "$t/tests/"
+	cat >"$t/tests/integration/test_a.sh" <<'EOF2'
+. "$(dirname "$0")/../lib.sh"
+t_ok() { true; }
+t_skip() { skip "no widget"; }
+t_fail() { echo "diagnostic line"; assert_eq 1 2; }
+run_test "passes" t_ok
+run_test "skips" t_skip
+run_test "fails" t_fail
+finish
+EOF2
+	printf 'echo "1..1"; echo "ok 1 - fine"; kill -SEGV $$\n' \
+		>"$t/tests/integration/test_crash.sh"
+	printf 'echo hello\n' >"$t/tests/integration/test_noplan.sh"
+	printf 'echo "1..1"; echo "ok 1 - x"; exit 3\n' \
+		>"$t/tests/integration/test_exit.sh"
+	printf 'sleep 60\n' >"$t/tests/integration/test_hang.sh"
+	printf '. "$(dirname "$0")/../lib.sh"\nskip "not here"\n' \
+		>"$t/tests/integration/test_wholeskip.sh"
+	printf '#!/bin/sh\necho 1..2; echo "ok 1 - a"; echo "not ok 2 - b"; exit 1\n' \
+		>"$t/tests/unit/test_u"
+	chmod +x "$t/tests/unit/test_u"
+}
+
+t_runner_counts()
+{
+	local t=$TEST_TMP/fake last
+	_fake_tree "$t"
+	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" TEST_TIMEOUT=2 \
+		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh"
+	last=$(tail -n1 <<<"$OUT")
+	# pass: u.a, a.passes, crash.fine, exit.x; fail: u.b, a.fails, crash,
+	# noplan, exit, hang; skip: a.skips, wholeskip.
+	assert_eq "$last" "4 passed, 6 failed, 2 skipped"
+	assert_contains "$OUT" "test_a: ok 2 - skips # SKIP no widget"
+	assert_contains "$OUT" "test_a: #   diagnostic line"
+	assert_contains "$OUT" "FAIL test_crash: crashed (killed by signal 11)"
+	assert_contains "$OUT" "FAIL test_hang: timed out after 2s"
+	assert_contains "$OUT" "FAIL test_noplan: printed no TAP plan or results"
+	assert_contains "$OUT" "FAIL test_exit: exited with status 3"
+	assert_contains "$OUT" "SKIP test_wholeskip: (whole file): not here"
+	assert_contains "$OUT" "SKIP test_a: skips: no widget"
+	assert_not_contains "$ERR" "Segmentation fault"
+}
+
+t_runner_filters()
+{
+	local t=$TEST_TMP/fake2
+	_fake_tree "$t"
+	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh" --unit-only
+	assert_eq "$(tail -n1 <<<"$OUT")" "1 passed, 1 failed, 0 skipped"
+	assert_status 0 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh" \
+		--integration-only -k wholeskip
+	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 0 failed, 1 skipped"
+	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		UNIT_TESTS="tests/unit/test_u tests/unit/missing" \
+		bash "$t/tests/run-tests.sh" -k 'missing'
+	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 1 failed, 0 skipped"
+}
+
 run_test "TEST_TMP is under /tmp, mode 0755" t_tmp_dir
 run_test "make_rootfs gives a working busybox (chroot)" t_rootfs_runs_busybox
 run_test "make_rootfs copies are independent" t_rootfs_copy_is_private
@@ -184,4 +251,6 @@ run_test "assert_* succeed and fail correctly" t_assert_status_captures
 run_test "unique_id" t_unique_id
 run_test "defer runs on exit" t_defer_runs
 run_test "exit cleanup unmounts and removes TEST_TMP" t_cleanup_unmounts
+run_test "run-tests.sh counts pass/fail/skip, crash, hang, no plan" t_runner_counts
+run_test "run-tests.sh --unit-only, --integration-only, -k" t_runner_filters
 finish

@@ -127,6 +127,23 @@ t_create_start_state_delete()
 	assert_contains "$ERR" "does not exist"
 }
 
+t_create_start_non_root_user()
+{
+	require_root
+	local b=$TEST_TMP/bu id
+	make_bundle "$b"
+	id=$(unique_id)
+	set_args "$b" 'id -u >/tmp/uid'
+	config_set "$b" '.process.user={"uid":1000,"gid":1000}'
+	chmod 1777 "$b/rootfs/tmp"
+	defer ar delete --force "$id"
+	# the exec fifo must be writable by process.user (umask 077 here)
+	assert_status 0 bash -c "umask 077; exec \"\$0\" --root '$AR_ROOT' create --bundle '$b' '$id'" "$AGENTRUN"
+	assert_status 0 ar start "$id"
+	wait_until 5 test -s "$b/rootfs/tmp/uid"
+	assert_eq "$(cat "$b/rootfs/tmp/uid")" 1000
+}
+
 t_annotations_in_state()
 {
 	require_root
@@ -207,14 +224,15 @@ t_kill_all()
 	require_root
 	local b=$TEST_TMP/b8 id
 	make_bundle "$b"
-	# pid 1 ignores TERM; its child does not
-	set_args "$b" 'trap "" TERM; sleep 30 & echo $! >/tmp/child; wait; echo child-gone >/tmp/done; while :; do sleep 0.05; done'
+	# pid 1 survives TERM (a handler); its child does not
+	set_args "$b" 'trap "echo term >>/tmp/pterm" TERM; sleep 30 & echo $! >/tmp/child; while kill -0 $! 2>/dev/null; do sleep 0.05; done; echo child-gone >/tmp/done; while :; do sleep 0.05; done'
 	id=$(unique_id)
 	defer ar delete --force "$id"
 	assert_status 0 ar run -d --bundle "$b" "$id"
 	wait_until 5 test -s "$b/rootfs/tmp/child"
 	assert_status 0 ar kill --all "$id" TERM
 	wait_until 5 test -e "$b/rootfs/tmp/done"
+	wait_until 5 test -e "$b/rootfs/tmp/pterm"
 	assert_eq "$(status_of "$id")" running
 	assert_status 0 ar kill -a "$id" KILL
 	wait_until 5 sh -c "'$AGENTRUN' --root '$AR_ROOT' state '$id' | grep -q stopped"
@@ -375,6 +393,7 @@ run_test "run --keep leaves a stopped container" t_run_keep
 run_test "run: killed by a signal exits 128+N" t_run_signal_exit_code
 run_test "run forwards SIGTERM to the container" t_run_forwards_signals
 run_test "create/start/state/kill/delete: created -> running -> stopped" t_create_start_state_delete
+run_test "create/start with a non-root process.user" t_create_start_non_root_user
 run_test "state shows annotations, '/' unescaped" t_annotations_in_state
 run_test "run --detach, kill, delete" t_detach_kill_delete
 run_test "delete --force of created and running containers" t_delete_force

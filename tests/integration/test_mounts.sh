@@ -210,6 +210,30 @@ t_proc_symlink_to_root()
 	[ -d /etc ] && [ -r /etc/passwd ] || fail "host / damaged"
 }
 
+t_idmapped_bind()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/idmap d=$TEST_TMP/idmapdata v
+	# tmpfs supports idmapped mounts since Linux 6.3
+	v=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+	if [ "$(stat -f -c %T "$TEST_TMP")" = tmpfs ] && [ "$v" -lt 6003 ]; then
+		skip "no idmapped mounts on tmpfs before Linux 6.3"
+	fi
+	make_bundle "$b"
+	mkdir -p "$d"
+	echo x >"$d/file"
+	chown 0:0 "$d/file"
+	config_set "$b" '.mounts += [{"destination":"/idm","type":"bind",
+		"source":$d,"options":["bind","idmap"],
+		"uidMappings":[{"containerID":0,"hostID":4321,"size":1}],
+		"gidMappings":[{"containerID":0,"hostID":4321,"size":1}]}]' \
+		--arg d "$d"
+	run_sh "$b" 'stat -c "%u:%g" /idm/file'
+	assert_eq "$OUT" 4321:4321
+	assert_eq "$(stat -c %u:%g "$d/file")" 0:0 "host file changed owner"
+}
+
 t_mount_error_names_entry()
 {
 	require_root
@@ -256,6 +280,7 @@ run_test "bind, rbind, rro, file bind, tmpcopyup" t_bind_mounts
 run_test "--no-pivot" t_no_pivot
 run_test "symlinked mount targets stay in the rootfs" t_symlink_target_stays_inside
 run_test "rootfs /proc -> / fails cleanly, host untouched" t_proc_symlink_to_root
+run_test "idmapped bind mount" t_idmapped_bind
 run_test "mount errors name the entry" t_mount_error_names_entry
 run_test "rootless: device binds, /sys, flags" t_rootless
 finish

@@ -184,12 +184,50 @@ EOF
 	parse_ok "${files[@]}"
 }
 
+# The generated config really runs (with the embedded seccomp profile).
+t_spec_config_runs()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/runs id
+	id=$(unique_id)
+	mkdir -p "$b"
+	make_rootfs "$b/rootfs"
+	assert_status 0 "$AGENTRUN" spec --bundle "$b"
+	config_set "$b" '.process.args=["sh","-c","echo hello; grep ^Seccomp: /proc/self/status; hostname"]'
+	defer ar delete --force "$id"
+	assert_status 0 ar run --bundle "$b" "$id"
+	assert_contains "$OUT" "hello"
+	assert_match "$OUT" "Seccomp:[[:space:]]+2"
+	assert_contains "$OUT" "agentrun"
+}
+
+t_spec_rootless_config_runs()
+{
+	require_cmd jq
+	ensure_test_user
+	require_agentrun_as_test_user
+	local b=$TEST_TMP/runs-rootless id
+	id=$(unique_id)
+	mkdir -p "$b"
+	make_rootfs "$b/rootfs"
+	chown -hR "$TEST_UID:$TEST_GID" "$b"
+	assert_status 0 as_test_user "$AGENTRUN" spec --rootless --bundle "$b"
+	config_set "$b" '.process.args=["sh","-c","id -u; ls /sys/kernel >/dev/null && echo sys-ok"]'
+	defer ar_user delete --force "$id"
+	assert_status 0 ar_user run --bundle "$b" "$id"
+	assert_eq "$(head -n1 <<<"$OUT")" "0" "not root in the container"
+	assert_contains "$OUT" "sys-ok"
+}
+
 run_test "spec writes a default config.json in the cwd" t_spec_default
 run_test "spec --bundle / -b" t_spec_bundle_option
 run_test "spec refuses to overwrite config.json" t_spec_refuses_overwrite
 run_test "spec --rootless maps root to the caller" t_spec_rootless
 run_test "spec --rootless as an unprivileged user" t_spec_rootless_as_user
 run_test "spec --help and bad options" t_spec_help_and_bad_options
+run_test "the default config runs" t_spec_config_runs
+run_test "the --rootless config runs as an unprivileged user" t_spec_rootless_config_runs
 run_test "crun/runc spec output parses" t_corpus_crun_runc
 run_test "podman-generated config.json parses" t_corpus_podman
 finish

@@ -71,8 +71,8 @@ static void parse_status(const char *text, struct status_caps *s)
 /* Fork; the child runs fn and writes its /proc/self/status (or, when fn
  * returns 1, has already exec'ed something that prints it) to a pipe.
  * Returns the exit status; *out gets what the child wrote. */
-static int in_child(int (*fn)(void *, struct ar_error *), void *arg,
-		    char *out, size_t len)
+static int in_child(int (*fn)(void *, struct ar_error *), void *arg, char *out,
+		    size_t len)
 {
 	int p[2];
 	pid_t pid;
@@ -152,8 +152,7 @@ UNIT_TEST(cap_last_cap)
 	CHECK_INT_EQ(ar_cap_last_cap(), v);
 }
 
-static void set_mask(struct oci_capabilities *c, enum oci_cap_set s,
-		     uint64_t m)
+static void set_mask(struct oci_capabilities *c, enum oci_cap_set s, uint64_t m)
 {
 	c->present = true;
 	c->set_present[s] = true;
@@ -253,8 +252,9 @@ UNIT_TEST(ambient_needs_inheritable)
 	 * process itself. */
 	CHECK_INT_EQ(ar_caps_read_current(OCI_CAP_BOUNDING, &before, &err), 0);
 	CHECK_INT_EQ(ar_caps_apply(&c, &err), -1);
-	CHECK_STR_EQ(err.msg,
-		     "ambient capability CAP_KILL must also be in the permitted and inheritable sets");
+	CHECK_STR_EQ(
+		err.msg,
+		"ambient capability CAP_KILL must also be in the permitted and inheritable sets");
 	CHECK_INT_EQ(ar_caps_read_current(OCI_CAP_BOUNDING, &after, &err), 0);
 	CHECK_INT_EQ(before, after);
 
@@ -263,8 +263,25 @@ UNIT_TEST(ambient_needs_inheritable)
 	c.mask[OCI_CAP_AMBIENT] = 0;
 	set_mask(&c, OCI_CAP_EFFECTIVE, BIT(CAP_SYS_ADMIN));
 	CHECK_INT_EQ(ar_caps_apply(&c, &err), -1);
-	CHECK_STR_CONTAINS(err.msg,
-			   "effective capability CAP_SYS_ADMIN must also be in the permitted set");
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"effective capability CAP_SYS_ADMIN must also be in the permitted set");
+}
+
+UNIT_TEST(inheritable_outside_bounding_fails)
+{
+	struct oci_capabilities c = { 0 };
+	char out[8192];
+	int st;
+
+	if (geteuid() != 0)
+		UNIT_SKIP("needs root");
+	set_mask(&c, OCI_CAP_BOUNDING, BIT(CAP_KILL));
+	set_mask(&c, OCI_CAP_PERMITTED, BIT(CAP_KILL));
+	set_mask(&c, OCI_CAP_INHERITABLE, BIT(CAP_CHOWN));
+	st = in_child(apply_as_is, &c, out, sizeof(out));
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	CHECK_STR_CONTAINS(out, "inheritable must be within the bounding set");
 }
 
 /* The real sequence of the container process: keep caps, switch to an

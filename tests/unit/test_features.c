@@ -67,11 +67,11 @@ UNIT_TEST(features_document)
 	CHECK(text[strlen(text) - 1] == '\n');
 	CHECK(strstr(text, "\\/") == NULL);
 	CHECK_STR_CONTAINS(text, "\n    \"ociVersionMin\"");
-	CHECK_STR_EQ(YAJL_GET_STRING(get(root, yajl_t_string, "ociVersionMin",
-					 NULL)),
+	CHECK_STR_EQ(YAJL_GET_STRING(
+			     get(root, yajl_t_string, "ociVersionMin", NULL)),
 		     "1.0.0");
-	CHECK_STR_EQ(YAJL_GET_STRING(get(root, yajl_t_string, "ociVersionMax",
-					 NULL)),
+	CHECK_STR_EQ(YAJL_GET_STRING(
+			     get(root, yajl_t_string, "ociVersionMax", NULL)),
 		     "1.2.0");
 	v = get(root, yajl_t_array, "hooks", NULL);
 	CHECK(v && v->u.array.len == 6);
@@ -88,10 +88,12 @@ UNIT_TEST(features_document)
 	v = get(root, yajl_t_array, "linux", "capabilities", NULL);
 	CHECK(v && (int)v->u.array.len == ar_cap_last_cap() + 1);
 	CHECK(array_has(v, "CAP_SYS_ADMIN"));
-	CHECK(YAJL_IS_TRUE(get(root, yajl_t_any, "linux", "cgroup", "v2", NULL)));
-	CHECK(YAJL_IS_FALSE(get(root, yajl_t_any, "linux", "cgroup", "v1", NULL)));
-	CHECK(YAJL_IS_TRUE(get(root, yajl_t_any, "linux", "seccomp", "enabled",
-			       NULL)));
+	CHECK(YAJL_IS_TRUE(
+		get(root, yajl_t_any, "linux", "cgroup", "v2", NULL)));
+	CHECK(YAJL_IS_FALSE(
+		get(root, yajl_t_any, "linux", "cgroup", "v1", NULL)));
+	CHECK(YAJL_IS_TRUE(
+		get(root, yajl_t_any, "linux", "seccomp", "enabled", NULL)));
 	v = get(root, yajl_t_array, "linux", "seccomp", "actions", NULL);
 	CHECK(v && v->u.array.len == 9);
 	CHECK(array_has(v, "SCMP_ACT_NOTIFY"));
@@ -109,14 +111,14 @@ UNIT_TEST(features_document)
 		CHECK(sup != NULL);
 		CHECK(array_has(sup, "SECCOMP_FILTER_FLAG_LOG"));
 		for (size_t i = 0; sup && i < sup->u.array.len; i++)
-			CHECK(array_has(v, YAJL_GET_STRING(
-						   sup->u.array.values[i])));
+			CHECK(array_has(
+				v, YAJL_GET_STRING(sup->u.array.values[i])));
 	}
-	CHECK(YAJL_IS_FALSE(get(root, yajl_t_any, "linux", "apparmor",
-				"enabled", NULL)));
+	CHECK(YAJL_IS_FALSE(
+		get(root, yajl_t_any, "linux", "apparmor", "enabled", NULL)));
 	CHECK(get(root, yajl_t_any, "linux", "selinux", "enabled", NULL));
-	CHECK(YAJL_IS_FALSE(get(root, yajl_t_any, "linux", "intelRdt",
-				"enabled", NULL)));
+	CHECK(YAJL_IS_FALSE(
+		get(root, yajl_t_any, "linux", "intelRdt", "enabled", NULL)));
 	CHECK(get(root, yajl_t_any, "linux", "mountExtensions", "idmap",
 		  "enabled", NULL));
 	CHECK_STR_EQ(YAJL_GET_STRING(get(root, yajl_t_string, "annotations",

@@ -229,8 +229,7 @@ UNIT_TEST(last_option_wins)
 			   (const char *)NULL),
 		     0);
 	CHECK_INT_EQ(f.flags, MS_STRICTATIME);
-	CHECK_INT_EQ(parse(&f, &err, "private", "rshared",
-			   (const char *)NULL),
+	CHECK_INT_EQ(parse(&f, &err, "private", "rshared", (const char *)NULL),
 		     0);
 	CHECK_INT_EQ(f.propagation, MS_SHARED | MS_REC);
 	CHECK_INT_EQ(parse(&f, &err, "rro", "rrw", (const char *)NULL), 0);
@@ -280,8 +279,8 @@ UNIT_TEST(podman_defaults)
 	CHECK_INT_EQ(parse(&f, &err, "rprivate", "nosuid", "noexec", "nodev",
 			   "relatime", "ro", (const char *)NULL),
 		     0);
-	CHECK_INT_EQ(f.flags,
-		     MS_NOSUID | MS_NOEXEC | MS_NODEV | MS_RELATIME | MS_RDONLY);
+	CHECK_INT_EQ(f.flags, MS_NOSUID | MS_NOEXEC | MS_NODEV | MS_RELATIME |
+				      MS_RDONLY);
 	CHECK_INT_EQ(f.propagation, MS_PRIVATE | MS_REC);
 	CHECK(f.data == NULL);
 	CHECK_INT_EQ(parse(&f, &err, "rbind", "rro", "nosuid",
@@ -310,22 +309,68 @@ UNIT_TEST(all_features_options_known)
 {
 	/* features.md mountOptions: none of these may end up as fs data */
 	static const char *const all[] = {
-		"async",      "atime",	       "bind",	       "defaults",
-		"dev",	      "diratime",      "dirsync",      "exec",
-		"iversion",   "lazytime",      "loud",	       "mand",
-		"noatime",    "nodev",	       "nodiratime",   "noexec",
-		"noiversion", "nolazytime",    "nomand",       "norelatime",
-		"nostrictatime", "nosuid",     "nosymfollow",  "private",
-		"ratime",     "rbind",	       "rdev",	       "rdiratime",
-		"relatime",   "remount",       "rexec",	       "rnoatime",
-		"rnodev",     "rnodiratime",   "rnoexec",      "rnorelatime",
-		"rnostrictatime", "rnosuid",   "rnosymfollow", "ro",
-		"rprivate",   "rrelatime",     "rro",	       "rrw",
-		"rshared",    "rslave",	       "rstrictatime", "rsuid",
-		"rsymfollow", "runbindable",   "rw",	       "shared",
-		"silent",     "slave",	       "strictatime",  "suid",
-		"symfollow",  "sync",	       "tmpcopyup",    "unbindable",
-		"idmap",      "ridmap",
+		"async",
+		"atime",
+		"bind",
+		"defaults",
+		"dev",
+		"diratime",
+		"dirsync",
+		"exec",
+		"iversion",
+		"lazytime",
+		"loud",
+		"mand",
+		"noatime",
+		"nodev",
+		"nodiratime",
+		"noexec",
+		"noiversion",
+		"nolazytime",
+		"nomand",
+		"norelatime",
+		"nostrictatime",
+		"nosuid",
+		"nosymfollow",
+		"private",
+		"ratime",
+		"rbind",
+		"rdev",
+		"rdiratime",
+		"relatime",
+		"remount",
+		"rexec",
+		"rnoatime",
+		"rnodev",
+		"rnodiratime",
+		"rnoexec",
+		"rnorelatime",
+		"rnostrictatime",
+		"rnosuid",
+		"rnosymfollow",
+		"ro",
+		"rprivate",
+		"rrelatime",
+		"rro",
+		"rrw",
+		"rshared",
+		"rslave",
+		"rstrictatime",
+		"rsuid",
+		"rsymfollow",
+		"runbindable",
+		"rw",
+		"shared",
+		"silent",
+		"slave",
+		"strictatime",
+		"suid",
+		"symfollow",
+		"sync",
+		"tmpcopyup",
+		"unbindable",
+		"idmap",
+		"ridmap",
 	};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -356,8 +401,7 @@ UNIT_TEST(sysctl_keys)
 	struct ar_error err = AR_ERROR_INIT;
 	char *p = NULL;
 
-	CHECK_INT_EQ(ar_sysctl_key_to_path("net.ipv4.ip_forward", &p, &err),
-		     0);
+	CHECK_INT_EQ(ar_sysctl_key_to_path("net.ipv4.ip_forward", &p, &err), 0);
 	CHECK_STR_EQ(p, "/proc/sys/net/ipv4/ip_forward");
 	free(p);
 	/* slashes: dots are part of names (VLAN interfaces) */
@@ -367,9 +411,9 @@ UNIT_TEST(sysctl_keys)
 	CHECK_STR_EQ(p, "/proc/sys/net/ipv4/conf/eth0.100/forwarding");
 	free(p);
 	static const char *const bad[] = {
-		"",	    ".",	"..",	    "net..ipv4", ".net",
-		"net.",	    "net/../../x", "/etc/x", "net//x",	 "x/",
-		"a/./b",
+		"",	  ".",	  "..",		 "net..ipv4",
+		".net",	  "net.", "net/../../x", "/etc/x",
+		"net//x", "x/",	  "a/./b",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		p = NULL;
@@ -384,9 +428,12 @@ UNIT_TEST(sysctl_keys)
 UNIT_TEST(clean_path)
 {
 	static const char *const cases[][2] = {
-		{ "/dev", "/dev" },	    { "dev", "/dev" },
-		{ "//dev//", "/dev" },	    { "/./dev/./pts/", "/dev/pts" },
-		{ "/", "/" },		    { "", "/" },
+		{ "/dev", "/dev" },
+		{ "dev", "/dev" },
+		{ "//dev//", "/dev" },
+		{ "/./dev/./pts/", "/dev/pts" },
+		{ "/", "/" },
+		{ "", "/" },
 		{ "/a/../b", "/a/../b" },
 	};
 

@@ -22,7 +22,8 @@
 static char top[PATH_MAX]; /* the temp dir */
 static char root[PATH_MAX + 16]; /* top/root */
 static char outside[PATH_MAX + 16]; /* top/outside: must stay empty */
-static char tag[64]; /* unique names for files that must not appear in /etc, /tmp */
+static char
+	tag[64]; /* unique names for files that must not appear in /etc, /tmp */
 
 static void mk(const char *rel, bool dir)
 {

@@ -280,8 +280,10 @@ UNIT_TEST(compile_args_and_masked_eq)
 	struct ar_error err = AR_ERROR_INIT;
 	struct oci_seccomp sc = base(OCI_SCMP_ACT_ALLOW);
 	struct oci_seccomp_arg args[] = {
-		{ .index = 0, .op = OCI_SCMP_CMP_MASKED_EQ,
-		  .value = 0x7e020000, .value_two = 0x10000000 },
+		{ .index = 0,
+		  .op = OCI_SCMP_CMP_MASKED_EQ,
+		  .value = 0x7e020000,
+		  .value_two = 0x10000000 },
 		{ .index = 2, .op = OCI_SCMP_CMP_GT, .value = 5 },
 	};
 	struct oci_seccomp_syscall rules[] = {
@@ -393,7 +395,9 @@ static int child_args(void *arg)
 	 * getsid(pid): ENOTDIR when pid == 111111 or pid == 222222 (two
 	 * conditions on one index: one rule each, i.e. ORed). */
 	struct oci_seccomp_arg masked[] = {
-		{ .index = 0, .op = OCI_SCMP_CMP_MASKED_EQ, .value = 0xff00,
+		{ .index = 0,
+		  .op = OCI_SCMP_CMP_MASKED_EQ,
+		  .value = 0xff00,
 		  .value_two = 0x1200 },
 	};
 	struct oci_seccomp_arg same_index[] = {
@@ -487,10 +491,16 @@ UNIT_TEST(enforce_kill_process_and_thread)
 static int child_default_errno(void *arg)
 {
 	struct oci_seccomp sc = base(OCI_SCMP_ACT_ERRNO);
-	/* What this child needs to go on after the load. */
+	/* What this child needs to go on after the load (generous, so
+	 * that sanitizer runtimes keep working too). */
 	struct oci_seccomp_syscall rules[] = {
-		rule(STRV("exit_group", "exit", "write", "getpid",
-			  "rt_sigreturn"),
+		rule(STRV("exit_group", "exit", "write", "writev", "read",
+			  "getpid", "gettid", "tgkill", "rt_sigreturn",
+			  "rt_sigaction", "rt_sigprocmask", "sigaltstack",
+			  "mmap", "munmap", "mprotect", "madvise", "futex",
+			  "sched_yield", "prctl", "openat", "close", "fstat",
+			  "newfstatat", "readlink", "lseek", "getrlimit",
+			  "prlimit64"),
 		     OCI_SCMP_ACT_ALLOW, -1),
 	};
 	long r;
@@ -544,12 +554,13 @@ static int child_notify(void *p)
 	CHILD_CHECK(load(&sc, &nfd) == 0);
 	CHILD_CHECK(nfd >= 0);
 	CHILD_CHECK((fcntl(nfd, F_GETFD) & FD_CLOEXEC) != 0);
-	state = ar_xasprintf("{\"ociVersion\":\"1.2.0\",\"id\":\"c1\","
-			     "\"status\":\"creating\",\"pid\":%d,"
-			     "\"bundle\":\"/b\",\"annotations\":{\"a/b\":\"1\"}}",
-			     (int)getpid());
-	if (ar_seccomp_send_notify_fd(a->path, nfd, "meta\"data", state,
-				      &err) < 0) {
+	state = ar_xasprintf(
+		"{\"ociVersion\":\"1.2.0\",\"id\":\"c1\","
+		"\"status\":\"creating\",\"pid\":%d,"
+		"\"bundle\":\"/b\",\"annotations\":{\"a/b\":\"1\"}}",
+		(int)getpid());
+	if (ar_seccomp_send_notify_fd(a->path, nfd, "meta\"data", state, &err) <
+	    0) {
 		fprintf(stderr, "child: %s\n", err.msg);
 		return 2;
 	}
@@ -645,7 +656,8 @@ static void run_notify(const char *flag)
 	snprintf(expect, sizeof(expect), "\"pid\":%d,", (int)pid);
 	CHECK_STR_CONTAINS(buf, expect);
 	CHECK_STR_CONTAINS(buf, "\"metadata\":\"meta\\\"data\"");
-	CHECK_STR_CONTAINS(buf, "\"state\":{\"ociVersion\":\"1.2.0\",\"id\":\"c1\"");
+	CHECK_STR_CONTAINS(buf,
+			   "\"state\":{\"ociVersion\":\"1.2.0\",\"id\":\"c1\"");
 	CHECK(strlen(buf) > 0 && buf[strlen(buf) - 1] == '}');
 
 	if (nfd >= 0) {
@@ -679,8 +691,10 @@ UNIT_TEST(notify_via_listener_path)
 
 UNIT_TEST(notify_with_wait_killable_recv)
 {
-	if (!ar_seccomp_flag_supported("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"))
-		UNIT_SKIP("kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
+	if (!ar_seccomp_flag_supported(
+		    "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"))
+		UNIT_SKIP(
+			"kernel without SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
 	run_notify("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV");
 }
 
@@ -697,8 +711,7 @@ UNIT_TEST(send_notify_fd_errors)
 	memset(longp, 'a', sizeof(longp) - 1);
 	longp[0] = '/';
 	longp[sizeof(longp) - 1] = '\0';
-	CHECK_INT_EQ(ar_seccomp_send_notify_fd(longp, 0, NULL, "{}", &err),
-		     -1);
+	CHECK_INT_EQ(ar_seccomp_send_notify_fd(longp, 0, NULL, "{}", &err), -1);
 	CHECK_STR_CONTAINS(err.msg, "too long");
 	ar_error_clear(&err);
 	CHECK_INT_EQ(ar_seccomp_send_notify_fd("/nonexistent/agentrun.sock", 0,

@@ -36,8 +36,9 @@ static struct oci_config *load_profile(struct ar_error *err)
 			    top ? top : AGENTRUN_TOP_SRCDIR);
 	if (ar_read_file_at(AT_FDCWD, path, 1 << 20, &profile, NULL, err) < 0)
 		return NULL;
-	json = ar_xasprintf("{\"ociVersion\":\"1.2.0\",\"linux\":{\"seccomp\":%s}}",
-			    profile);
+	json = ar_xasprintf(
+		"{\"ociVersion\":\"1.2.0\",\"linux\":{\"seccomp\":%s}}",
+		profile);
 	if (oci_config_parse(json, strlen(json), path, &cfg, err) < 0)
 		return NULL;
 	return cfg;

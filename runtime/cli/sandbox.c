@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun sandbox [OPTIONS] [--] CMD [ARGS...] */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "profile.h"
+#include "../sandbox/sandbox.h"
+#include "utils.h"
+
+static void sandbox_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: agentrun sandbox [OPTIONS] [--] CMD [ARGS...]\n"
+		"\n"
+		"Run CMD rootless in a sandbox built from this machine: host /usr\n"
+		"read-only, a minimal /etc, a private home, the workspace (git\n"
+		"top-level of the current directory, or the directory) read-write\n"
+		"with your own uid, no network, secrets filtered from the environment.\n"
+		"\n"
+		"Options:\n"
+		"  --workspace DIR      the read-write workspace (default: git top / cwd)\n"
+		"  --ro PATH            also show host PATH read-only (~/ allowed)\n"
+		"  --rw PATH            also show host PATH read-write\n"
+		"  --hide PATH          hide PATH (empty dir / empty file over it)\n"
+		"  --env NAME[=VALUE]   pass NAME from the environment (even a secret),\n"
+		"                       or set it; NAME may be a pattern like 'LC_*'\n"
+		"  --etc NAME           also show host /etc/NAME read-only\n"
+		"  --net none|host      network: none (default; own netns, loopback up)\n"
+		"                       or host (warning: host services reachable)\n"
+		"  --profile FILE       settings from a JSON profile (contrib/profiles/)\n"
+		"  --tty, --no-tty      give CMD a terminal (default: when stdin is one)\n"
+		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"See docs/sandbox.md; `agentrun doctor` checks this machine.\n");
+}
+
+enum {
+	OPT_WORKSPACE = 256,
+	OPT_RO,
+	OPT_RW,
+	OPT_HIDE,
+	OPT_ENV,
+	OPT_ETC,
+	OPT_NET,
+	OPT_PROFILE,
+	OPT_TTY,
+	OPT_NO_TTY,
+	OPT_PRINT_BUNDLE,
+};
+
+static void list_add(struct ar_sandbox_list *l, const char *v)
+{
+	l->v[l->n++] = v;
+}
+
+int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "workspace", required_argument, NULL, OPT_WORKSPACE },
+		{ "ro", required_argument, NULL, OPT_RO },
+		{ "rw", required_argument, NULL, OPT_RW },
+		{ "hide", required_argument, NULL, OPT_HIDE },
+		{ "env", required_argument, NULL, OPT_ENV },
+		{ "etc", required_argument, NULL, OPT_ETC },
+		{ "net", required_argument, NULL, OPT_NET },
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "tty", no_argument, NULL, OPT_TTY },
+		{ "no-tty", no_argument, NULL, OPT_NO_TTY },
+		{ "print-bundle", required_argument, NULL, OPT_PRINT_BUNDLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sandbox_opts o = { .tty = -1, .landlock = -1 };
+	struct ar_sandbox_run_opts ro = { 0 };
+	const char *profile_path = NULL;
+	struct oci_profile *profile = NULL;
+	_cleanup_free_ const char **store = NULL;
+	int c, rc, status;
+
+	/* every list can hold all of argv */
+	store = ar_xcalloc(5 * (size_t)argc + 5, sizeof(char *));
+	o.ro.v = store;
+	o.rw.v = store + argc + 1;
+	o.hide.v = store + 2 * (argc + 1);
+	o.env.v = store + 3 * (argc + 1);
+	o.etc.v = store + 4 * (argc + 1);
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_WORKSPACE:
+			o.workspace = optarg;
+			break;
+		case OPT_RO:
+			list_add(&o.ro, optarg);
+			break;
+		case OPT_RW:
+			list_add(&o.rw, optarg);
+			break;
+		case OPT_HIDE:
+			list_add(&o.hide, optarg);
+			break;
+		case OPT_ENV:
+			list_add(&o.env, optarg);
+			break;
+		case OPT_ETC:
+			list_add(&o.etc, optarg);
+			break;
+		case OPT_NET:
+			if (strcmp(optarg, "none") == 0)
+				o.net = AR_SANDBOX_NET_NONE;
+			else if (strcmp(optarg, "host") == 0)
+				o.net = AR_SANDBOX_NET_HOST;
+			else {
+				fprintf(stderr,
+					"agentrun sandbox: --net: expected none or host, got `%s`\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case OPT_PROFILE:
+			profile_path = optarg;
+			break;
+		case OPT_TTY:
+			o.tty = 1;
+			break;
+		case OPT_NO_TTY:
+			o.tty = 0;
+			break;
+		case OPT_PRINT_BUNDLE:
+			ro.print_bundle = optarg;
+			break;
+		case 'h':
+			sandbox_usage(stdout);
+			return 0;
+		default:
+			sandbox_usage(stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "agentrun sandbox: no command given\n");
+		sandbox_usage(stderr);
+		return 1;
+	}
+	o.argv = argv + optind;
+	if (profile_path &&
+	    oci_profile_load_file(profile_path, &profile, &err) < 0)
+		return cli_fail(&err);
+	o.profile = profile;
+	ro.state_root = cli_state_root(g);
+	ro.cgroups_disabled = g->cgroup_manager == AR_CGROUP_MANAGER_DISABLED;
+	rc = ar_sandbox_run(&o, &ro, &status, &err);
+	oci_profile_free(profile);
+	if (rc < 0)
+		return cli_fail(&err);
+	return ro.print_bundle ? 0 : status;
+}

@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sandbox as an ordinary OCI config, built from the host: who the user
+ * is, where the workspace is, which host paths show through. Everything
+ * below (mounts, namespaces, seccomp, the lifecycle) is the code every
+ * `agentrun run` uses.
+ *
+ * Identity: a keep-id user namespace maps the user's uid and gid to
+ * themselves (one range of size 1: no newuidmap, no /etc/subuid needed).
+ * The container process holds the capabilities of its own namespace
+ * while it sets up the mounts and loses them at execve: it is not uid 0,
+ * it has no ambient capabilities and the config clears every set. Files
+ * it creates in the workspace belong to the user on the host; nothing is
+ * ever re-owned. Host files of other owners show as nobody/nogroup.
+ * Run by root, the same map keeps uid 0 (0 -> 0) and the empty capability
+ * sets leave it root in name only: no CAP_DAC_OVERRIDE, no CAP_SYS_ADMIN,
+ * in a namespace that owns nothing of the host.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "net_loopback.h"
+#include "profile.h"
+#include "sandbox_internal.h"
+#include "utils.h"
+
+/* ---- paths ---- */
+
+bool sb_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+char *sb_expand_path(const struct ar_sandbox_host *h, const char *p)
+{
+	_cleanup_free_ char *full = NULL;
+	char *r;
+
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0'))
+		full = ar_xasprintf("%s%s", h->home, p + 1);
+	else if (p[0] == '/')
+		full = ar_xstrdup(p);
+	else {
+		errno = EINVAL;
+		return NULL;
+	}
+	r = realpath(full, NULL);
+	return r; /* errno from realpath */
+}
+
+char *ar_sandbox_find_workspace(const char *cwd)
+{
+	_cleanup_free_ char *dir = ar_xstrdup(cwd);
+	struct stat st;
+
+	/* Walk up looking for .git (a directory, or a file for worktrees
+	 * and submodules) instead of exec'ing git on every start. */
+	for (;;) {
+		_cleanup_free_ char *g = ar_xasprintf(
+			"%s/.git", strcmp(dir, "/") == 0 ? "" : dir);
+		char *slash;
+
+		if (lstat(g, &st) == 0)
+			return ar_steal_ptr(&dir);
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	return ar_xstrdup(cwd);
+}
+
+/* ---- the host ---- */
+
+int ar_sandbox_host_detect(struct ar_sandbox_host *h, struct ar_error *err)
+{
+	struct passwd *pw;
+	struct group *gr;
+	const char *home;
+	char buf[PATH_MAX];
+	extern char **environ;
+
+	memset(h, 0, sizeof(*h));
+	h->uid = getuid();
+	h->gid = getgid();
+	h->environ = environ;
+	h->etc = "/etc";
+	h->proc = "/proc";
+	pw = getpwuid(h->uid);
+	h->user = pw ? ar_xstrdup(pw->pw_name) :
+		       ar_xasprintf("user%u", (unsigned)h->uid);
+	gr = getgrgid(h->gid);
+	h->group = gr ? ar_xstrdup(gr->gr_name) : ar_xstrdup(h->user);
+	h->shell = ar_xstrdup(pw && pw->pw_shell && *pw->pw_shell ?
+				      pw->pw_shell :
+				      "/bin/sh");
+	home = getenv("HOME");
+	if (!home || home[0] != '/')
+		home = pw ? pw->pw_dir : NULL;
+	if (!home)
+		return ar_error_set_plain(err, ENOENT,
+					  "sandbox: no home directory for uid %u ($HOME unset, no passwd entry)",
+					  (unsigned)h->uid);
+	h->home = realpath(home, NULL);
+	if (!h->home)
+		h->home = ar_xstrdup(home); /* a home that does not exist */
+	if (!getcwd(buf, sizeof(buf)))
+		return ar_error_set(err, errno, "sandbox: current directory");
+	h->cwd = ar_xstrdup(buf);
+	return 0;
+}
+
+void ar_sandbox_host_release(struct ar_sandbox_host *h)
+{
+	free(h->user);
+	free(h->group);
+	free(h->home);
+	free(h->shell);
+	free(h->cwd);
+	memset(h, 0, sizeof(*h));
+}
+
+/* ---- the mount list ---- */
+
+void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,
+		  const char *source, const char *const *options)
+{
+	struct oci_mount *mt;
+	size_t n = 0;
+
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->v = ar_xrealloc(m->v, m->cap * sizeof(*m->v));
+	}
+	mt = &m->v[m->n++];
+	memset(mt, 0, sizeof(*mt));
+	mt->destination = oci_arena_strdup(m->a, dest);
+	mt->type = oci_arena_strdup(m->a, type);
+	mt->source = oci_arena_strdup(m->a, source);
+	while (options && options[n])
+		n++;
+	mt->options.v = oci_arena_calloc(m->a, n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		mt->options.v[i] = oci_arena_strdup(m->a, options[i]);
+	mt->options.n = n;
+}
+
+void sb_bind(struct sb_mounts *m, const char *path, bool rw)
+{
+	if (rw)
+		sb_mount_add(m, path, "bind", path,
+			     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+	else
+		sb_mount_add(m, path, "bind", path,
+			     SB_OPTS("rbind", "rro", "nosuid", "nodev"));
+}
+
+void sb_hide(struct sb_mounts *m, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode))
+		sb_mount_add(m, path, "tmpfs", "tmpfs",
+			     SB_OPTS("ro", "nosuid", "nodev", "noexec",
+				     "mode=0500", "size=4k"));
+	else
+		sb_mount_add(m, path, "bind", "/dev/null",
+			     SB_OPTS("bind", "ro", "nosuid", "noexec"));
+}
+
+bool sb_has_dest(const struct sb_mounts *m, const char *dest)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].destination, dest) == 0)
+			return true;
+	return false;
+}
+
+static size_t depth(const char *p)
+{
+	size_t d = 0;
+
+	for (; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			d++;
+	return d;
+}
+
+/* Parents before children (a stable sort by depth), so that a bind lands
+ * on top of the tmpfs or bind that contains it and later entries for the
+ * same path win. Copied into the arena. */
+static void sb_mounts_finish(struct sb_mounts *m, struct oci_config *cfg)
+{
+	size_t k = 0, maxd = 0;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (depth(m->v[i].destination) > maxd)
+			maxd = depth(m->v[i].destination);
+	cfg->mounts = oci_arena_calloc(&cfg->arena, m->n + 1,
+				       sizeof(*cfg->mounts));
+	for (size_t d = 0; d <= maxd; d++)
+		for (size_t i = 0; i < m->n; i++)
+			if (depth(m->v[i].destination) == d)
+				cfg->mounts[k++] = m->v[i];
+	cfg->n_mounts = k;
+	free(m->v);
+	m->v = NULL;
+	m->n = m->cap = 0;
+}
+
+/* ---- the config ---- */
+
+static char **strv_dup(struct ar_arena *a, const char *const *v, size_t n)
+{
+	char **r = oci_arena_calloc(a, n + 1, sizeof(char *));
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = oci_arena_strdup(a, v[i]);
+	return r;
+}
+
+static void strv_set(struct ar_arena *a, struct oci_strv *out,
+		     const char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n])
+		n++;
+	out->v = strv_dup(a, v, n);
+	out->n = n;
+}
+
+static void kv_add(struct oci_config *cfg, struct oci_kv **items, size_t *cap,
+		   const char *k, const char *v)
+{
+	struct oci_kv_list *l = &cfg->annotations;
+
+	if (l->n == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		*items = ar_xrealloc(*items, *cap * sizeof(**items));
+	}
+	(*items)[l->n].key = oci_arena_strdup(&cfg->arena, k);
+	(*items)[l->n].value = oci_arena_strdup(&cfg->arena, v);
+	l->n++;
+	l->items = *items;
+}
+
+/* Host system directories, read-only. Merged-/usr links (/bin -> usr/bin)
+ * are recreated in the rootfs by ar_sandbox_bundle_write instead. */
+static void system_mounts(struct sb_mounts *m)
+{
+	static const char *const sys_dirs[] = {
+		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+		"/opt", "/nix", NULL,
+	};
+	struct stat st;
+
+	sb_mount_add(m, "/proc", "proc", "proc",
+		     SB_OPTS("nosuid", "noexec", "nodev"));
+	sb_mount_add(m, "/dev", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "strictatime", "mode=755",
+			     "size=65536k"));
+	sb_mount_add(m, "/dev/pts", "devpts", "devpts",
+		     SB_OPTS("nosuid", "noexec", "newinstance",
+			     "ptmxmode=0666", "mode=0620"));
+	sb_mount_add(m, "/dev/shm", "tmpfs", "shm",
+		     SB_OPTS("nosuid", "noexec", "nodev", "mode=1777",
+			     "size=65536k"));
+	sb_mount_add(m, "/sys", "sysfs", "sysfs",
+		     SB_OPTS("nosuid", "noexec", "nodev", "ro"));
+	for (const char *const *d = sys_dirs; *d; d++) {
+		if (lstat(*d, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* absent, or a link made in the rootfs */
+		sb_mount_add(m, *d, "bind", *d,
+			     SB_OPTS("rbind", "rro", "rnodev"));
+	}
+	sb_mount_add(m, "/tmp", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=50%"));
+	sb_mount_add(m, "/var/tmp", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=10%"));
+}
+
+/* A user-requested bind (--ro/--rw or the profile). Command-line paths
+ * must exist; profile paths are skipped when absent. */
+static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *what, const char *path, bool rw,
+		     bool from_profile, struct ar_error *err)
+{
+	_cleanup_free_ char *real = sb_expand_path(h, path);
+
+	if (!real) {
+		if (from_profile && errno == ENOENT) {
+			ar_debug("sandbox: profile %s `%s` does not exist, skipped",
+				 what, path);
+			return 0;
+		}
+		return ar_error_set(err, errno, "sandbox: %s `%s`", what,
+				    path);
+	}
+	if (ar_sandbox_path_is_secret(h->home, real))
+		return ar_error_set_plain(err, EPERM,
+					  "sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
+					  what, path);
+	sb_bind(m, real, rw);
+	return 0;
+}
+
+static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *path, bool from_profile, struct ar_error *err)
+{
+	_cleanup_free_ char *real = sb_expand_path(h, path);
+
+	if (!real) {
+		if (errno == ENOENT && from_profile)
+			return 0;
+		return ar_error_set(err, errno, "sandbox: --hide `%s`", path);
+	}
+	sb_hide(m, real);
+	return 0;
+}
+
+static int resolve_workspace(const struct ar_sandbox_opts *o,
+			     const struct ar_sandbox_host *h, char **out,
+			     struct ar_error *err)
+{
+	const char *w = o->workspace;
+
+	if (!w && o->profile && o->profile->workspace)
+		w = o->profile->workspace;
+	if (!w) {
+		*out = ar_sandbox_find_workspace(h->cwd);
+	} else {
+		*out = sb_expand_path(h, w);
+		if (!*out)
+			return ar_error_set(err, errno,
+					    "sandbox: workspace `%s`", w);
+	}
+	if (strcmp(*out, "/") == 0)
+		return ar_error_set_plain(err, EINVAL,
+					  "sandbox: the workspace cannot be / (run from a project directory or pass --workspace)");
+	if (ar_sandbox_path_is_secret(h->home, *out))
+		return ar_error_set_plain(err, EPERM,
+					  "sandbox: workspace `%s` is a secret store (on the never-share list)",
+					  *out);
+	return 0;
+}
+
+static bool visible_rw_or_ro(const struct oci_config *cfg, const char *p)
+{
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct oci_mount *mt = &cfg->mounts[i];
+
+		if (strcmp(mt->type, "bind") == 0 &&
+		    strcmp(mt->source, "/dev/null") != 0 &&
+		    sb_path_under(p, mt->destination))
+			return true;
+	}
+	return false;
+}
+
+static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
+		       bool netns)
+{
+	struct ar_arena *a = &cfg->arena;
+	struct oci_linux *l = &cfg->linux_;
+	static const enum oci_ns_type types[] = {
+		OCI_NS_USER, OCI_NS_MOUNT, OCI_NS_PID, OCI_NS_IPC,
+		OCI_NS_UTS,  OCI_NS_CGROUP, OCI_NS_NETWORK,
+	};
+	size_t n = netns ? AR_ARRAY_SIZE(types) : AR_ARRAY_SIZE(types) - 1;
+
+	l->present = true;
+	l->uid_mappings.items = oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
+	l->uid_mappings.items[0] = (struct oci_id_mapping){ h->uid, h->uid, 1 };
+	l->uid_mappings.n = 1;
+	l->gid_mappings.items = oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
+	l->gid_mappings.items[0] = (struct oci_id_mapping){ h->gid, h->gid, 1 };
+	l->gid_mappings.n = 1;
+	l->namespaces = oci_arena_calloc(a, n, sizeof(*l->namespaces));
+	for (size_t i = 0; i < n; i++)
+		l->namespaces[i].type = types[i];
+	l->n_namespaces = n;
+	strv_set(a, &l->masked_paths,
+		 SB_OPTS("/proc/acpi", "/proc/asound", "/proc/kcore",
+			 "/proc/keys", "/proc/latency_stats",
+			 "/proc/timer_list", "/proc/timer_stats",
+			 "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+			 "/sys/fs/selinux", "/sys/dev/block",
+			 "/sys/devices/virtual/powercap"));
+	strv_set(a, &l->readonly_paths,
+		 SB_OPTS("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+			 "/proc/sysrq-trigger"));
+}
+
+static void process_part(struct oci_config *cfg, const struct ar_sandbox_opts *o,
+			 const struct ar_sandbox_host *h, const char *cwd)
+{
+	struct oci_process *p = &cfg->process;
+	size_t n = 0;
+
+	while (o->argv[n])
+		n++;
+	p->present = true;
+	p->terminal = o->tty < 0 ? isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) :
+				   o->tty > 0;
+	p->user.uid = h->uid;
+	p->user.gid = h->gid;
+	p->args.v = strv_dup(&cfg->arena, (const char *const *)o->argv, n);
+	p->args.n = n;
+	p->cwd = oci_arena_strdup(&cfg->arena, cwd);
+	/* Every capability set present and empty: nothing survives. */
+	p->capabilities.present = true;
+	for (int i = 0; i < OCI_CAP_NSETS; i++) {
+		p->capabilities.set_present[i] = true;
+		p->capabilities.names[i].v =
+			oci_arena_calloc(&cfg->arena, 1, sizeof(char *));
+	}
+	p->no_new_privileges = true;
+}
+
+static int env_part(struct oci_config *cfg, const struct ar_sandbox_opts *o,
+		    const struct ar_sandbox_host *h, struct ar_error *err)
+{
+	size_t np = o->profile ? o->profile->env.n : 0;
+	_cleanup_free_ const char **req =
+		ar_xcalloc(np + o->env.n + 1, sizeof(char *));
+
+	for (size_t i = 0; i < np; i++)
+		req[i] = o->profile->env.v[i];
+	for (size_t i = 0; i < o->env.n; i++)
+		req[np + i] = o->env.v[i];
+	return ar_sandbox_env_build(&cfg->arena, h->environ, req,
+				    np + o->env.n, h, &cfg->process.env, err);
+}
+
+int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
+			    const struct ar_sandbox_host *h,
+			    struct oci_config **out,
+			    struct ar_sandbox_info *info,
+			    struct ar_error *err)
+{
+	_cleanup_config_ struct oci_config *cfg = oci_config_new();
+	const struct oci_profile *pf = o->profile;
+	_cleanup_free_ struct oci_kv *ann = NULL;
+	_cleanup_free_ char *ws = NULL;
+	struct sb_mounts m = { .a = &cfg->arena };
+	enum ar_sandbox_net net = o->net;
+	size_t ann_cap = 0;
+	const char *cwd;
+	int r = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (!o->argv || !o->argv[0])
+		return ar_error_set_plain(err, EINVAL,
+					  "sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
+	if (net == AR_SANDBOX_NET_DEFAULT)
+		net = pf && pf->net && strcmp(pf->net, "host") == 0 ?
+			      AR_SANDBOX_NET_HOST :
+			      AR_SANDBOX_NET_NONE;
+	if (resolve_workspace(o, h, &ws, err) < 0)
+		return -1;
+
+	cfg->oci_version = oci_arena_strdup(&cfg->arena, "1.2.0");
+	cfg->hostname = oci_arena_strdup(&cfg->arena, "agentrun-sandbox");
+	cfg->root.present = true;
+	cfg->root.path = oci_arena_strdup(&cfg->arena, "rootfs");
+	cfg->root.readonly = true;
+
+	system_mounts(&m);
+	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
+	sb_home_mounts(&m, h, err);
+	sb_bind(&m, ws, true);
+	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
+		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
+	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
+		r = user_bind(&m, h, "rw", pf->rw.v[i], true, true, err);
+	for (size_t i = 0; i < o->ro.n && !r; i++)
+		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
+	for (size_t i = 0; i < o->rw.n && !r; i++)
+		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
+	if (!r)
+		sb_hide_secrets(&m, h);
+	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
+		r = user_hide(&m, h, pf->hide.v[i], true, err);
+	for (size_t i = 0; i < o->hide.n && !r; i++)
+		r = user_hide(&m, h, o->hide.v[i], false, err);
+	if (r < 0) {
+		free(m.v);
+		return -1;
+	}
+	sb_mounts_finish(&m, cfg);
+
+	cwd = visible_rw_or_ro(cfg, h->cwd) || strcmp(h->cwd, h->home) == 0 ?
+		      h->cwd :
+		      ws;
+	process_part(cfg, o, h, cwd);
+	if (env_part(cfg, o, h, err) < 0)
+		return -1;
+	linux_part(cfg, h, net == AR_SANDBOX_NET_NONE);
+	if (oci_seccomp_default(&cfg->arena, &cfg->linux_.seccomp, err) < 0)
+		return ar_error_wrap(err, "sandbox");
+
+	info->workspace = ar_xstrdup(ws);
+	info->net_host = net == AR_SANDBOX_NET_HOST;
+	snprintf(info->protections, sizeof(info->protections),
+		 "userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,home=tmpfs,etc=minimal,env=filtered",
+		 (unsigned)h->uid, (unsigned)h->gid,
+		 info->net_host ? "net=host" : "netns(loopback only)");
+	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
+	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
+	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",
+	       info->net_host ? "host" : "none");
+	if (!info->net_host)
+		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_NET_LOOPBACK, "up");
+	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.protections",
+	       info->protections);
+	/* move the annotation vector into the arena */
+	{
+		struct oci_kv *items = oci_arena_calloc(
+			&cfg->arena, cfg->annotations.n, sizeof(*items));
+
+		memcpy(items, ann, cfg->annotations.n * sizeof(*items));
+		cfg->annotations.items = items;
+	}
+	*out = ar_steal_ptr(&cfg);
+	return 0;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The home directory: a private tmpfs at the user's home path holding only
+ * allowlisted dotfiles (read-only binds), and the never-share list: secret
+ * stores that stay hidden whatever is bound, even when the user binds a
+ * parent (binding ~/.config still hides ~/.config/gcloud, binding $HOME as
+ * the workspace still hides ~/.ssh). docs/sandbox.md lists both.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sandbox_internal.h"
+#include "utils.h"
+
+/* Read-only, when present: enough for git and a shell to behave. */
+static const char *const home_default_ro[] = {
+	".gitconfig", ".config/git", ".bashrc", ".profile", ".inputrc",
+	".editorconfig", NULL,
+};
+
+const char *const ar_sandbox_home_secrets[] = {
+	/* keys, agents, credentials */
+	".ssh",
+	".gnupg",
+	".password-store",
+	".netrc",
+	".git-credentials",
+	".config/git/credentials",
+	/* cloud and cluster credentials */
+	".aws",
+	".azure",
+	".config/gcloud",
+	".kube",
+	".docker",
+	".oci",
+	".terraform.d",
+	".vault-token",
+	".config/gh",
+	".config/hub",
+	".config/op",
+	/* package registry tokens */
+	".npmrc",
+	".pypirc",
+	".cargo/credentials",
+	".cargo/credentials.toml",
+	".gem/credentials",
+	".m2/settings-security.xml",
+	/* keyrings and browser profiles */
+	".local/share/keyrings",
+	".pki",
+	".mozilla",
+	".thunderbird",
+	".config/google-chrome",
+	".config/chromium",
+	".config/BraveSoftware",
+	".config/microsoft-edge",
+	".config/vivaldi",
+	".var/app",
+	".local/share/kwalletd",
+	NULL,
+};
+
+bool ar_sandbox_path_is_secret(const char *home, const char *path)
+{
+	char buf[4096];
+
+	for (const char *const *s = ar_sandbox_home_secrets; *s; s++) {
+		snprintf(buf, sizeof(buf), "%s/%s", home, *s);
+		if (sb_path_under(path, buf))
+			return true;
+	}
+	return false;
+}
+
+int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		   struct ar_error *err)
+{
+	char *opts;
+	struct stat st;
+
+	(void)err;
+	/* Owned by the user inside (the ids are the container's; with the
+	 * keep-id map they are the user's own). */
+	opts = oci_arena_printf(m->a, "mode=0700,uid=%u,gid=%u",
+				(unsigned)h->uid, (unsigned)h->gid);
+	sb_mount_add(m, h->home, "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "nodev", opts, "size=1g"));
+	for (const char *const *d = home_default_ro; *d; d++) {
+		char *p = oci_arena_printf(m->a, "%s/%s", h->home, *d);
+
+		if (lstat(p, &st) < 0 || ar_sandbox_path_is_secret(h->home, p) ||
+		    sb_has_dest(m, p))
+			continue;
+		sb_bind(m, p, false);
+	}
+	return 0;
+}
+
+/* Every secret that exists on the host and lies below a bind (other than
+ * the home tmpfs itself, which shows nothing of the host) gets hidden. */
+void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h)
+{
+	size_t n = m->n;
+
+	for (const char *const *s = ar_sandbox_home_secrets; *s; s++) {
+		char *p = oci_arena_printf(m->a, "%s/%s", h->home, *s);
+		struct stat st;
+		bool exposed = false;
+
+		if (lstat(p, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			/* The link itself reveals nothing; what it points to
+			 * is hidden if some bind shows it. */
+			_cleanup_free_ char *t = realpath(p, NULL);
+
+			if (!t)
+				continue;
+			p = oci_arena_strdup(m->a, t);
+		}
+		for (size_t i = 0; i < n && !exposed; i++) {
+			const struct oci_mount *mt = &m->v[i];
+
+			exposed = mt->type && strcmp(mt->type, "bind") == 0 &&
+				  mt->source &&
+				  sb_path_under(p, mt->destination);
+		}
+		if (exposed)
+			sb_hide(m, p);
+	}
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Sandbox profile files (see profile.h), and the embedded default seccomp
+ * profile as a struct. */
+#define _GNU_SOURCE
+#include "profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "error.h"
+#include "generate.h"
+#include "parse_internal.h"
+#include "utils.h"
+
+static const char *const known_keys[] = {
+	"description", "ro", "rw", "hide", "env", "etc",
+	"net",	       "workspace", "landlock", NULL,
+};
+
+static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
+{
+	jt_foreach(m, doc) {
+		bool ok = false;
+
+		for (const char *const *k = known_keys; *k && !ok; k++)
+			ok = strcmp(m->key, *k) == 0;
+		if (!ok) {
+			char tmp[JT_SHORT_MAX];
+
+			return jt_fail(c, NULL,
+				       "\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock)",
+				       jt_short(m->key, tmp, sizeof(tmp)));
+		}
+	}
+	return 0;
+}
+
+/* Paths: absolute or "~/..."; no empty strings. */
+static int check_paths(const struct jt_ctx *c, const struct jt_path *root,
+		       const char *key, const struct oci_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const char *s = v->v[i];
+
+		if (s[0] == '/' || (s[0] == '~' && (s[1] == '/' || !s[1])))
+			continue;
+		char tmp[JT_SHORT_MAX];
+
+		return jt_fail(c, JT_IDX(JT_KEY(root, key), i),
+			       "\"%s\": expected an absolute path or one starting with ~/",
+			       jt_short(s, tmp, sizeof(tmp)));
+	}
+	return 0;
+}
+
+/* env entries: NAME, NAME=VALUE, or a pattern with * (NAME part). */
+static int check_env(const struct jt_ctx *c, const struct oci_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const char *s = v->v[i];
+		size_t n = strcspn(s, "=");
+		bool ok = n > 0;
+
+		for (size_t j = 0; j < n && ok; j++)
+			ok = s[j] == '_' || s[j] == '*' ||
+			     (s[j] >= 'A' && s[j] <= 'Z') ||
+			     (s[j] >= 'a' && s[j] <= 'z') ||
+			     (j > 0 && s[j] >= '0' && s[j] <= '9');
+		if (ok && s[n] == '=' && memchr(s, '*', n))
+			ok = false; /* a pattern cannot carry a value */
+		if (!ok) {
+			char tmp[JT_SHORT_MAX];
+
+			return jt_fail(c, JT_IDX(JT_KEY(NULL, "env"), i),
+				       "\"%s\": expected NAME, NAME=VALUE or a NAME pattern with *",
+				       jt_short(s, tmp, sizeof(tmp)));
+		}
+	}
+	return 0;
+}
+
+/* etc entries: names relative to /etc, no "..", no leading '/'. */
+static int check_etc(const struct jt_ctx *c, const struct oci_strv *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const char *s = v->v[i];
+		bool ok = s[0] && s[0] != '/' && strcmp(s, "..") != 0 &&
+			  strncmp(s, "../", 3) != 0 && !strstr(s, "/../") &&
+			  !(strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."));
+
+		if (!ok) {
+			char tmp[JT_SHORT_MAX];
+
+			return jt_fail(c, JT_IDX(JT_KEY(NULL, "etc"), i),
+				       "\"%s\": expected a name relative to /etc (e.g. \"gitconfig\")",
+				       jt_short(s, tmp, sizeof(tmp)));
+		}
+	}
+	return 0;
+}
+
+static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
+			 struct oci_profile *p)
+{
+	if (jt_as_object(c, doc, NULL) < 0 || check_keys(c, doc) < 0 ||
+	    jt_member_string(c, doc, NULL, "description", &p->description) <
+		    0 ||
+	    jt_member_strv(c, doc, NULL, "ro", &p->ro) < 0 ||
+	    jt_member_strv(c, doc, NULL, "rw", &p->rw) < 0 ||
+	    jt_member_strv(c, doc, NULL, "hide", &p->hide) < 0 ||
+	    jt_member_strv(c, doc, NULL, "env", &p->env) < 0 ||
+	    jt_member_strv(c, doc, NULL, "etc", &p->etc) < 0 ||
+	    jt_member_string(c, doc, NULL, "net", &p->net) < 0 ||
+	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
+	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0)
+		return -1;
+	if (check_paths(c, NULL, "ro", &p->ro) < 0 ||
+	    check_paths(c, NULL, "rw", &p->rw) < 0 ||
+	    check_paths(c, NULL, "hide", &p->hide) < 0 ||
+	    check_env(c, &p->env) < 0 || check_etc(c, &p->etc) < 0)
+		return -1;
+	if (p->net && strcmp(p->net, "none") != 0 &&
+	    strcmp(p->net, "host") != 0) {
+		char tmp[JT_SHORT_MAX];
+
+		return jt_fail(c, JT_KEY(NULL, "net"),
+			       "\"%s\": expected \"none\" or \"host\"",
+			       jt_short(p->net, tmp, sizeof(tmp)));
+	}
+	if (p->workspace && p->workspace[0] != '/' &&
+	    strncmp(p->workspace, "~/", 2) != 0 && strcmp(p->workspace, "~"))
+		return jt_fail(c, JT_KEY(NULL, "workspace"),
+			       "expected an absolute path or one starting with ~/");
+	return 0;
+}
+
+void oci_profile_free(struct oci_profile *p)
+{
+	if (!p)
+		return;
+	oci_arena_free(&p->arena);
+	free(p);
+}
+
+int oci_profile_parse(const char *json, size_t len, const char *filename,
+		      struct oci_profile **out, struct ar_error *err)
+{
+	struct oci_profile *p = ar_xcalloc(1, sizeof(*p));
+	struct jt_node *doc;
+	struct jt_ctx c;
+
+	p->filename = oci_arena_strdup(&p->arena,
+				       filename ? filename : "profile");
+	c = (struct jt_ctx){ &p->arena, p->filename, err };
+	if (jt_parse(&p->arena, json, len, p->filename, &doc, err) < 0 ||
+	    parse_profile(&c, doc, p) < 0) {
+		oci_profile_free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+int oci_profile_load_file(const char *path, struct oci_profile **out,
+			  struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+
+	if (ar_read_file_at(AT_FDCWD, path, OCI_PROFILE_MAX_FILE_SIZE, &buf,
+			    &len, err) < 0)
+		return ar_error_wrap(err, "profile `%s`", path);
+	return oci_profile_parse(buf, len, path, out, err);
+}
+
+int oci_seccomp_default(struct ar_arena *a, struct oci_seccomp **out,
+			struct ar_error *err)
+{
+	struct jt_ctx c = { a, "embedded seccomp profile", err };
+	struct oci_seccomp *sc;
+	struct jt_node *doc;
+
+	if (jt_parse(a, oci_default_seccomp_json, oci_default_seccomp_json_len,
+		     c.file, &doc, err) < 0)
+		return -1;
+	sc = oci_arena_calloc(a, 1, sizeof(*sc));
+	if (oci_parse_seccomp(&c, doc, NULL, sc) < 0)
+		return -1;
+	*out = sc;
+	return 0;
+}

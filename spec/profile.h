@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Sandbox profile files (`agentrun sandbox --profile FILE`): JSON holding
+ * the same settings as the sandbox's command-line options. Parsed here,
+ * in spec/ style (path-named errors, strict keys); the runtime's sandbox
+ * code only sees the struct.
+ *
+ *   {
+ *     "description": "Claude Code",
+ *     "ro":   ["~/.gitconfig", "/srv/docs"],   host paths, read-only
+ *     "rw":   ["~/.claude", "~/.claude.json"], host paths, read-write
+ *     "hide": ["~/.claude/statsig"],           hidden even inside a bind
+ *     "env":  ["ANTHROPIC_API_KEY", "FOO=bar", "LC_*"],
+ *     "etc":  ["gitconfig"],                   extra /etc entries
+ *     "net":  "none",                          "none" or "host"
+ *     "workspace": "~/src/project",
+ *     "landlock": true
+ *   }
+ *
+ * "~/" is kept as written (the sandbox expands it against the user's
+ * home). Profile paths that do not exist on the host are skipped by the
+ * sandbox; the same paths given on the command line are an error.
+ */
+#ifndef AGENTRUN_PROFILE_H
+#define AGENTRUN_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "oci_config.h"
+
+struct ar_error;
+
+#define OCI_PROFILE_MAX_FILE_SIZE (1024u * 1024)
+
+struct oci_profile {
+	struct ar_arena arena;
+	char *filename;
+	char *description;
+	struct oci_strv ro;
+	struct oci_strv rw;
+	struct oci_strv hide;
+	struct oci_strv env;
+	struct oci_strv etc;
+	char *net; /* NULL, "none" or "host" */
+	char *workspace;
+	struct oci_opt_bool landlock;
+};
+
+/* Errors: "claude.json: rw[1]: expected a string, got number",
+ * "p.json: nett: unknown property (known: description, ro, ...)". */
+int oci_profile_parse(const char *json, size_t len, const char *filename,
+		      struct oci_profile **out, struct ar_error *err);
+int oci_profile_load_file(const char *path, struct oci_profile **out,
+			  struct ar_error *err);
+void oci_profile_free(struct oci_profile *p);
+
+/* The embedded agent seccomp profile (contrib/seccomp/agent-default.json)
+ * as a struct allocated from `a`, for configs built in C. */
+int oci_seccomp_default(struct ar_arena *a, struct oci_seccomp **out,
+			struct ar_error *err);
+
+#endif

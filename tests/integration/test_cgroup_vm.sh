@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# cgroup v2 tests that need a real, pure cgroup v2 hierarchy: run inside a
+# throwaway VM (../shared/vm/run-in-vm), once as root and once as an
+# unprivileged user with a delegated subtree (--user 1000).  In each VM:
+#   tests/unit/test_cgroup_live   the library against the real kernel
+#   tests/vm/test_cgroup_vm.sh    the agentrun binary end to end
+# Their TAP results are relayed here, renumbered and prefixed [vm-root] /
+# [vm-user].  When the VM cannot boot (run-in-vm exit 125, or no
+# run-in-vm/QEMU), the tests are skipped with the reason -- never passed.
+#
+# Environment: RUN_IN_VM (default $TOP_SRCDIR/../shared/vm/run-in-vm),
+# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds per VM, default 280),
+# VM_TESTS (regex of test functions of tests/vm/test_cgroup_vm.sh).
+. "$(dirname "$0")/../lib.sh"
+
+RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/../shared/vm/run-in-vm}
+LIVE=$TOP_BUILDDIR/tests/unit/test_cgroup_live
+VM_SCRIPT=$TOP_SRCDIR/tests/vm/test_cgroup_vm.sh
+
+[ "${AGENTRUN_SKIP_VM:-0}" = 1 ] && skip "AGENTRUN_SKIP_VM=1"
+[ -x "$RUN_IN_VM" ] || skip "run-in-vm not found at $RUN_IN_VM (needs ../shared/vm beside the source tree)"
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "qemu-system-x86_64 is not installed (see ../shared/vm/README.md)"
+[ -x "$LIVE" ] || skip "$LIVE is not built (make check builds it)"
+[ -x "$AGENTRUN" ] || skip "$AGENTRUN is not built"
+
+# The VM shares the current directory (read-write, same path): use the
+# deepest directory holding both the source and the build tree.
+common_dir()
+{
+	local a=$1 b=$2
+	while [ "$a" != / ] && [ "${b#"$a"/}" = "$b" ] && [ "$b" != "$a" ]; do
+		a=$(dirname "$a")
+	done
+	echo "$a"
+}
+SHARE=$(common_dir "$TOP_SRCDIR" "$TOP_BUILDDIR")
+[ "$SHARE" != / ] || skip "source and build trees share no directory but / (cannot share them into the VM)"
+
+# Build the busybox rootfs cache here: in the guest every exec costs ~0.3 s
+# under TCG. It must be inside the shared directory.
+CACHE_DIR=$TOP_BUILDDIR/tests/work
+case "$CACHE_DIR" in
+"$SHARE"/*) ;;
+*) skip "build tree not below $SHARE" ;;
+esac
+AR_TEST_WORKDIR=$CACHE_DIR make_rootfs "$TEST_TMP/prebuilt-rootfs" >/dev/null 2>&1 ||
+	skip "cannot build the rootfs cache in $CACHE_DIR"
+[ -d "$CACHE_DIR/rootfs-cache" ] || skip "no rootfs cache in $CACHE_DIR"
+chmod -R a+rX "$CACHE_DIR" 2>/dev/null || true
+
+N=0
+relay()
+{
+	local tag=$1 file=$2 line
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "* | "not ok "*)
+			local status=${line%% [0-9]*} rest
+			rest=${line#"$status" }
+			rest=${rest#* }
+			N=$((N + 1))
+			case "$rest" in
+			"- "*) rest=${rest#- } ;;
+			esac
+			echo "$status $N - [$tag] $rest"
+			;;
+		"1..0"*)
+			N=$((N + 1))
+			echo "ok $N - [$tag] all tests # SKIP ${line#*# SKIP }"
+			;;
+		"1.."*) ;;
+		*) echo "# [$tag] $line" ;;
+		esac
+	done <"$file"
+}
+
+run_vm()
+{
+	local tag=$1 out=$TEST_TMP/$1.out err=$TEST_TMP/$1.err rc
+	shift
+	(cd "$SHARE" && "$RUN_IN_VM" --timeout "${VM_TIMEOUT:-280}" "$@" \
+		--env "AGENTRUN=$AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
+		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
+		--env "VM_ROOTFS_CACHE=$CACHE_DIR" \
+		--env "VM_TESTS=${VM_TESTS:-}" \
+		-- bash -c '"$1"; r1=$?; bash "$2"; r2=$?; [ $r1 = 0 ] && [ $r2 = 0 ]' \
+		vm-tests "$LIVE" "$VM_SCRIPT") >"$out" 2>"$err"
+	rc=$?
+	if [ $rc = 125 ]; then
+		N=$((N + 1))
+		echo "ok $N - [$tag] cgroup v2 tests in the VM # SKIP the VM cannot boot here (run-in-vm exit 125)"
+		sed 's/^/# /' "$err" | tail -n 20
+		return
+	fi
+	relay "$tag" "$out"
+	grep -v '^run-in-vm: KVM unusable' "$err" | sed "s/^/# [$tag] stderr: /" | tail -n 40
+	if [ $rc = 124 ]; then
+		N=$((N + 1))
+		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=${VM_TIMEOUT:-280})"
+	elif ! grep -q '^ok \|^not ok ' "$out"; then
+		N=$((N + 1))
+		echo "not ok $N - [$tag] no test results from the VM (exit $rc)"
+	fi
+}
+
+run_vm vm-root
+run_vm vm-user --user 1000
+echo "1..$N"

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The container process as the config asks for it, checked from inside:
+# args/env/PATH lookup, cwd, user/groups, umask, rlimits, oomScoreAdj,
+# noNewPrivileges, pid 1, fds, and the errors of a bad process.
+. "$(dirname "$0")/../lib.sh"
+
+# run_sh BUNDLE SCRIPT [EXPECTED_STATUS]: run `sh -c SCRIPT` as root
+run_sh()
+{
+	local b=$1 id
+	id=$(unique_id)
+	config_set "$b" '.process.args=["sh","-c",$s]' --arg s "$2"
+	defer ar delete --force "$id"
+	assert_status "${3:-0}" ar run --bundle "$b" "$id"
+}
+
+t_env_and_path()
+{
+	require_root
+	local b=$TEST_TMP/env
+	make_bundle "$b"
+	config_set "$b" '.process.env=["PATH=/opt/x:/bin","FOO=bar baz","EMPTY="]'
+	mkdir -p "$b/rootfs/opt/x"
+	printf '#!/bin/sh\necho from-opt "$FOO"\n' >"$b/rootfs/opt/x/mytool"
+	chmod 755 "$b/rootfs/opt/x/mytool"
+	run_sh "$b" 'env | sort; mytool'
+	assert_contains "$OUT" "FOO=bar baz"
+	assert_contains "$OUT" "EMPTY="
+	assert_contains "$OUT" "PATH=/opt/x:/bin"
+	assert_contains "$OUT" "from-opt bar baz"
+	assert_not_contains "$OUT" "AGENTRUN=" "the runtime's environment leaked"
+	# args[0] is looked up in the container's PATH, not the runtime's
+	config_set "$b" '.process.args=["mytool"]'
+	local id
+	id=$(unique_id)
+	assert_status 0 ar run --bundle "$b" "$id"
+	assert_eq "$OUT" "from-opt bar baz"
+}
+
+t_cwd()
+{
+	require_root
+	local b=$TEST_TMP/cwd
+	make_bundle "$b"
+	mkdir -p "$b/rootfs/work/dir"
+	config_set "$b" '.process.cwd="/work/dir"'
+	run_sh "$b" 'pwd'
+	assert_eq "$OUT" "/work/dir"
+	config_set "$b" '.process.cwd="/does/not/exist"'
+	run_sh "$b" 'pwd' 1
+	assert_contains "$ERR" "process.cwd"
+	assert_contains "$ERR" "/does/not/exist"
+}
+
+t_user_groups_umask()
+{
+	require_root
+	local b=$TEST_TMP/user
+	make_bundle "$b"
+	config_set "$b" '.process.user={"uid":1000,"gid":1000,"additionalGids":[5,100],"umask":23}'
+	run_sh "$b" 'id -u; id -g; id -G; umask; grep -E "^(Uid|Gid|Groups):" /proc/self/status'
+	assert_eq "$(sed -n 1p <<<"$OUT")" 1000
+	assert_eq "$(sed -n 2p <<<"$OUT")" 1000
+	assert_eq "$(sed -n 3p <<<"$OUT")" "1000 5 100"
+	assert_eq "$(sed -n 4p <<<"$OUT")" "0027"
+	assert_match "$OUT" "Uid:	1000	1000	1000	1000"
+}
+
+t_rlimits()
+{
+	require_root
+	local b=$TEST_TMP/rl
+	make_bundle "$b"
+	config_set "$b" '.process.rlimits=[{"type":"RLIMIT_NOFILE","soft":123,"hard":456},{"type":"RLIMIT_NPROC","soft":77,"hard":88},{"type":"RLIMIT_CORE","soft":0,"hard":1048576}]'
+	run_sh "$b" 'cat /proc/self/limits'
+	assert_match "$OUT" "Max open files +123 +456 +files"
+	assert_match "$OUT" "Max processes +77 +88 +processes"
+	assert_match "$OUT" "Max core file size +0 +1048576"
+}
+
+t_rlimit_error()
+{
+	require_root
+	local b=$TEST_TMP/rle
+	make_bundle "$b"
+	# more than fs.nr_open files is refused by the kernel, even to root
+	config_set "$b" '.process.rlimits=[{"type":"RLIMIT_NOFILE","soft":1073741824,"hard":1073741824}]'
+	run_sh "$b" 'true' 1
+	assert_contains "$ERR" "RLIMIT_NOFILE"
+	assert_eq "$(ls -A "$AR_ROOT")" ""
+}
+
+t_oom_nnp_pid1()
+{
+	require_root
+	local b=$TEST_TMP/oom
+	make_bundle "$b"
+	config_set "$b" '.process.oomScoreAdj=345 | .process.noNewPrivileges=true'
+	run_sh "$b" 'cat /proc/self/oom_score_adj; grep NoNewPrivs /proc/self/status; echo pid=$$; cat /proc/self/stat | cut -d" " -f4'
+	assert_contains "$OUT" "345"
+	assert_match "$OUT" "NoNewPrivs:	1"
+	assert_contains "$OUT" "pid=1"
+	config_set "$b" '.process.noNewPrivileges=false'
+	run_sh "$b" 'grep NoNewPrivs /proc/self/status'
+	assert_match "$OUT" "NoNewPrivs:	0"
+}
+
+t_no_leaked_fds_and_dumpable()
+{
+	require_root
+	local b=$TEST_TMP/fds
+	make_bundle "$b"
+	# the runtime's fds (state dir, sync socket, log) never reach the
+	# container
+	run_sh "$b" 'ls /proc/self/fd/ | tr "\n" " "'
+	assert_eq "$OUT" "0 1 2 3 " "stdio + ls's own directory fd"
+}
+
+t_keyring()
+{
+	require_root
+	local b=$TEST_TMP/key id
+	make_bundle "$b"
+	[ -r /proc/keys ] || skip "no /proc/keys"
+	# the default config masks /proc/keys
+	config_set "$b" '.linux.maskedPaths -= ["/proc/keys"]'
+	id=$(unique_id)
+	config_set "$b" '.process.args=["sh","-c","cat /proc/keys"]'
+	defer ar delete --force "$id"
+	assert_status 0 ar run --bundle "$b" "$id"
+	assert_contains "$OUT" "$id" "session keyring named after the container"
+	assert_status 0 ar run --no-new-keyring --bundle "$b" "$id"
+	assert_not_contains "$OUT" "$id"
+}
+
+t_rootless_process()
+{
+	local b=$TEST_TMP/rproc id
+	make_bundle_as_test_user "$b" --rootless
+	id=$(unique_id)
+	config_set "$b" '.process.args=["sh","-c","id -u; umask; cat /proc/self/limits; pwd; grep NoNewPrivs /proc/self/status"] | .process.user.umask=18 | .process.cwd="/tmp" | .process.rlimits=[{"type":"RLIMIT_NOFILE","soft":100,"hard":200}] | .process.noNewPrivileges=true'
+	defer ar_user delete --force "$id"
+	assert_status 0 ar_user run --bundle "$b" "$id"
+	assert_eq "$(sed -n 1p <<<"$OUT")" 0
+	assert_eq "$(sed -n 2p <<<"$OUT")" 0022
+	assert_match "$OUT" "Max open files +100 +200"
+	assert_contains "$OUT" "/tmp"
+	assert_match "$OUT" "NoNewPrivs:	1"
+}
+
+run_test "env, PATH lookup in the container's PATH" t_env_and_path
+run_test "cwd, and a cwd that does not exist" t_cwd
+run_test "user: uid, gid, additionalGids, umask" t_user_groups_umask
+run_test "rlimits as /proc/self/limits shows them" t_rlimits
+run_test "a bad rlimit fails naming it, no state left" t_rlimit_error
+run_test "oomScoreAdj, noNewPrivileges, pid 1" t_oom_nnp_pid1
+run_test "no runtime fd reaches the container" t_no_leaked_fds_and_dumpable
+run_test "a session keyring per container (--no-new-keyring)" t_keyring
+run_test "rootless: process settings" t_rootless_process
+finish

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for runtime/sandbox/sandbox_config.c, sandbox_home.c and
+ * spec/config_write.c: the config built from a fake host. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../runtime/sandbox/sandbox.h"
+#include "config_write.h"
+#include "error.h"
+#include "unit.h"
+#include "utils.h"
+
+static char tmpl[] = "/tmp/ar-sbx-unit-XXXXXX";
+static char *top, home[512], proj[600], sub[700];
+static char *fake_env[] = { "PATH=/usr/bin", "FOO_TOKEN=x", NULL };
+
+static void touch(const char *rel)
+{
+	char p[1024];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", home, rel);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void mk(const char *rel)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s/%s", home, rel);
+	mkdir(p, 0700);
+}
+
+static void setup_home(void)
+{
+	if (top)
+		return;
+	top = mkdtemp(tmpl);
+	top = realpath(top, NULL);
+	snprintf(home, sizeof(home), "%s/home", top);
+	mkdir(home, 0700);
+	mk(".ssh");
+	touch(".ssh/id_ed25519");
+	mk(".config");
+	mk(".config/gcloud");
+	touch(".config/gcloud/credentials.db");
+	mk(".config/other");
+	touch(".gitconfig");
+	touch(".netrc");
+	mk("proj");
+	mk("proj/.git");
+	mk("proj/sub");
+	snprintf(proj, sizeof(proj), "%s/proj", home);
+	snprintf(sub, sizeof(sub), "%s/proj/sub", home);
+}
+
+static void fake_host(struct ar_sandbox_host *h)
+{
+	setup_home();
+	memset(h, 0, sizeof(*h));
+	h->uid = 1234;
+	h->gid = 2345;
+	h->user = "alice";
+	h->group = "staff";
+	h->home = home;
+	h->shell = "/bin/sh";
+	h->cwd = sub;
+	h->environ = fake_env;
+	h->etc = "/etc";
+	h->proc = "/proc";
+}
+
+static char *argv_true[] = { "true", NULL };
+
+static struct oci_config *build(struct ar_sandbox_opts *o,
+				struct ar_error *err)
+{
+	struct ar_sandbox_host h;
+	struct ar_sandbox_info info;
+	struct oci_config *cfg = NULL;
+
+	fake_host(&h);
+	if (!o->argv)
+		o->argv = argv_true;
+	if (o->tty == 0)
+		o->tty = 0;
+	if (ar_sandbox_build_config(o, &h, &cfg, &info, err) < 0)
+		return NULL;
+	free(info.workspace);
+	return cfg;
+}
+
+/* index of the mount at dest (last one), -1 if none */
+static long find_mount(const struct oci_config *c, const char *dest,
+		       const char *type)
+{
+	long r = -1;
+
+	for (size_t i = 0; i < c->n_mounts; i++)
+		if (strcmp(c->mounts[i].destination, dest) == 0 &&
+		    (!type || strcmp(c->mounts[i].type, type) == 0))
+			r = (long)i;
+	return r;
+}
+
+static bool has_opt(const struct oci_mount *m, const char *opt)
+{
+	for (size_t i = 0; i < m->options.n; i++)
+		if (strcmp(m->options.v[i], opt) == 0)
+			return true;
+	return false;
+}
+
+static char *hp(const char *rel)
+{
+	static char b[4][1024];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(b[k], sizeof(b[k]), "%s/%s", home, rel);
+	return b[k];
+}
+
+UNIT_TEST(workspace_is_git_top)
+{
+	char *w;
+
+	setup_home();
+	w = ar_sandbox_find_workspace(sub);
+	CHECK_STR_EQ(w, proj);
+	free(w);
+	w = ar_sandbox_find_workspace(home);
+	CHECK_STR_EQ(w, home);
+	free(w);
+}
+
+UNIT_TEST(secret_paths)
+{
+	CHECK(ar_sandbox_path_is_secret("/h", "/h/.ssh"));
+	CHECK(ar_sandbox_path_is_secret("/h", "/h/.ssh/id_rsa"));
+	CHECK(ar_sandbox_path_is_secret("/h", "/h/.config/gcloud"));
+	CHECK(!ar_sandbox_path_is_secret("/h", "/h/.sshx"));
+	CHECK(!ar_sandbox_path_is_secret("/h", "/h/.config"));
+	CHECK(!ar_sandbox_path_is_secret("/h", "/h"));
+}
+
+UNIT_TEST(default_layout)
+{
+	struct ar_sandbox_opts o = { .tty = 0 };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err);
+	long ih, iw, ig;
+
+	CHECK(c != NULL);
+	if (!c) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	ih = find_mount(c, home, "tmpfs");
+	iw = find_mount(c, proj, "bind");
+	ig = find_mount(c, hp(".gitconfig"), "bind");
+	CHECK(ih >= 0 && iw > ih && ig > ih);
+	CHECK(has_opt(&c->mounts[iw], "rw"));
+	CHECK(ig >= 0 && has_opt(&c->mounts[ig], "rro"));
+	CHECK(find_mount(c, "/usr", "bind") >= 0);
+	CHECK(has_opt(&c->mounts[find_mount(c, "/usr", "bind")], "rro"));
+	CHECK(find_mount(c, "/tmp", "tmpfs") >= 0);
+	/* nothing of the secrets is bound; the home tmpfs hides them */
+	for (size_t i = 0; i < c->n_mounts; i++)
+		CHECK(!c->mounts[i].source ||
+		      !ar_sandbox_path_is_secret(home, c->mounts[i].source));
+	CHECK_STR_EQ(c->process.cwd, sub);
+	CHECK_INT_EQ(c->process.user.uid, 1234);
+	CHECK_INT_EQ(c->linux_.uid_mappings.n, 1);
+	CHECK_INT_EQ(c->linux_.uid_mappings.items[0].container_id, 1234);
+	CHECK_INT_EQ(c->linux_.uid_mappings.items[0].host_id, 1234);
+	CHECK_INT_EQ(c->linux_.gid_mappings.items[0].host_id, 2345);
+	CHECK(oci_config_find_ns(c, OCI_NS_NETWORK) != NULL);
+	CHECK(oci_config_find_ns(c, OCI_NS_USER) != NULL);
+	CHECK_STR_EQ(oci_config_annotation(c, "run.agentrun.net.loopback"),
+		     "up");
+	CHECK(c->process.no_new_privileges);
+	CHECK(c->linux_.seccomp != NULL);
+	oci_config_free(c);
+}
+
+UNIT_TEST(parent_bind_still_hides_secret)
+{
+	const char *ro[] = { "~/.config" };
+	struct ar_sandbox_opts o = { .tty = 0, .ro = { ro, 1 } };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err);
+	long ib, ih;
+
+	CHECK(c != NULL);
+	if (!c) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	ib = find_mount(c, hp(".config"), "bind");
+	ih = find_mount(c, hp(".config/gcloud"), "tmpfs");
+	CHECK(ib >= 0 && ih > ib);
+	CHECK(find_mount(c, hp(".config/other"), NULL) < 0);
+	oci_config_free(c);
+}
+
+UNIT_TEST(home_as_workspace_hides_secrets)
+{
+	struct ar_sandbox_opts o = { .tty = 0, .workspace = "~" };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err);
+	long iw;
+
+	CHECK(c != NULL);
+	if (!c) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	iw = find_mount(c, home, "bind");
+	CHECK(iw >= 0);
+	CHECK(find_mount(c, hp(".ssh"), "tmpfs") > iw);
+	CHECK(find_mount(c, hp(".config/gcloud"), "tmpfs") > iw);
+	/* a secret file: /dev/null over it */
+	CHECK(find_mount(c, hp(".netrc"), "bind") > iw);
+	CHECK_STR_EQ(c->mounts[find_mount(c, hp(".netrc"), "bind")].source,
+		     "/dev/null");
+	oci_config_free(c);
+}
+
+UNIT_TEST(secret_binds_refused)
+{
+	const char *rw[] = { "~/.ssh" };
+	const char *ro[] = { "~/.ssh/id_ed25519" };
+	struct ar_sandbox_opts o1 = { .tty = 0, .rw = { rw, 1 } };
+	struct ar_sandbox_opts o2 = { .tty = 0, .ro = { ro, 1 } };
+	struct ar_sandbox_opts o3 = { .tty = 0, .workspace = "~/.ssh" };
+	struct ar_error err = AR_ERROR_INIT;
+
+	CHECK(build(&o1, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "never-share");
+	ar_error_clear(&err);
+	CHECK(build(&o2, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "--ro");
+	ar_error_clear(&err);
+	CHECK(build(&o3, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "never-share");
+}
+
+UNIT_TEST(missing_paths_are_errors)
+{
+	const char *ro[] = { "~/does-not-exist" };
+	const char *hide[] = { "/nonexistent/x" };
+	struct ar_sandbox_opts o1 = { .tty = 0, .ro = { ro, 1 } };
+	struct ar_sandbox_opts o2 = { .tty = 0, .hide = { hide, 1 } };
+	struct ar_error err = AR_ERROR_INIT;
+
+	CHECK(build(&o1, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "--ro `~/does-not-exist`");
+	ar_error_clear(&err);
+	CHECK(build(&o2, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "--hide");
+}
+
+UNIT_TEST(hide_inside_workspace)
+{
+	const char *hide[] = { "~/proj/sub" };
+	struct ar_sandbox_opts o = { .tty = 0, .hide = { hide, 1 } };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err);
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(find_mount(c, sub, "tmpfs") > find_mount(c, proj, "bind"));
+	oci_config_free(c);
+}
+
+UNIT_TEST(net_host_shares_netns)
+{
+	struct ar_sandbox_opts o = { .tty = 0, .net = AR_SANDBOX_NET_HOST };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err);
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(oci_config_find_ns(c, OCI_NS_NETWORK) == NULL);
+	CHECK(oci_config_annotation(c, "run.agentrun.net.loopback") == NULL);
+	CHECK_STR_EQ(oci_config_annotation(c, "run.agentrun.sandbox.net"),
+		     "host");
+	oci_config_free(c);
+}
+
+UNIT_TEST(written_config_parses_back)
+{
+	struct ar_sandbox_opts o = { .tty = 0 };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = build(&o, &err), *back = NULL;
+	char *json = NULL;
+	size_t len;
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(oci_config_to_json(c, &json, &len, &err) == 0);
+	CHECK(json && oci_config_parse(json, len, "w.json", &back, &err) == 0);
+	if (!back) {
+		printf("# %s\n", err.msg);
+		goto out;
+	}
+	CHECK_INT_EQ(back->n_mounts, c->n_mounts);
+	for (size_t i = 0; i < c->n_mounts && i < back->n_mounts; i++) {
+		CHECK_STR_EQ(back->mounts[i].destination,
+			     c->mounts[i].destination);
+		CHECK_INT_EQ(back->mounts[i].options.n,
+			     c->mounts[i].options.n);
+	}
+	CHECK_INT_EQ(back->linux_.n_namespaces, c->linux_.n_namespaces);
+	CHECK_INT_EQ(back->process.env.n, c->process.env.n);
+	CHECK_INT_EQ(back->process.args.n, 1);
+	CHECK(back->process.capabilities.present);
+	CHECK(back->process.capabilities.set_present[OCI_CAP_BOUNDING]);
+	CHECK_INT_EQ(back->process.capabilities.mask[OCI_CAP_BOUNDING], 0);
+	CHECK(back->linux_.seccomp != NULL);
+	CHECK_INT_EQ(back->linux_.seccomp->n_syscalls,
+		     c->linux_.seccomp->n_syscalls);
+	CHECK_INT_EQ(back->annotations.n, c->annotations.n);
+	CHECK_STR_EQ(oci_config_annotation(back, "run.agentrun.net.loopback"),
+		     "up");
+	CHECK(!strstr(json, "FOO_TOKEN"));
+out:
+	free(json);
+	oci_config_free(back);
+	oci_config_free(c);
+}
+
+UNIT_TEST(writer_refuses_what_it_cannot_render)
+{
+	struct oci_config *c = oci_config_new();
+	struct ar_error err = AR_ERROR_INIT;
+	char *json = NULL, *args[] = { "sh", NULL };
+	size_t len;
+
+	c->process.present = true;
+	c->process.args.v = args;
+	c->process.args.n = 1;
+	c->linux_.resources.present = true;
+	CHECK(oci_config_to_json(c, &json, &len, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "linux.resources");
+	c->process.args.v = NULL;
+	oci_config_free(c);
+}
+
+UNIT_TEST(passwd_and_group)
+{
+	struct ar_sandbox_host h;
+	char *p, *g;
+
+	fake_host(&h);
+	p = ar_sandbox_passwd(&h);
+	g = ar_sandbox_group(&h);
+	CHECK_STR_CONTAINS(p, "alice:x:1234:2345:");
+	CHECK_STR_CONTAINS(p, home);
+	CHECK_STR_CONTAINS(g, "staff:x:2345:alice");
+	free(p);
+	free(g);
+}
+
+UNIT_TEST(zz_cleanup)
+{
+	char cmd[600];
+
+	if (top) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+		CHECK(system(cmd) == 0);
+	}
+}
+
+UNIT_MAIN()

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for spec/profile.c: sandbox profile files. */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "error.h"
+#include "profile.h"
+#include "unit.h"
+
+static struct oci_profile *parse(const char *json, struct ar_error *err)
+{
+	struct oci_profile *p = NULL;
+
+	if (oci_profile_parse(json, strlen(json), "p.json", &p, err) < 0)
+		return NULL;
+	return p;
+}
+
+UNIT_TEST(full_profile)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_profile *p = parse(
+		"{\"description\": \"Claude Code\","
+		" \"ro\": [\"~/.gitconfig\", \"/srv\"],"
+		" \"rw\": [\"~/.claude\"], \"hide\": [\"~/.claude/x\"],"
+		" \"env\": [\"ANTHROPIC_API_KEY\", \"FOO=bar\", \"LC_*\"],"
+		" \"etc\": [\"gitconfig\", \"vim/vimrc\"], \"net\": \"host\","
+		" \"workspace\": \"~/src\", \"landlock\": false}",
+		&err);
+
+	CHECK(p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	CHECK_STR_EQ(p->description, "Claude Code");
+	CHECK_INT_EQ(p->ro.n, 2);
+	CHECK_STR_EQ(p->ro.v[1], "/srv");
+	CHECK_STR_EQ(p->rw.v[0], "~/.claude");
+	CHECK_INT_EQ(p->env.n, 3);
+	CHECK_STR_EQ(p->etc.v[1], "vim/vimrc");
+	CHECK_STR_EQ(p->net, "host");
+	CHECK_STR_EQ(p->workspace, "~/src");
+	CHECK(p->landlock.set && !p->landlock.v);
+	oci_profile_free(p);
+}
+
+UNIT_TEST(empty_profile)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_profile *p = parse("{}", &err);
+
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(p->net == NULL);
+		CHECK_INT_EQ(p->ro.n, 0);
+	}
+	oci_profile_free(p);
+}
+
+struct bad_case {
+	const char *json;
+	const char *msg;
+};
+
+UNIT_TEST(errors_name_the_path)
+{
+	static const struct bad_case cases[] = {
+		{ "{\"rw\": [\"~/.a\", 3]}", "p.json: rw[1]: " },
+		{ "{\"ro\": [\"relative/path\"]}", "p.json: ro[0]: " },
+		{ "{\"nett\": \"none\"}", "unknown property" },
+		{ "{\"net\": \"bridge\"}", "p.json: net: " },
+		{ "{\"env\": [\"A*=b\"]}", "p.json: env[0]: " },
+		{ "{\"env\": [\"1A\"]}", "p.json: env[0]: " },
+		{ "{\"etc\": [\"../shadow\"]}", "p.json: etc[0]: " },
+		{ "{\"etc\": [\"/etc/shadow\"]}", "p.json: etc[0]: " },
+		{ "{\"workspace\": \"x\"}", "p.json: workspace: " },
+		{ "{\"landlock\": \"yes\"}", "p.json: landlock: " },
+		{ "[1]", "p.json" },
+		{ "{\"ro\": ", "invalid JSON" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ar_error err = AR_ERROR_INIT;
+		struct oci_profile *p = parse(cases[i].json, &err);
+
+		CHECK(p == NULL);
+		oci_profile_free(p);
+		CHECK_STR_CONTAINS(err.msg, cases[i].msg);
+	}
+}
+
+UNIT_TEST(contrib_profiles_parse)
+{
+	static const char *const names[] = { "claude", "codex", "aider" };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct ar_error err = AR_ERROR_INIT;
+		struct oci_profile *p = NULL;
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/contrib/profiles/%s.json",
+			 AGENTRUN_TOP_SRCDIR, names[i]);
+		CHECK(oci_profile_load_file(path, &p, &err) == 0);
+		if (!p)
+			printf("# %s\n", err.msg);
+		oci_profile_free(p);
+	}
+}
+
+UNIT_TEST(default_seccomp_as_struct)
+{
+	struct ar_arena a = { 0 };
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_seccomp *sc = NULL;
+
+	CHECK(oci_seccomp_default(&a, &sc, &err) == 0);
+	CHECK(sc && sc->n_syscalls > 0);
+	oci_arena_free(&a);
+}
+
+UNIT_MAIN()
