@@ -5,7 +5,10 @@
 # read their TAP output and print one summary.
 #
 # Usage: tests/run-tests.sh [--unit-only | --integration-only] [-k PATTERN]
-#                           [-h|--help]
+#                           [-x PATTERN] [-h|--help]
+#   -k PATTERN  only files whose name (test_x, test_y.sh) matches the bash
+#               regular expression PATTERN (default: $TEST_FILTER)
+#   -x PATTERN  leave out files whose name matches (default: $TEST_EXCLUDE)
 #
 # Environment (set by `make check`; sensible defaults otherwise):
 #   TOP_SRCDIR    source tree (default: the directory above this script)
@@ -14,6 +17,7 @@
 #                 (e.g. "tests/unit/test_parse tests/unit/test_state")
 #   AGENTRUN      the binary under test (default: $TOP_BUILDDIR/agentrun)
 #   TEST_TIMEOUT  seconds each file may run before it is killed (default 300)
+#   TEST_FILTER, TEST_EXCLUDE  defaults for -k and -x (handy through make)
 #
 # Every file's output is printed with the file name as a prefix. TAP lines
 # are counted: "ok N - name" passes, "not ok N - name" fails,
@@ -27,11 +31,12 @@ set -u -o pipefail
 
 usage()
 {
-	sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 mode=all
-pattern=
+pattern=${TEST_FILTER:-}
+exclude=${TEST_EXCLUDE:-}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--unit-only) mode=unit ;;
@@ -42,6 +47,12 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-k*) pattern=${1#-k} ;;
+	-x)
+		[ $# -ge 2 ] || { echo "run-tests.sh: -x needs a PATTERN" >&2; exit 2; }
+		exclude=$2
+		shift
+		;;
+	-x*) exclude=${1#-x} ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run-tests.sh: unknown argument: $1" >&2; usage >&2; exit 2 ;;
 	esac
@@ -151,8 +162,12 @@ run_file()
 	fi
 }
 
+# matches NAME: NAME passes -k and is not excluded by -x.
 matches()
 {
+	if [ -n "$exclude" ] && [[ $1 =~ $exclude ]]; then
+		return 1
+	fi
 	[ -z "$pattern" ] && return 0
 	[[ $1 =~ $pattern ]]
 }
@@ -160,7 +175,7 @@ matches()
 if [ "$mode" != integration ]; then
 	for t in ${UNIT_TESTS:-}; do
 		name=$(basename "$t")
-		matches "$t" || continue
+		matches "$name" || continue
 		case "$t" in
 		/*) bin=$t ;;
 		*) bin=$TOP_BUILDDIR/$t ;;

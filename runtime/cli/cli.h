@@ -59,6 +59,10 @@ int cmd_ps(struct ar_global_opts *g, int argc, char **argv);
 int cmd_events(struct ar_global_opts *g, int argc, char **argv);
 int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv);
 int cmd_doctor(struct ar_global_opts *g, int argc, char **argv);
+int cmd_changes(struct ar_global_opts *g, int argc, char **argv);
+int cmd_diff(struct ar_global_opts *g, int argc, char **argv);
+int cmd_commit(struct ar_global_opts *g, int argc, char **argv);
+int cmd_discard(struct ar_global_opts *g, int argc, char **argv);
 
 /* Shared option parsing of create and run (create.c), and of the commands
  * that take only an id (start.c). */

@@ -30,6 +30,10 @@ static const struct ar_command commands[] = {
 	{ "features", cmd_features, "print the features this build supports (JSON)" },
 	{ "sandbox", cmd_sandbox, "run a command (an AI agent) in a sandbox of this host" },
 	{ "doctor", cmd_doctor, "check what the sandbox needs on this machine" },
+	{ "changes", cmd_changes, "list what an --overlay sandbox changed" },
+	{ "diff", cmd_diff, "show an --overlay sandbox's changes as a diff" },
+	{ "commit", cmd_commit, "apply an --overlay sandbox's changes" },
+	{ "discard", cmd_discard, "drop an --overlay sandbox's changes" },
 };
 
 static void usage(FILE *out)

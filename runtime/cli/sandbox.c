@@ -33,6 +33,12 @@ static void sandbox_usage(FILE *out)
 		"                       or host (warning: host services reachable)\n"
 		"  --profile FILE       settings from a JSON profile (contrib/profiles/)\n"
 		"  --tty, --no-tty      give CMD a terminal (default: when stdin is one)\n"
+		"  --landlock auto|on|off  Landlock rules mirroring the mounts (default\n"
+		"                       auto: on when the kernel has it; on: required)\n"
+		"  --overlay            copy-on-write workspace: changes stay outside it\n"
+		"                       until `agentrun commit NAME` (see changes, diff,\n"
+		"                       discard)\n"
+		"  --name NAME          the --overlay sandbox's name (default: sandbox-DATE)\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  -h, --help           this help\n"
 		"\n"
@@ -51,6 +57,9 @@ enum {
 	OPT_TTY,
 	OPT_NO_TTY,
 	OPT_PRINT_BUNDLE,
+	OPT_LANDLOCK,
+	OPT_OVERLAY,
+	OPT_NAME,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -72,6 +81,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "tty", no_argument, NULL, OPT_TTY },
 		{ "no-tty", no_argument, NULL, OPT_NO_TTY },
 		{ "print-bundle", required_argument, NULL, OPT_PRINT_BUNDLE },
+		{ "landlock", required_argument, NULL, OPT_LANDLOCK },
+		{ "overlay", no_argument, NULL, OPT_OVERLAY },
+		{ "name", required_argument, NULL, OPT_NAME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +145,26 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_PRINT_BUNDLE:
 			ro.print_bundle = optarg;
+			break;
+		case OPT_OVERLAY:
+			o.overlay = true;
+			break;
+		case OPT_NAME:
+			o.name = optarg;
+			break;
+		case OPT_LANDLOCK:
+			if (strcmp(optarg, "auto") == 0)
+				o.landlock = -1;
+			else if (strcmp(optarg, "on") == 0)
+				o.landlock = 1;
+			else if (strcmp(optarg, "off") == 0)
+				o.landlock = 0;
+			else {
+				fprintf(stderr,
+					"agentrun sandbox: --landlock: expected auto, on or off, got `%s`\n",
+					optarg);
+				return 1;
+			}
 			break;
 		case 'h':
 			sandbox_usage(stdout);

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "container_internal.h"
 #include "log.h"
 #include "mounts.h"
@@ -510,6 +511,14 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 	int code = 1;
 
 	sfd = signalfd(-1, mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		int st;
+
+		ar_warn("signalfd: %m: signals are not forwarded");
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		return wait_status_code(st);
+	}
 	if (master >= 0) {
 		ar_tty_relay_init(&relay, master);
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
@@ -775,21 +784,6 @@ static bool same_pid_ns(pid_t pid)
 	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
-static int signal_cgroup(const char *cgroup_path, int sig, int *count)
-{
-	_cleanup_free_ char *path = ar_xasprintf("%s/cgroup.procs", cgroup_path);
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
-	long pid;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%ld", &pid) == 1) {
-		if (kill((pid_t)pid, sig) == 0)
-			(*count)++;
-	}
-	return 0;
-}
-
 /* Every process of the container's pid namespace (no cgroup). */
 static void signal_pid_ns(pid_t init, int sig)
 {
@@ -822,11 +816,8 @@ static int signal_container(const struct ar_state *st, int sig, bool all,
 			    struct ar_error *err)
 {
 	if (all) {
-		int count = 0;
-
-		if (st->cgroup_path &&
-		    signal_cgroup(st->cgroup_path, sig, &count) == 0)
-			return 0;
+		if (st->cgroup_path)
+			return ar_cgroup_kill_all(st->cgroup_path, sig, err);
 		if (!same_pid_ns(st->pid)) {
 			signal_pid_ns(st->pid, sig);
 			return 0;
@@ -899,6 +890,9 @@ int ar_container_delete(const char *root, const char *id, bool force,
 		ar_error_clear(err);
 		wait_gone(e.st);
 	}
+	if (e.st->cgroup_path &&
+	    ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
+		goto out;
 	/* poststop hooks come here (issue 6). */
 	r = ar_state_remove(e.rootfd, id, err);
 out:

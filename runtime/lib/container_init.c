@@ -27,6 +27,7 @@
 
 #include "capabilities.h"
 #include "container_internal.h"
+#include "landlock.h"
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
@@ -218,6 +219,13 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	_cleanup_free_ char **env = NULL;
 	sigset_t none;
 
+	/* Default dispositions and an empty mask for the container: an
+	 * ignored SIGPIPE or SIGINT of whoever started the runtime must not
+	 * leak in through execve. */
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
@@ -237,6 +245,8 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 				    "become root of the user namespace (is 0 mapped?)");
 	if (!l->o->no_new_keyring &&
 	    join_session_keyring(l->o->id, err) < 0)
+		return -1;
+	if (ar_ns_unshare_cgroup(&l->plan, err) < 0)
 		return -1;
 	if (ar_ns_set_hostname(cfg, &l->plan, err) < 0)
 		return -1;
@@ -293,6 +303,8 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	} else {
 		prctl(PR_SET_PDEATHSIG, 0);
 	}
+	if (ar_landlock_apply(cfg, err) < 0)
+		goto fail_late;
 	if (l->seccomp && load_seccomp(l, err) < 0)
 		goto fail_late;
 	execve(exe, p->args.v, env);

@@ -88,6 +88,9 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 	}
 	if (plan->time_offsets)
 		plan->slow = true;
+	/* A new cgroup namespace is made after GO, once the runtime has
+	 * put the process into its cgroup, so that cgroup is its root. */
+	plan->clone_flags &= ~(unsigned long)CLONE_NEWCGROUP;
 	if (plan->slow) {
 		plan->unshare_flags = plan->clone_flags & ~(unsigned long)CLONE_NEWUSER;
 		if (plan->unshare_flags & (CLONE_NEWPID | CLONE_NEWTIME))
@@ -189,6 +192,13 @@ int ar_ns_unshare_rest(const struct oci_config *cfg,
 	if (plan->time_offsets &&
 	    ar_ns_write_time_offsets(cfg, err) < 0)
 		return -1;
+	return 0;
+}
+
+int ar_ns_unshare_cgroup(const struct ar_ns_plan *plan, struct ar_error *err)
+{
+	if (plan->new_cgroup && unshare(CLONE_NEWCGROUP) < 0)
+		return ar_error_set(err, errno, "create the cgroup namespace");
 	return 0;
 }
 

@@ -36,7 +36,8 @@ struct ar_ns_plan {
 	bool time_offsets;
 	bool has_uts; /* new or joined: hostname may be set */
 	bool new_net;
-	bool new_cgroup;
+	bool new_cgroup; /* unshared by the container process after GO
+			  * (never in clone_flags/unshare_flags) */
 	bool new_pid;
 	bool own_pid; /* new or joined pid namespace */
 };
@@ -64,6 +65,9 @@ int ar_ns_unshare_rest(const struct oci_config *cfg,
 /* "boottime S N\nmonotonic S N\n" into /proc/self/timens_offsets. */
 int ar_ns_write_time_offsets(const struct oci_config *cfg,
 			     struct ar_error *err);
+
+/* After GO (the process is in its cgroup): the new cgroup namespace. */
+int ar_ns_unshare_cgroup(const struct ar_ns_plan *plan, struct ar_error *err);
 
 /* sethostname/setdomainname in the container's UTS namespace. */
 int ar_ns_set_hostname(const struct oci_config *cfg,

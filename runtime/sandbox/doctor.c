@@ -320,6 +320,8 @@ static int idmap_userns(pid_t *pid, int *hold)
 	}
 	*pid = fork();
 	if (*pid == 0) {
+		close(go[1]);
+		close(ready[0]);
 		c = unshare(CLONE_NEWUSER) < 0 ? 1 : 0;
 		(void)!write(ready[1], &c, 1);
 		(void)!read(go[0], &c, 1);

@@ -19,6 +19,7 @@
 #include "container.h"
 #include "doctor.h"
 #include "log.h"
+#include "overlay.h"
 #include "sandbox_internal.h"
 #include "utils.h"
 
@@ -37,11 +38,10 @@ static int write_at(int dfd, const char *name, const char *data,
 	return 0;
 }
 
-/* An absent or empty directory (created 0700). */
+/* A new directory (0700), or an existing one without a bundle in it. */
 static int prepare_dir(const char *dir, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 
 	if (mkdir(dir, 0700) == 0)
 		return 0;
@@ -49,19 +49,13 @@ static int prepare_dir(const char *dir, struct ar_error *err)
 		return ar_error_set(err, errno, "create bundle directory `%s`",
 				    dir);
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
 		return ar_error_set(err, errno, "bundle directory `%s`", dir);
-	/* a directory with only . and .. has st_nlink 2 on most file
-	 * systems; check the entries to be exact */
-	{
-		_cleanup_free_ char *cfg = ar_xasprintf("%s/config.json", dir);
-		_cleanup_free_ char *root = ar_xasprintf("%s/rootfs", dir);
-
-		if (access(cfg, F_OK) == 0 || access(root, F_OK) == 0)
-			return ar_error_set_plain(err, EEXIST,
-						  "bundle directory `%s` already holds a bundle (config.json or rootfs)",
-						  dir);
-	}
+	if (faccessat(fd, "config.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    faccessat(fd, "rootfs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return ar_error_set_plain(err, EEXIST,
+					  "bundle directory `%s` already holds a bundle (config.json or rootfs)",
+					  dir);
 	return 0;
 }
 
@@ -130,19 +124,24 @@ static void remove_tree(const char *dir)
 /* ---- preflight ---- */
 
 static int preflight(const struct ar_sandbox_host *h, const char *ws,
-		     struct ar_error *err)
+		     bool overlay, struct ar_error *err)
 {
-	static const enum ar_doctor_check needed[] = { AR_DOCTOR_USERNS,
-						       AR_DOCTOR_SECCOMP };
+	static const enum ar_doctor_check needed[] = {
+		AR_DOCTOR_USERNS, AR_DOCTOR_SECCOMP, AR_DOCTOR_OVERLAY
+	};
+	size_t n = AR_ARRAY_SIZE(needed) - (overlay ? 0 : 1);
 	struct ar_doctor_env e;
 
 	ar_doctor_env_default(&e);
 	e.user = h->user;
 	e.workspace = ws;
-	for (size_t i = 0; i < AR_ARRAY_SIZE(needed); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct ar_doctor_result r;
 
 		ar_doctor_check(&e, needed[i], &r);
+		if (needed[i] == AR_DOCTOR_OVERLAY &&
+		    r.status == AR_DOCTOR_WARN)
+			r.status = AR_DOCTOR_FAIL; /* asked for: required */
 		if (r.status == AR_DOCTOR_FAIL)
 			return ar_error_set_plain(err, EPERM,
 						  "sandbox: refusing to start without %s (doctor check `%s`): %s; fix: %s",
@@ -164,6 +163,34 @@ static char *private_bundle_dir(const char *id)
 	return ar_xasprintf("%s/agentrun-%s", base, id);
 }
 
+/* --overlay: the sandbox directory, and a copy of the options pointing
+ * at its layers. */
+static int overlay_prepare(const struct ar_sandbox_opts *o,
+			   const struct ar_sandbox_host *h,
+			   struct ar_sandbox_opts *oo, struct ar_overlay *ov,
+			   struct ar_error *err)
+{
+	_cleanup_free_ char *ws = NULL;
+	char name[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
+		return -1;
+	if (o->name) {
+		snprintf(name, sizeof(name), "%s", o->name);
+	} else {
+		localtime_r(&now, &tm);
+		strftime(name, sizeof(name), "sandbox-%Y%m%d-%H%M%S", &tm);
+	}
+	if (ar_overlay_create(name, ws, ov, err) < 0)
+		return -1;
+	*oo = *o;
+	oo->overlay_upper = ov->upper;
+	oo->overlay_work = ov->work;
+	return 0;
+}
+
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		   const struct ar_sandbox_run_opts *ro, int *exit_status,
 		   struct ar_error *err)
@@ -173,19 +200,35 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_sandbox_host h;
 	struct ar_sandbox_info info;
 	struct ar_create_opts co;
+	struct ar_sandbox_opts oo;
+	struct ar_overlay ov;
 	char id[64];
 	int r;
 
 	*exit_status = 1;
+	memset(&info, 0, sizeof(info));
+	memset(&ov, 0, sizeof(ov));
 	if (ar_sandbox_host_detect(&h, err) < 0) {
 		ar_sandbox_host_release(&h);
 		return -1;
 	}
+	if (o->overlay) {
+		r = overlay_prepare(o, &h, &oo, &ov, err);
+		o = &oo;
+		if (r < 0)
+			goto out;
+	}
 	r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && !ro->print_bundle)
-		r = preflight(&h, info.workspace, err);
-	if (r < 0)
+		r = preflight(&h, info.workspace, o->overlay, err);
+	if (r < 0) {
+		if (ov.dir) {
+			struct ar_error ignored = AR_ERROR_INIT;
+
+			ar_overlay_discard(&ov, &ignored);
+		}
 		goto out;
+	}
 	if (ro->print_bundle) {
 		r = ar_sandbox_bundle_write(cfg, &h, ro->print_bundle, err);
 		goto out;
@@ -211,8 +254,13 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.cgroups_disabled = ro->cgroups_disabled;
 	r = ar_container_run(&co, exit_status, err);
 	remove_tree(bundle);
+	if (ov.dir)
+		ar_log(AR_LOG_INFO,
+		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",
+		       ov.name, ov.upper, ov.name, ov.name, ov.name, ov.name);
 out:
 	free(info.workspace);
+	ar_overlay_release(&ov);
 	ar_sandbox_host_release(&h);
 	return r;
 }

@@ -54,6 +54,11 @@ struct ar_sandbox_opts {
 	int tty; /* -1 auto (stdin and stdout are terminals), 0, 1 */
 	int landlock; /* -1 auto (when the kernel has it), 0 off, 1 required */
 	const struct oci_profile *profile; /* NULL: none */
+	bool overlay; /* --overlay: copy-on-write workspace */
+	const char *name; /* --name: the overlay sandbox's name */
+	/* Set by ar_sandbox_run for --overlay (overlay.h): */
+	const char *overlay_upper;
+	const char *overlay_work;
 };
 
 /* Who and where: filled from the process by ar_sandbox_host_detect();
@@ -138,6 +143,12 @@ extern const char *const ar_sandbox_etc_default[];
 /* "/etc/passwd" and "/etc/group" contents for the user (malloc'd). */
 char *ar_sandbox_passwd(const struct ar_sandbox_host *h);
 char *ar_sandbox_group(const struct ar_sandbox_host *h);
+
+/* The workspace the options select (--workspace, the profile's, else
+ * ar_sandbox_find_workspace of the cwd), a real path; malloc'd. */
+int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
+			 const struct ar_sandbox_host *h, char **out,
+			 struct ar_error *err);
 
 /* Workspace of a directory: the nearest ancestor (or itself) holding a
  * .git entry, else the directory itself. Malloc'd. */

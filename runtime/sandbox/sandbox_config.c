@@ -22,9 +22,11 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "landlock.h"
 #include "log.h"
 #include "net_loopback.h"
 #include "profile.h"
@@ -334,9 +336,16 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	return 0;
 }
 
-static int resolve_workspace(const struct ar_sandbox_opts *o,
-			     const struct ar_sandbox_host *h, char **out,
-			     struct ar_error *err)
+/* Never a workspace: binding one read-write would share the host. */
+static const char *const shared_dirs[] = {
+	"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/proc", "/sys", "/run",
+	"/etc", "/usr", "/var", "/home", "/opt", "/srv", "/mnt", "/media",
+	"/boot", NULL,
+};
+
+int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
+			 const struct ar_sandbox_host *h, char **out,
+			 struct ar_error *err)
 {
 	const char *w = o->workspace;
 
@@ -350,13 +359,67 @@ static int resolve_workspace(const struct ar_sandbox_opts *o,
 			return ar_error_set(err, errno,
 					    "sandbox: workspace `%s`", w);
 	}
-	if (strcmp(*out, "/") == 0)
-		return ar_error_set_plain(err, EINVAL,
-					  "sandbox: the workspace cannot be / (run from a project directory or pass --workspace)");
+	for (const char *const *d = shared_dirs; *d; d++)
+		if (strcmp(*out, *d) == 0)
+			return ar_error_set_plain(err, EINVAL,
+						  "sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
+						  *out);
 	if (ar_sandbox_path_is_secret(h->home, *out))
 		return ar_error_set_plain(err, EPERM,
 					  "sandbox: workspace `%s` is a secret store (on the never-share list)",
 					  *out);
+	return 0;
+}
+
+/* As root, a workspace owned by someone else (sudo agentrun sandbox in a
+ * user's checkout): an idmapped bind shows the owner's files as root's
+ * and what root creates lands with the owner's ids, so nothing needs
+ * CAP_DAC_OVERRIDE and nothing on the host ends up owned by root. */
+static void workspace_idmap(struct sb_mounts *m, const char *ws)
+{
+	struct oci_mount *mt = &m->v[m->n - 1];
+	struct oci_id_mapping *u, *g;
+	struct stat st;
+	size_t n = mt->options.n;
+	char **opts;
+
+	if (stat(ws, &st) < 0 || (st.st_uid == 0 && st.st_gid == 0))
+		return;
+	opts = oci_arena_calloc(m->a, n + 2, sizeof(char *));
+	memcpy(opts, mt->options.v, n * sizeof(char *));
+	opts[n] = oci_arena_strdup(m->a, "idmap");
+	mt->options.v = opts;
+	mt->options.n = n + 1;
+	/* Written as is to the idmap namespace's uid_map ("inside outside
+	 * 1", as runc and crun do): the on-disk owner id is the inside id,
+	 * uid 0 of the container (the only one it maps) the outside one. */
+	u = oci_arena_calloc(m->a, 1, sizeof(*u));
+	g = oci_arena_calloc(m->a, 1, sizeof(*g));
+	*u = (struct oci_id_mapping){ (uint32_t)st.st_uid, 0, 1 };
+	*g = (struct oci_id_mapping){ (uint32_t)st.st_gid, 0, 1 };
+	mt->uid_mappings = (struct oci_id_mappings){ u, 1 };
+	mt->gid_mappings = (struct oci_id_mappings){ g, 1 };
+}
+
+/* --overlay: the workspace as an overlay (userxattr: the kernel's
+ * unprivileged overlayfs) whose upper layer is outside it. */
+static int overlay_mount(struct sb_mounts *m, const char *ws,
+			 const struct ar_sandbox_opts *o, struct ar_error *err)
+{
+	const char *paths[] = { ws, o->overlay_upper, o->overlay_work };
+	char *lower, *upper, *work;
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(paths); i++)
+		if (strpbrk(paths[i], ",:\\"))
+			return ar_error_set_plain(err, EINVAL,
+						  "--overlay: `%s` contains ',', ':' or '\\', which overlayfs options cannot carry",
+						  paths[i]);
+	lower = oci_arena_printf(m->a, "lowerdir=%s", ws);
+	upper = oci_arena_printf(m->a, "upperdir=%s", o->overlay_upper);
+	work = oci_arena_printf(m->a, "workdir=%s", o->overlay_work);
+	sb_mount_add(m, ws, "overlay", "overlay",
+		     SB_OPTS(lower, upper, work, "userxattr", "nosuid",
+			     "nodev"));
 	return 0;
 }
 
@@ -365,12 +428,61 @@ static bool visible_rw_or_ro(const struct oci_config *cfg, const char *p)
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct oci_mount *mt = &cfg->mounts[i];
 
-		if (strcmp(mt->type, "bind") == 0 &&
+		if ((strcmp(mt->type, "bind") == 0 ||
+		     strcmp(mt->type, "overlay") == 0) &&
 		    strcmp(mt->source, "/dev/null") != 0 &&
 		    sb_path_under(p, mt->destination))
 			return true;
 	}
 	return false;
+}
+
+/* Landlock rules mirroring the mounts: read (and execute) everywhere,
+ * write only where a mount is writable. */
+static char *landlock_rules(struct oci_config *cfg)
+{
+	size_t cap = 256, len = 0;
+	char *buf = ar_xmalloc(cap);
+
+	len = (size_t)snprintf(buf, cap, "ro:/\nrw:/dev\nrw:/proc\n");
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct oci_mount *mt = &cfg->mounts[i];
+		bool rw = false;
+
+		if (strcmp(mt->type, "tmpfs") == 0 ||
+		    strcmp(mt->type, "bind") == 0 ||
+		    strcmp(mt->type, "overlay") == 0) {
+			rw = true;
+			for (size_t j = 0; j < mt->options.n; j++)
+				if (!strcmp(mt->options.v[j], "ro") ||
+				    !strcmp(mt->options.v[j], "rro"))
+					rw = false;
+		}
+		if (!rw || sb_path_under(mt->destination, "/dev") ||
+		    strcmp(mt->source, "/dev/null") == 0)
+			continue;
+		while (len + strlen(mt->destination) + 8 > cap) {
+			cap *= 2;
+			buf = ar_xrealloc(buf, cap);
+		}
+		len += (size_t)snprintf(buf + len, cap - len, "rw:%s\n",
+					mt->destination);
+	}
+	return buf;
+}
+
+static int want_landlock(const struct ar_sandbox_opts *o, bool *on,
+			 struct ar_error *err)
+{
+	int want = o->landlock;
+
+	if (want < 0 && o->profile && o->profile->landlock.set)
+		want = o->profile->landlock.v;
+	*on = want != 0 && ar_landlock_abi() > 0;
+	if (want == 1 && !*on)
+		return ar_error_set_plain(err, ENOTSUP,
+					  "sandbox: refusing to start without Landlock (--landlock on; doctor check `landlock`): the kernel has none");
+	return 0;
 }
 
 static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
@@ -418,6 +530,15 @@ static void process_part(struct oci_config *cfg, const struct ar_sandbox_opts *o
 	p->present = true;
 	p->terminal = o->tty < 0 ? isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) :
 				   o->tty > 0;
+	if (p->terminal) {
+		struct winsize ws;
+
+		if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row) {
+			p->console_size.set = true;
+			p->console_size.height = ws.ws_row;
+			p->console_size.width = ws.ws_col;
+		}
+	}
 	p->user.uid = h->uid;
 	p->user.gid = h->gid;
 	p->args.v = strv_dup(&cfg->arena, (const char *const *)o->argv, n);
@@ -472,7 +593,7 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		net = pf && pf->net && strcmp(pf->net, "host") == 0 ?
 			      AR_SANDBOX_NET_HOST :
 			      AR_SANDBOX_NET_NONE;
-	if (resolve_workspace(o, h, &ws, err) < 0)
+	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
 
 	cfg->oci_version = oci_arena_strdup(&cfg->arena, "1.2.0");
@@ -484,7 +605,16 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
 	sb_home_mounts(&m, h, err);
-	sb_bind(&m, ws, true);
+	if (o->overlay_upper) {
+		if (overlay_mount(&m, ws, o, err) < 0) {
+			free(m.v);
+			return -1;
+		}
+	} else {
+		sb_bind(&m, ws, true);
+		if (h->uid == 0)
+			workspace_idmap(&m, ws);
+	}
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
 		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
 	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
@@ -515,12 +645,15 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	if (oci_seccomp_default(&cfg->arena, &cfg->linux_.seccomp, err) < 0)
 		return ar_error_wrap(err, "sandbox");
 
+	if (want_landlock(o, &info->landlock, err) < 0)
+		return -1;
 	info->workspace = ar_xstrdup(ws);
 	info->net_host = net == AR_SANDBOX_NET_HOST;
 	snprintf(info->protections, sizeof(info->protections),
-		 "userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,home=tmpfs,etc=minimal,env=filtered",
+		 "userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
 		 (unsigned)h->uid, (unsigned)h->gid,
-		 info->net_host ? "net=host" : "netns(loopback only)");
+		 info->net_host ? "net=host" : "netns(loopback only)",
+		 info->landlock ? "landlock," : "");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",
@@ -529,6 +662,11 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_NET_LOOPBACK, "up");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.protections",
 	       info->protections);
+	if (info->landlock) {
+		_cleanup_free_ char *rules = landlock_rules(cfg);
+
+		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_LANDLOCK, rules);
+	}
 	/* move the annotation vector into the arena */
 	{
 		struct oci_kv *items = oci_arena_calloc(

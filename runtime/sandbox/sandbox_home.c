@@ -123,8 +123,9 @@ void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h)
 		for (size_t i = 0; i < n && !exposed; i++) {
 			const struct oci_mount *mt = &m->v[i];
 
-			exposed = mt->type && strcmp(mt->type, "bind") == 0 &&
-				  mt->source &&
+			exposed = ((strcmp(mt->type, "bind") == 0 &&
+				    strcmp(mt->source, "/dev/null") != 0) ||
+				   strcmp(mt->type, "overlay") == 0) &&
 				  sb_path_under(p, mt->destination);
 		}
 		if (exposed)

@@ -2,8 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # cgroup v2 tests that need a real, pure cgroup v2 hierarchy: run inside a
-# throwaway VM (../shared/vm/run-in-vm), once as root and once as an
-# unprivileged user with a delegated subtree (--user 1000).  In each VM:
+# throwaway VM (../shared/vm/run-in-vm).  Everything is slow under TCG, so
+# the work is split over four files, each one VM within run-tests.sh's
+# per-file timeout:
+#   test_cgroup_vm.sh            root, limits:   test_cgroup_live + limits
+#   test_cgroup_vm_cmds.sh       root, commands: update/pause/ps/delete...
+#   test_cgroup_vm_user.sh       --user 1000 (delegated subtree), limits
+#   test_cgroup_vm_user_cmds.sh  --user 1000, commands
+# (VM_MODE=root|user, VM_PART=limits|cmds select them.)  In the VM:
 #   tests/unit/test_cgroup_live   the library against the real kernel
 #   tests/vm/test_cgroup_vm.sh    the agentrun binary end to end
 # Their TAP results are relayed here, renumbered and prefixed [vm-root] /
@@ -11,7 +17,7 @@
 # run-in-vm/QEMU), the tests are skipped with the reason -- never passed.
 #
 # Environment: RUN_IN_VM (default $TOP_SRCDIR/../shared/vm/run-in-vm),
-# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds per VM, default 280),
+# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default 270),
 # VM_TESTS (regex of test functions of tests/vm/test_cgroup_vm.sh).
 . "$(dirname "$0")/../lib.sh"
 
@@ -81,13 +87,13 @@ run_vm()
 {
 	local tag=$1 out=$TEST_TMP/$1.out err=$TEST_TMP/$1.err rc
 	shift
-	(cd "$SHARE" && "$RUN_IN_VM" --timeout "${VM_TIMEOUT:-280}" "$@" \
+	(cd "$SHARE" && "$RUN_IN_VM" --timeout "${VM_TIMEOUT:-270}" "$@" \
 		--env "AGENTRUN=$AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "VM_ROOTFS_CACHE=$CACHE_DIR" \
-		--env "VM_TESTS=${VM_TESTS:-}" \
-		-- bash -c '"$1"; r1=$?; bash "$2"; r2=$?; [ $r1 = 0 ] && [ $r2 = 0 ]' \
-		vm-tests "$LIVE" "$VM_SCRIPT") >"$out" 2>"$err"
+		--env "VM_TESTS=$tests" \
+		-- bash -c '[ -z "$1" ] || "$1"; r1=$?; bash "$2"; r2=$?; [ $r1 = 0 ] && [ $r2 = 0 ]' \
+		vm-tests "$live" "$VM_SCRIPT") >"$out" 2>"$err"
 	rc=$?
 	if [ $rc = 125 ]; then
 		N=$((N + 1))
@@ -99,13 +105,25 @@ run_vm()
 	grep -v '^run-in-vm: KVM unusable' "$err" | sed "s/^/# [$tag] stderr: /" | tail -n 40
 	if [ $rc = 124 ]; then
 		N=$((N + 1))
-		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=${VM_TIMEOUT:-280})"
+		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=${VM_TIMEOUT:-270})"
 	elif ! grep -q '^ok \|^not ok ' "$out"; then
 		N=$((N + 1))
 		echo "not ok $N - [$tag] no test results from the VM (exit $rc)"
 	fi
 }
 
-run_vm vm-root
-run_vm vm-user --user 1000
+case "${VM_PART:-limits}" in
+cmds)
+	live=
+	tests=${VM_TESTS:-'^t_(update|pause_resume|ps_kill_all|delete_removes_cgroup|cgroupns_root)$'}
+	;;
+*)
+	live=$LIVE
+	tests=${VM_TESTS:-'^t_(limits_applied|oom|fork_bomb|cpu)$'}
+	;;
+esac
+case "${VM_MODE:-root}" in
+user) run_vm vm-user --user 1000 ;;
+*) run_vm vm-root ;;
+esac
 echo "1..$N"

@@ -205,7 +205,7 @@ t_runner_counts()
 {
 	local t=$TEST_TMP/fake last
 	_fake_tree "$t"
-	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" TEST_TIMEOUT=2 \
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" TEST_TIMEOUT=2 \
 		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh"
 	last=$(tail -n1 <<<"$OUT")
 	# pass: u.a, a.passes, crash.fine, exit.x; fail: u.b, a.fails, crash,
@@ -226,17 +226,26 @@ t_runner_filters()
 {
 	local t=$TEST_TMP/fake2
 	_fake_tree "$t"
-	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
 		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh" --unit-only
 	assert_eq "$(tail -n1 <<<"$OUT")" "1 passed, 1 failed, 0 skipped"
-	assert_status 0 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+	assert_status 0 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
 		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh" \
 		--integration-only -k wholeskip
 	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 0 failed, 1 skipped"
-	assert_status 1 env TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
 		UNIT_TESTS="tests/unit/test_u tests/unit/missing" \
 		bash "$t/tests/run-tests.sh" -k 'missing'
 	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 1 failed, 0 skipped"
+	# -x and TEST_FILTER / TEST_EXCLUDE from the environment.
+	assert_status 0 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh" \
+		-x '^test_(u|a|crash|noplan|exit|hang)(\.sh)?$'
+	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 0 failed, 1 skipped"
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_FILTER='^test_(u|a\.sh)$' TEST_EXCLUDE='^test_u$' \
+		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh"
+	assert_eq "$(tail -n1 <<<"$OUT")" "1 passed, 1 failed, 1 skipped"
 }
 
 run_test "TEST_TMP is under /tmp, mode 0755" t_tmp_dir

@@ -117,6 +117,20 @@ t_no_leaked_fds_and_dumpable()
 	assert_eq "$OUT" "0 1 2 3 " "stdio + ls's own directory fd"
 }
 
+t_signals_reset()
+{
+	require_root
+	local b=$TEST_TMP/sig id
+	make_bundle "$b"
+	id=$(unique_id)
+	config_set "$b" '.process.args=["grep","-E","^Sig(Ign|Blk)","/proc/self/status"]'
+	defer ar delete --force "$id"
+	# whatever the runtime's caller ignored or blocked is not inherited
+	assert_status 0 bash -c "trap '' PIPE INT TERM; exec \"\$0\" --root '$AR_ROOT' run --bundle '$b' '$id'" "$AGENTRUN"
+	assert_contains "$OUT" "SigIgn:	0000000000000000"
+	assert_contains "$OUT" "SigBlk:	0000000000000000"
+}
+
 t_keyring()
 {
 	require_root
@@ -156,6 +170,7 @@ run_test "rlimits as /proc/self/limits shows them" t_rlimits
 run_test "a bad rlimit fails naming it, no state left" t_rlimit_error
 run_test "oomScoreAdj, noNewPrivileges, pid 1" t_oom_nnp_pid1
 run_test "no runtime fd reaches the container" t_no_leaked_fds_and_dumpable
+run_test "signal dispositions and mask are reset" t_signals_reset
 run_test "a session keyring per container (--no-new-keyring)" t_keyring
 run_test "rootless: process settings" t_rootless_process
 finish

@@ -299,6 +299,118 @@ t_refuses_when_userns_unavailable()
 	[ ! -e "$WS/ran" ] || fail "the command ran without its sandbox"
 }
 
+t_landlock_layer()
+{
+	local b id
+	sbx_setup
+	as_test_user "$AGENTRUN" doctor | grep -Eq '^ok +landlock ' ||
+		skip "the kernel has no Landlock"
+	assert_status 0 sbx --landlock off --print-bundle "$WS/b-off" -- true
+	assert_eq "$(config_get "$WS/b-off" '.annotations["run.agentrun.landlock"]')" "null"
+	b=$WS/b-on
+	if ! assert_status 0 sbx --landlock on --print-bundle "$b" -- sh -c 'echo a > /tmp/x && echo TMP-WRITTEN; echo b > "$PWD/w" && echo WS-WRITTEN; true'; then
+		return 1
+	fi
+	assert_contains "$(config_get "$b" '.annotations["run.agentrun.landlock"]')" "rw:$WS"
+	assert_contains "$(config_get "$b" '.annotations["run.agentrun.sandbox.protections"]')" "landlock"
+	id=$(unique_id)
+	defer ar_user delete --force "$id"
+	assert_status 0 as_test_user bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" run "$2"' _ "$b" "$id"
+	assert_contains "$OUT" "TMP-WRITTEN"
+	assert_contains "$OUT" "WS-WRITTEN"
+	# Without its rw rule, the writable /tmp tmpfs is closed by Landlock
+	# alone: the mount still allows the write.
+	rm -f "$WS/w"
+	config_set "$b" '.annotations["run.agentrun.landlock"] |= (split("\n") | map(select(. != "rw:/tmp")) | join("\n"))'
+	assert_not_contains "$(config_get "$b" '.annotations["run.agentrun.landlock"]')" "rw:/tmp"$'\n'
+	id=$(unique_id)
+	defer ar_user delete --force "$id"
+	assert_status 0 as_test_user bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" run "$2" 2>&1' _ "$b" "$id"
+	assert_not_contains "$OUT" "TMP-WRITTEN"
+	assert_contains "$OUT" "WS-WRITTEN"
+}
+
+# ar_h ARGS...: agentrun as the test user with the fake home.
+ar_h()
+{
+	as_test_user env HOME="$H" "$AGENTRUN" --root "$AR_USER_ROOT" "$@"
+}
+
+t_overlay()
+{
+	local before ino_a
+	sbx_setup
+	echo "b" >"$WS/b"
+	mkdir -p "$WS/d"
+	echo "c" >"$WS/d/c"
+	chown -R "$TEST_UID:$TEST_GID" "$WS"
+	before=$(cd "$WS" && find . -printf '%p %s %T@ %i\n' | sort)
+	ino_a=$(stat -c %i "$WS/existing.txt")
+	assert_status 0 sbx --overlay --name ov1 -- sh -c '
+		echo new-content > existing.txt; rm b; rm -r d; mkdir d
+		echo n > d/n; echo z > z; mkdir -p nd/sub; echo q > nd/sub/q
+		cat existing.txt'
+	assert_contains "$OUT" "new-content"
+	assert_contains "$ERR" "agentrun commit ov1"
+	assert_eq "$(cd "$WS" && find . -printf '%p %s %T@ %i\n' | sort)" "$before" \
+		"the real workspace changed before commit"
+	[ -d "$H/.local/share/agentrun/sandboxes/ov1/upper" ] ||
+		fail "no upper layer outside the workspace"
+
+	assert_status 0 ar_h changes ov1
+	assert_eq "$OUT" "D b
+D d/c
+A d/n
+M existing.txt
+A nd/
+A nd/sub/
+A nd/sub/q
+A z"
+	assert_status 0 ar_h diff ov1 existing.txt
+	assert_contains "$OUT" "--- a/existing.txt"
+	assert_contains "$OUT" "+new-content"
+	assert_contains "$OUT" "-old"
+	assert_not_contains "$OUT" "b/z"
+
+	# a subset first
+	assert_status 0 ar_h commit ov1 existing.txt "$WS/nd"
+	assert_eq "$(cat "$WS/existing.txt")" "new-content"
+	assert_ne "$(stat -c %i "$WS/existing.txt")" "$ino_a" \
+		"a committed file is replaced by rename, not rewritten"
+	assert_file_owner "$WS/existing.txt" "$TEST_UID:$TEST_GID"
+	assert_eq "$(cat "$WS/nd/sub/q")" "q"
+	[ -e "$WS/b" ] && [ ! -e "$WS/z" ] || fail "commit went beyond PATHS"
+	assert_status 0 ar_h changes ov1
+	assert_eq "$OUT" "D b
+D d/c
+A d/n
+A z"
+	# then the rest
+	assert_status 0 ar_h commit ov1
+	[ ! -e "$WS/b" ] && [ ! -e "$WS/d/c" ] || fail "deletions not applied"
+	assert_eq "$(cat "$WS/d/n") $(cat "$WS/z")" "n z"
+	if ls -a "$WS" "$WS/d" "$WS/nd/sub" | grep -q agentrun-commit; then
+		fail "temporary files left behind"
+	fi
+	assert_status 0 ar_h changes ov1
+	assert_eq "$OUT" ""
+	# names are unique until discarded
+	assert_status 1 sbx --overlay --name ov1 -- true
+	assert_contains "$ERR" "exists"
+	assert_status 0 ar_h discard ov1
+	[ ! -e "$H/.local/share/agentrun/sandboxes/ov1" ] || fail "discard left files"
+	assert_status 1 ar_h changes ov1
+}
+
+t_overlay_discard()
+{
+	sbx_setup
+	assert_status 0 sbx --overlay --name ov2 -- sh -c 'echo gone > existing.txt; echo x > new'
+	assert_status 0 ar_h discard ov2
+	assert_eq "$(cat "$WS/existing.txt")" "old"
+	[ ! -e "$WS/new" ] || fail "a discarded change reached the workspace"
+}
+
 run_test "sandbox: own uid, no capabilities, cwd kept" t_identity_and_caps
 run_test "sandbox: files written in the workspace belong to the user" t_workspace_ownership
 run_test "sandbox: ~/.ssh and other secrets are invisible" t_secret_files_hidden
@@ -312,4 +424,7 @@ run_test "sandbox: exit status passes through" t_exit_status
 run_test "sandbox: --print-bundle output runs with agentrun run" t_print_bundle_runs_unchanged
 run_test "sandbox: --profile" t_profile
 run_test "sandbox: refuses to start without user namespaces" t_refuses_when_userns_unavailable
+run_test "sandbox: Landlock mirrors the mounts" t_landlock_layer
+run_test "sandbox: --overlay, changes, diff, commit (atomic per file)" t_overlay
+run_test "sandbox: --overlay then discard" t_overlay_discard
 finish

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cgroup.h"
+#include "parse_resources_doc.h"
 #include "unit.h"
 #include "utils.h"
 
@@ -232,6 +233,34 @@ UNIT_TEST(refuses_non_cgroup2_paths)
 	CHECK(ar_cgroup_destroy("/nonexistent-agentrun-cgroup/x", &err) == 0);
 	CHECK(ar_cgroup_destroy(NULL, &err) == 0);
 	CHECK(!ar_cgroup_is_frozen("/tmp"));
+}
+
+UNIT_TEST(resources_document)
+{
+	static const char ok[] =
+		"{\"pids\":{\"limit\":44},\"memory\":{\"limit\":-1,\"swap\":-1},"
+		"\"cpu\":{\"cpus\":\"0-1\"},\"unified\":{\"io.max\":\"8:0 rbps=1\"}}";
+	static const char bad[] = "{\"pids\":{\"limit\":\"x\"}}";
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *cfg = NULL;
+	const struct oci_resources *r;
+
+	CHECK(oci_resources_parse(ok, sizeof(ok) - 1, "r.json", &cfg, &err) == 0);
+	if (!cfg) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	r = &cfg->linux_.resources;
+	CHECK(r->present && r->pids.present && r->pids.limit == 44);
+	CHECK(r->memory.limit.set && r->memory.limit.v == -1);
+	CHECK_STR_EQ(r->cpu.cpus, "0-1");
+	CHECK_INT_EQ(r->unified.n, 1);
+	oci_config_free(cfg);
+	cfg = NULL;
+	CHECK(oci_resources_parse(bad, sizeof(bad) - 1, "r.json", &cfg, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "r.json");
+	CHECK_STR_CONTAINS(err.msg, "pids.limit");
+	CHECK(oci_resources_parse("[]", 2, "r.json", &cfg, &err) < 0);
 }
 
 UNIT_MAIN()

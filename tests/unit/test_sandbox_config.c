@@ -253,6 +253,19 @@ UNIT_TEST(secret_binds_refused)
 	CHECK_STR_CONTAINS(err.msg, "never-share");
 }
 
+UNIT_TEST(shared_system_dirs_are_not_workspaces)
+{
+	struct ar_sandbox_opts o1 = { .tty = 0, .workspace = "/tmp" };
+	struct ar_sandbox_opts o2 = { .tty = 0, .workspace = "/" };
+	struct ar_error err = AR_ERROR_INIT;
+
+	CHECK(build(&o1, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "shared with the whole system");
+	ar_error_clear(&err);
+	CHECK(build(&o2, &err) == NULL);
+	CHECK_STR_CONTAINS(err.msg, "`/`");
+}
+
 UNIT_TEST(missing_paths_are_errors)
 {
 	const char *ro[] = { "~/does-not-exist" };

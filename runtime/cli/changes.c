@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun changes SANDBOX: what an --overlay sandbox changed. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "../sandbox/overlay.h"
+#include "cli.h"
+
+int cmd_changes(struct ar_global_opts *g, int argc, char **argv)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_overlay ov;
+	int r;
+
+	(void)g;
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr,
+			"Usage: agentrun changes SANDBOX\n"
+			"List the files an --overlay sandbox added (A), modified (M)\n"
+			"or deleted (D) in its workspace.\n");
+		return argc == 2 ? 0 : 1;
+	}
+	if (ar_overlay_open(argv[1], &ov, &err) < 0)
+		return cli_fail(&err);
+	r = ar_overlay_print_changes(&ov, stdout, &err);
+	ar_overlay_release(&ov);
+	return r < 0 ? cli_fail(&err) : 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun commit SANDBOX [PATHS...]: apply an --overlay sandbox's
+ * changes to the real workspace. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "../sandbox/overlay.h"
+#include "cli.h"
+
+int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_overlay ov;
+	int r;
+
+	(void)g;
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr,
+			"Usage: agentrun commit SANDBOX [PATHS...]\n"
+			"Apply the changes of an --overlay sandbox (all, or those under\n"
+			"PATHS) to the real workspace, each file atomically.\n");
+		return argc >= 2 ? 0 : 1;
+	}
+	if (ar_overlay_open(argv[1], &ov, &err) < 0)
+		return cli_fail(&err);
+	r = ar_overlay_commit(&ov, argv + 2, (size_t)(argc - 2), &err);
+	ar_overlay_release(&ov);
+	return r < 0 ? cli_fail(&err) : 0;
+}

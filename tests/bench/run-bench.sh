@@ -1,0 +1,713 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# tests/bench/run-bench.sh — `make bench`: agentrun's start path side by side
+# with crun, runc and bubblewrap. A benchmark, not a test: it asserts no
+# timing; it prints a table and one machine-readable line per figure:
+#
+#   BENCH name=FIGURE where=WHERE agentrun_ms=.. crun_ms=.. ratio=..
+#
+# ratio is always agentrun's cost divided by the reference's cost (crun for
+# runtime figures, bwrap for the sandbox): below 1.0 agentrun is better.
+# See README.md, "Benchmarks: how to read `make bench`".
+#
+# Usage: AGENTRUN=/abs/path/agentrun tests/bench/run-bench.sh
+#
+# Environment:
+#   AGENTRUN          the binary under test (required; `make bench` sets it)
+#   BENCH_REPS        repetitions per figure on the host (default 50)
+#   BENCH_SEQ         runs in the sequential / parallel throughput figures
+#                     on the host (default 100)
+#   BENCH_RSS_REPS    repetitions of the peak-RSS figure (default 5)
+#   BENCH_VM          auto (default: when run-in-vm exists), 0 or 1: run the
+#                     crun/runc comparisons inside ../shared/vm/run-in-vm
+#   BENCH_VM_REPS     repetitions inside the VM (default 10; the VM is
+#                     emulated (TCG) on hosts without KVM: slow, same ratios)
+#   BENCH_VM_SEQ      throughput runs inside the VM (default 20)
+#   BENCH_VM_USER     uid for the rootless VM pass (default 1000; "" = skip)
+#   RUN_IN_VM         path of run-in-vm (default: ../shared/vm/run-in-vm
+#                     next to the source tree, or in PATH)
+#   BENCH_RUNC_V1=1   also run runc as root on a host whose cgroups are v1
+#                     or hybrid (off by default: runc cannot disable cgroups
+#                     and would create cgroups in the v1 hierarchies)
+#   BENCH_ONLY        regular expression: only figures whose name matches
+#   CC                compiler for the timer helper (default cc)
+#
+# Internal: `run-bench.sh --inner vm` is what runs inside the VM.
+
+set -u -o pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+INNER=
+if [ "${1:-}" = --inner ]; then
+	INNER=${2:?--inner needs a mode}
+fi
+
+if [ -z "${AGENTRUN:-}" ] || [ ! -x "$AGENTRUN" ]; then
+	echo "run-bench.sh: set AGENTRUN to the agentrun binary (make bench does)" >&2
+	exit 2
+fi
+case $AGENTRUN in
+/*) ;;
+*) AGENTRUN=$(cd "$(dirname "$AGENTRUN")" && pwd)/$(basename "$AGENTRUN") ;;
+esac
+export TOP_BUILDDIR=${TOP_BUILDDIR:-$(dirname "$AGENTRUN")}
+# make_rootfs, ensure_test_user, as_test_user; TEST_TMP (removed at exit).
+# shellcheck source=../lib.sh
+. "$BENCH_DIR/../lib.sh"
+
+REPS=${BENCH_REPS:-50}
+SEQ=${BENCH_SEQ:-100}
+RSS_REPS=${BENCH_RSS_REPS:-5}
+VM_REPS=${BENCH_VM_REPS:-10}
+VM_SEQ=${BENCH_VM_SEQ:-20}
+ONLY=${BENCH_ONLY:-}
+EUID_NOW=$(id -u)
+
+W=$TEST_TMP/bench
+RES=$W/results
+STATE=$W/state
+mkdir -p "$RES" "$STATE"
+SUMMARY=$W/summary
+BENCHLINES=$W/bench-lines
+: >"$SUMMARY"
+: >"$BENCHLINES"
+
+# --- helpers -----------------------------------------------------------------
+
+note()
+{
+	echo "# $*"
+}
+
+want()
+{
+	[ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]
+}
+
+# median / min of the numbers on stdin (empty input: "nan")
+median()
+{
+	sort -g | awk '{ a[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print a[(NR + 1) / 2]
+		else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+minimum()
+{
+	sort -g | head -n1 | awk 'NF { print; f = 1 } END { if (!f) print "nan" }'
+}
+
+# fmt NUMBER [DECIMALS]: fixed point, "nan" kept
+fmt()
+{
+	awk -v x="$1" -v d="${2:-1}" 'BEGIN {
+		if (x == "nan" || x == "") print "nan"; else printf "%.*f\n", d, x }'
+}
+
+# ratio A B: A / B with 2 decimals, "nan" when either is missing
+ratio()
+{
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "nan" || b == "nan" || a == "" || b == "" || b + 0 == 0)
+			print "nan"
+		else printf "%.2f\n", a / b }'
+}
+
+# The timer helper (tests/bench/benchtime.c), built once per build tree.
+build_benchtime()
+{
+	local dir=$TOP_BUILDDIR/tests/bench
+	BENCHTIME=$dir/benchtime
+	if [ -x "$BENCHTIME" ] && [ "$BENCHTIME" -nt "$BENCH_DIR/benchtime.c" ]; then
+		return 0
+	fi
+	mkdir -p "$dir"
+	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$BENCHTIME.tmp" \
+		"$BENCH_DIR/benchtime.c" && mv "$BENCHTIME.tmp" "$BENCHTIME" ||
+		fail "cannot build $BENCHTIME (set CC to a C compiler)"
+}
+
+# rt_argv RUNTIME: set RT to the command line prefix of RUNTIME, with its own
+# state directory. Cgroups are disabled where the runtime can disable them.
+rt_argv()
+{
+	case $1 in
+	agentrun)
+		RT=("$AGENTRUN" --root "$STATE/agentrun" --cgroup-manager=disabled) ;;
+	crun)
+		RT=(crun --root "$STATE/crun" --cgroup-manager=disabled) ;;
+	runc)
+		RT=(runc --root "$STATE/runc") ;;
+	*) fail "unknown runtime $1" ;;
+	esac
+}
+
+# delete_leftovers: force-delete whatever the runtimes left behind.
+delete_leftovers()
+{
+	local rt d
+	for rt in agentrun crun runc; do
+		[ -d "$STATE/$rt" ] || continue
+		rt_argv "$rt"
+		for d in "$STATE/$rt"/*/; do
+			[ -d "$d" ] || continue
+			timeout 20 "${RT[@]}" delete --force "$(basename "$d")" \
+				</dev/null >/dev/null 2>&1
+		done
+	done
+}
+
+bench_cleanup()
+{
+	local rc=$?
+	delete_leftovers
+	(exit "$rc")
+	_ar_cleanup
+}
+trap bench_cleanup EXIT
+
+# emit_row FIGURE WHERE RUNTIME VALUE MIN CPU VS OK UNIT: one table row.
+ROW_FMT='%-22s %-13s %-9s %10s %9s %9s %8s %7s  %s\n'
+emit_header()
+{
+	# shellcheck disable=SC2059
+	printf "$ROW_FMT" figure where runtime median min cpu "agr/x" ok unit
+}
+emit_row()
+{
+	# shellcheck disable=SC2059
+	printf "$ROW_FMT" "$@" | tee -a "$SUMMARY"
+}
+emit_bench()
+{
+	echo "BENCH $*" | tee -a "$BENCHLINES"
+}
+
+# first_error FILE: the first non-empty line of a runtime's stderr
+first_error()
+{
+	grep -m1 -v '^[[:space:]]*$' "$1" 2>/dev/null | cut -c1-160
+}
+
+# --- bundles -------------------------------------------------------------------
+
+# make_bundles ROOTLESS: $W/rootfs plus bundles $W/b-noseccomp, $W/b-seccomp
+# and $W/b-sleep (a long-running process, for exec), all from `agentrun spec`
+# with the same namespaces and mounts for every runtime.
+make_bundles()
+{
+	local rootless=$1 v spec=(spec)
+	make_rootfs "$W/rootfs"
+	[ "$rootless" = 1 ] && spec+=(--rootless)
+	mkdir -p "$W/spec"
+	rm -f "$W/spec/config.json"
+	"$AGENTRUN" "${spec[@]}" --bundle "$W/spec" >/dev/null ||
+		fail "agentrun ${spec[*]} failed"
+	for v in noseccomp seccomp sleep; do
+		mkdir -p "$W/b-$v"
+		# crun 1.8 (Debian 12) rejects ociVersion 1.2.0 ("unknown
+		# version specified"); the config uses nothing newer than 1.0.
+		jq --arg root "$W/rootfs" --arg v "$v" '
+			.ociVersion = "1.0.2"
+			| .root.path = $root
+			| .process.args = (if $v == "sleep" then ["sleep", "3600"]
+					   else ["true"] end)
+			| if $v == "seccomp" then . else del(.linux.seccomp) end
+			' "$W/spec/config.json" >"$W/b-$v/config.json" ||
+			fail "jq on the generated config failed"
+	done
+	jq -e '.linux.seccomp.syscalls | length > 0' "$W/b-seccomp/config.json" \
+		>/dev/null || fail "agentrun spec wrote no seccomp profile"
+}
+
+# --- which runtimes run here ---------------------------------------------------
+
+RUNTIMES=()
+declare -A SKIPPED=()
+
+cgroup_v2_only()
+{
+	[ "$(stat -f -c %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]
+}
+
+# probe RUNTIME: one `run` of the no-seccomp bundle; on failure the runtime
+# is skipped with the reason.
+probe()
+{
+	local rt=$1 err=$W/probe.$1.err
+	if [ "$rt" != agentrun ] && ! command -v "$rt" >/dev/null 2>&1; then
+		SKIPPED[$rt]="not installed"
+		return 1
+	fi
+	if [ "$rt" = runc ] && [ "$EUID_NOW" = 0 ] && ! cgroup_v2_only &&
+		[ "${BENCH_RUNC_V1:-0}" != 1 ]; then
+		SKIPPED[$rt]="cgroups here are v1/hybrid; runc cannot disable cgroups and would create cgroups in the v1 hierarchies (BENCH_RUNC_V1=1 allows it); see the VM rows"
+		return 1
+	fi
+	rt_argv "$rt"
+	if ! timeout 60 "${RT[@]}" run --bundle "$W/b-noseccomp" "probe-$rt" \
+		</dev/null >/dev/null 2>"$err"; then
+		SKIPPED[$rt]="does not run here: $(first_error "$err")"
+		return 1
+	fi
+	return 0
+}
+
+select_runtimes()
+{
+	local rt
+	RUNTIMES=()
+	for rt in agentrun crun runc; do
+		if probe "$rt"; then
+			RUNTIMES+=("$rt")
+		fi
+	done
+	[ "${RUNTIMES[0]:-}" = agentrun ] ||
+		fail "agentrun itself does not run here: $(first_error "$W/probe.agentrun.err")"
+	for rt in crun runc; do
+		[ -n "${SKIPPED[$rt]:-}" ] && note "$WHERE: $rt skipped: ${SKIPPED[$rt]}"
+	done
+	if [[ " ${RUNTIMES[*]} " == *" runc "* ]]; then
+		note "$WHERE: runc runs with cgroups (it cannot disable them); agentrun and crun run with --cgroup-manager=disabled"
+	fi
+	return 0
+}
+
+# --- figures -------------------------------------------------------------------
+
+# report_times FIGURE LABEL [STEP]: rows + BENCH line from $RES/FIGURE.RT
+# (lines "wall_us cpu_us tree_maxrss_kb hwm_kb status").
+report_times()
+{
+	local fig=$1 label=$2 rt f med mn cpu ok n line ref=
+	local -A MED=()
+	line="name=$fig where=$WHERE_ID${BENCH_EXTRA:-}"
+	for rt in "${RUNTIMES[@]}"; do
+		f=$RES/$fig.$rt
+		[ -s "$f" ] || continue
+		n=$(wc -l <"$f")
+		ok=$(awk '$5 == 0' "$f" | wc -l)
+		med=$(awk '$5 == 0 { print $1 / 1000 }' "$f" | median)
+		mn=$(awk '$5 == 0 { print $1 / 1000 }' "$f" | minimum)
+		cpu=$(awk '$5 == 0 { print $2 / 1000 }' "$f" | median)
+		MED[$rt]=$med
+		if [ "$ok" != "$n" ]; then
+			note "$fig: $rt failed $((n - ok)) of $n runs: $(first_error "$f.err")"
+		fi
+		emit_row "$label" "$WHERE" "$rt" "$(fmt "$med" 2)" "$(fmt "$mn" 2)" \
+			"$(fmt "$cpu" 2)" \
+			"$(ratio "${MED[agentrun]:-nan}" "$med")" "$ok/$n" ms
+		line+=" ${rt}_ms=$(fmt "$med" 2) ${rt}_cpu_ms=$(fmt "$cpu" 2)"
+	done
+	for rt in "${RUNTIMES[@]}"; do
+		[ "$rt" = agentrun ] && continue
+		[ -n "${MED[$rt]:-}" ] || continue
+		line+=" ratio_$rt=$(ratio "${MED[agentrun]:-nan}" "${MED[$rt]}")"
+		[ -z "$ref" ] && ref=$rt
+	done
+	if [ -n "$ref" ]; then
+		line+=" ratio=$(ratio "${MED[agentrun]:-nan}" "${MED[$ref]}") ref=$ref"
+	fi
+	emit_bench "$line"
+}
+
+# fig_run FIGURE LABEL BUNDLE: `RT run` of a container that exits at once,
+# REPS times, interleaved (A B C A B C ...).
+fig_run()
+{
+	local fig=$1 label=$2 bundle=$3 i rt
+	want "$fig" || return 0
+	for ((i = 0; i < REPS; i++)); do
+		for rt in "${RUNTIMES[@]}"; do
+			rt_argv "$rt"
+			"$BENCHTIME" -e "$RES/$fig.$rt.err" -- "${RT[@]}" run \
+				--bundle "$bundle" "r$i" >>"$RES/$fig.$rt"
+		done
+	done
+	report_times "$fig" "$label"
+}
+
+# fig_csd WHERE: create, start, delete --force as three timed steps.
+fig_csd()
+{
+	local fig=csd_$WHERE_ID i rt step id
+	want "$fig" || return 0
+	for ((i = 0; i < REPS; i++)); do
+		for rt in "${RUNTIMES[@]}"; do
+			rt_argv "$rt"
+			id=c$i
+			"$BENCHTIME" -e "$RES/${fig}_create.$rt.err" -- "${RT[@]}" \
+				create --bundle "$W/b-noseccomp" "$id" \
+				>>"$RES/${fig}_create.$rt"
+			"$BENCHTIME" -e "$RES/${fig}_start.$rt.err" -- "${RT[@]}" \
+				start "$id" >>"$RES/${fig}_start.$rt"
+			"$BENCHTIME" -e "$RES/${fig}_delete.$rt.err" -- "${RT[@]}" \
+				delete --force "$id" >>"$RES/${fig}_delete.$rt"
+		done
+	done
+	for step in create start delete; do
+		report_times "${fig}_$step" "$step"
+	done
+	# The three steps of one round added up.
+	for rt in "${RUNTIMES[@]}"; do
+		paste -d' ' "$RES/${fig}_create.$rt" "$RES/${fig}_start.$rt" \
+			"$RES/${fig}_delete.$rt" | awk '{
+			s = ($5 == 0 && $10 == 0 && $15 == 0) ? 0 : 1
+			print $1 + $6 + $11, $2 + $7 + $12, 0, "-", s }' \
+			>"$RES/$fig.$rt"
+	done
+	report_times "$fig" "create+start+delete"
+}
+
+# fig_exec: `RT exec ID true` into a running container.
+fig_exec()
+{
+	local fig=exec_$WHERE_ID i rt id
+	local -a ex=()
+	want "$fig" || return 0
+	if ! "$AGENTRUN" exec --help >/dev/null 2>&1; then
+		note "$fig: agentrun has no exec command yet: agentrun skipped"
+		BENCH_EXTRA=" agentrun=skipped"
+	else
+		ex+=(agentrun)
+	fi
+	for rt in "${RUNTIMES[@]}"; do
+		[ "$rt" = agentrun ] || ex+=("$rt")
+	done
+	for rt in "${ex[@]}"; do
+		rt_argv "$rt"
+		if ! "${RT[@]}" run -d --bundle "$W/b-sleep" "x-$rt" \
+			</dev/null >/dev/null 2>"$RES/$fig.$rt.err"; then
+			note "$fig: $rt: could not start the container: $(first_error "$RES/$fig.$rt.err")"
+			continue
+		fi
+	done
+	for ((i = 0; i < REPS; i++)); do
+		for rt in "${ex[@]}"; do
+			rt_argv "$rt"
+			"$BENCHTIME" -e "$RES/$fig.$rt.err" -- "${RT[@]}" exec \
+				"x-$rt" true >>"$RES/$fig.$rt"
+		done
+	done
+	for rt in "${ex[@]}"; do
+		rt_argv "$rt"
+		"${RT[@]}" delete --force "x-$rt" >/dev/null 2>&1
+	done
+	report_times "$fig" "exec true"
+	BENCH_EXTRA=
+}
+
+# fig_throughput N PAR: N runs in PAR parallel streams, per runtime.
+fig_throughput()
+{
+	local n=$1 par=$2 fig rt out us ok failed rate line ref= label
+	local -A T=()
+	if [ "$par" = 1 ]; then
+		fig=seq_$WHERE_ID
+		label="$n runs, 1 stream"
+	else
+		fig=par${par}_$WHERE_ID
+		label="$n runs, $par streams"
+	fi
+	want "$fig" || return 0
+	line="name=$fig where=$WHERE_ID n=$n streams=$par"
+	for rt in "${RUNTIMES[@]}"; do
+		rt_argv "$rt"
+		out=$("$BENCHTIME" -n "$n" -j "$par" -e "$RES/$fig.$rt.err" -- \
+			"${RT[@]}" run --bundle "$W/b-noseccomp" "t@ID@")
+		if [ -z "$out" ]; then
+			note "$fig: $rt: benchtime failed"
+			continue
+		fi
+		read -r us ok failed <<<"$out"
+		rate=$(awk -v us="$us" -v n="$((ok - failed))" \
+			'BEGIN { printf "%.1f\n", n / (us / 1e6) }')
+		T[$rt]=$us
+		[ "$failed" = 0 ] ||
+			note "$fig: $rt: $failed of $ok runs failed: $(first_error "$RES/$fig.$rt.err")"
+		emit_row "$label" "$WHERE" "$rt" "$rate" "" "" \
+			"$(ratio "${T[agentrun]}" "$us")" "$((ok - failed))/$ok" \
+			"containers/s (total $(fmt "$(awk -v u="$us" 'BEGIN{print u/1e6}')" 2) s)"
+		line+=" ${rt}_per_s=$rate"
+	done
+	for rt in "${RUNTIMES[@]}"; do
+		[ "$rt" = agentrun ] && continue
+		line+=" ratio_$rt=$(ratio "${T[agentrun]}" "${T[$rt]}")"
+		[ -z "$ref" ] && ref=$rt
+	done
+	[ -n "$ref" ] && line+=" ratio=$(ratio "${T[agentrun]}" "${T[$ref]}") ref=$ref"
+	emit_bench "$line"
+}
+
+# fig_rss: peak RSS (VmHWM) of the runtime's own process during `run`.
+fig_rss()
+{
+	local fig=rss_$WHERE_ID i rt hwm tree line ref=
+	local -A H=()
+	want "$fig" || return 0
+	for ((i = 0; i < RSS_REPS; i++)); do
+		for rt in "${RUNTIMES[@]}"; do
+			rt_argv "$rt"
+			"$BENCHTIME" -H -e "$RES/$fig.$rt.err" -- "${RT[@]}" run \
+				--bundle "$W/b-noseccomp" "m$i" >>"$RES/$fig.$rt"
+		done
+	done
+	line="name=$fig where=$WHERE_ID"
+	for rt in "${RUNTIMES[@]}"; do
+		hwm=$(awk '$5 == 0 && $4 != "-" { print $4 }' "$RES/$fig.$rt" | median)
+		tree=$(awk '$5 == 0 { print $3 }' "$RES/$fig.$rt" | median)
+		H[$rt]=$hwm
+		emit_row "peak RSS (runtime)" "$WHERE" "$rt" "$(fmt "$hwm" 0)" "" "" \
+			"$(ratio "${H[agentrun]}" "$hwm")" \
+			"$(awk '$5 == 0' "$RES/$fig.$rt" | wc -l)/$RSS_REPS" \
+			"kB VmHWM (process tree incl. children: $(fmt "$tree" 0) kB)"
+		line+=" ${rt}_kb=$(fmt "$hwm" 0) ${rt}_tree_kb=$(fmt "$tree" 0)"
+	done
+	for rt in "${RUNTIMES[@]}"; do
+		[ "$rt" = agentrun ] && continue
+		line+=" ratio_$rt=$(ratio "${H[agentrun]}" "${H[$rt]}")"
+		[ -z "$ref" ] && ref=$rt
+	done
+	[ -n "$ref" ] && line+=" ratio=$(ratio "${H[agentrun]}" "${H[$ref]}") ref=$ref"
+	emit_bench "$line"
+}
+
+# fig_sandbox: `agentrun sandbox -- true` against bubblewrap, as root and as
+# the unprivileged test user.
+fig_sandbox()
+{
+	local fig=sandbox_$WHERE_ID
+	want "$fig" || want sandbox_host_user || return 0
+	if ! "$AGENTRUN" sandbox --help >/dev/null 2>&1; then
+		note "$fig: agentrun has no sandbox command yet: skipped"
+		return 0
+	fi
+	if ! command -v bwrap >/dev/null 2>&1; then
+		note "$fig: bwrap is not installed (apt-get install bubblewrap): skipped"
+		return 0
+	fi
+	want "$fig" && sandbox_pass "$fig" root
+	if want sandbox_host_user && [ "$EUID_NOW" = 0 ]; then
+		ensure_test_user
+		if as_test_user test -x "$AGENTRUN"; then
+			sandbox_pass sandbox_host_user user
+		else
+			note "sandbox_host_user: $TEST_USER cannot execute $AGENTRUN: skipped"
+		fi
+	fi
+}
+
+# bwrap_min: the command line people write by hand for a throwaway sandbox.
+bwrap_min_argv()
+{
+	local p
+	BW=(bwrap)
+	for p in /usr /bin /sbin /lib /lib32 /lib64; do
+		if [ -L "$p" ]; then
+			BW+=(--symlink "$(readlink "$p")" "$p")
+		elif [ -d "$p" ]; then
+			BW+=(--ro-bind "$p" "$p")
+		fi
+	done
+	BW+=(--tmpfs /tmp --proc /proc --dev /dev --unshare-all
+		--die-with-parent true)
+}
+
+# bwrap_eq_argv BUNDLE WS: bwrap with the mounts of agentrun sandbox's own
+# bundle (printed with --print-bundle), so both build the same tree.
+bwrap_eq_argv()
+{
+	local bundle=$1 ws=$2 f
+	BW=(bwrap)
+	for f in "$bundle"/rootfs/*; do
+		[ -L "$f" ] && BW+=(--symlink "$(readlink "$f")" "/${f##*/}")
+	done
+	for f in "$bundle"/rootfs/etc/*; do
+		[ -f "$f" ] && BW+=(--ro-bind "$f" "/etc/${f##*/}")
+	done
+	mapfile -t -O "${#BW[@]}" BW < <(jq -r '.mounts[] |
+		if .type == "proc" then "--proc", .destination
+		elif .type == "tmpfs" and .destination == "/dev" then "--dev", "/dev"
+		elif .destination == "/dev/pts" or .destination == "/dev/shm"
+			or .type == "mqueue" then empty
+		elif .type == "sysfs" then "--ro-bind", "/sys", .destination
+		elif .type == "bind" then
+			(if ((.options // []) | index(["rw"])) then "--bind"
+			 else "--ro-bind" end), .source, .destination
+		elif .type == "tmpfs" then "--tmpfs", .destination
+		else empty end' "$bundle/config.json")
+	BW+=(--unshare-all --die-with-parent --cap-drop ALL
+		--hostname agentrun-sandbox --chdir "$ws" true)
+}
+
+# sandbox_pass FIGURE root|user
+sandbox_pass()
+{
+	local fig=$1 who=$2 ws=$W/ws-$2 out=$W/sbx-out-$2 i
+	local pb=$W/sbx-out-$2/bundle where_saved=$WHERE wid_saved=$WHERE_ID
+	local -a run=() ar bmin beq saved
+	mkdir -p "$ws" "$out"
+	if [ "$who" = user ]; then
+		chown "$TEST_UID:$TEST_GID" "$ws" "$out"
+		chmod 0755 "$TEST_TMP" "$W"
+		run=(as_test_user)
+		WHERE="host user"
+		WHERE_ID=host_user
+	fi
+	if ! (cd "$ws" && "${run[@]}" "$AGENTRUN" sandbox --workspace "$ws" \
+		--print-bundle "$pb" -- true) >/dev/null 2>"$out/print.err"; then
+		note "$fig: agentrun sandbox --print-bundle failed: $(first_error "$out/print.err")"
+		WHERE=$where_saved
+		WHERE_ID=$wid_saved
+		return 0
+	fi
+	ar=("$AGENTRUN" sandbox --workspace "$ws" -- true)
+	bwrap_min_argv
+	bmin=("${BW[@]}")
+	bwrap_eq_argv "$pb" "$ws"
+	beq=("${BW[@]}")
+	saved=("${RUNTIMES[@]}")
+	RUNTIMES=(agentrun bwrap bwrap_eq)
+	for ((i = 0; i < REPS; i++)); do
+		(cd "$ws" &&
+			"${run[@]}" "$BENCHTIME" -e "$out/agentrun.err" -- \
+				"${ar[@]}" >>"$RES/$fig.agentrun" &&
+			"${run[@]}" "$BENCHTIME" -e "$out/bwrap.err" -- \
+				"${bmin[@]}" >>"$RES/$fig.bwrap" &&
+			"${run[@]}" "$BENCHTIME" -e "$out/bwrap_eq.err" -- \
+				"${beq[@]}" >>"$RES/$fig.bwrap_eq")
+	done
+	for i in agentrun bwrap bwrap_eq; do
+		cp "$out/$i.err" "$RES/$fig.$i.err" 2>/dev/null
+	done
+	note "$fig: bwrap = the hand-written line: ${bmin[*]}"
+	note "$fig: bwrap_eq = bwrap with the $(jq '.mounts | length' "$pb/config.json") mounts of agentrun's sandbox bundle (no seccomp, no Landlock: agentrun does both)"
+	report_times "$fig" "sandbox -- true"
+	WHERE=$where_saved
+	WHERE_ID=$wid_saved
+	RUNTIMES=("${saved[@]}")
+}
+
+# --- passes ----------------------------------------------------------------------
+
+# run_pass: every figure, for the runtimes that run here.
+run_pass()
+{
+	select_runtimes
+	fig_run "run_${WHERE_ID}_noseccomp" "run, no seccomp" "$W/b-noseccomp"
+	fig_run "run_${WHERE_ID}_seccomp" "run, agent seccomp" "$W/b-seccomp"
+	fig_csd
+	fig_exec
+	fig_throughput "$SEQ" 1
+	fig_throughput "$SEQ" 2
+	fig_rss
+}
+
+print_header()
+{
+	note "agentrun bench: $WHERE, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+	note "agentrun: $AGENTRUN ($("$AGENTRUN" --version 2>/dev/null | head -n1))"
+	command -v crun >/dev/null && note "crun: $(crun --version | head -n1)"
+	command -v runc >/dev/null && note "runc: $(runc --version | head -n1)"
+	command -v bwrap >/dev/null && note "bwrap: $(bwrap --version | head -n1)"
+	note "repetitions: $REPS (interleaved; median and min of wall time, median CPU time user+sys)"
+	emit_header
+}
+
+inner_vm()
+{
+	local rootless=0
+	[ "$EUID_NOW" != 0 ] && rootless=1
+	if [ "$rootless" = 1 ]; then
+		WHERE="vm rootless"
+		WHERE_ID=vm_rootless
+	else
+		WHERE="vm root"
+		WHERE_ID=vm_root
+	fi
+	make_bundles "$rootless"
+	print_header
+	run_pass
+}
+
+# vm_pass [--user UID]: run this script inside the VM.
+vm_pass()
+{
+	local vm=$1 out=$W/vm-out.$2 rc
+	shift 2
+	note "starting the VM ($*): $vm"
+	"$vm" --timeout "${BENCH_VM_TIMEOUT:-3600}" --cpus 2 --mem 1G "$@" \
+		--env AGENTRUN="$AGENTRUN" --env TOP_BUILDDIR="$TOP_BUILDDIR" \
+		--env BENCHTIME="$BENCHTIME" \
+		--env BENCH_REPS="$VM_REPS" --env BENCH_SEQ="$VM_SEQ" \
+		--env BENCH_RSS_REPS="$RSS_REPS" --env BENCH_ONLY="$ONLY" \
+		-- bash "$BENCH_DIR/run-bench.sh" --inner vm >"$out" 2>"$out.err"
+	rc=$?
+	grep -v '^BENCH ' "$out" | grep -v '^#' >>"$SUMMARY"
+	grep '^BENCH ' "$out" >>"$BENCHLINES"
+	cat "$out"
+	if [ "$rc" != 0 ]; then
+		note "the VM pass ($*) failed with status $rc:"
+		tail -n 20 "$out.err" | sed 's/^/#   /'
+	fi
+}
+
+find_run_in_vm()
+{
+	local c
+	for c in "${RUN_IN_VM:-}" "$TOP_SRCDIR/../shared/vm/run-in-vm" \
+		"$(command -v run-in-vm 2>/dev/null)"; do
+		[ -n "$c" ] && [ -x "$c" ] && { echo "$c"; return 0; }
+	done
+	return 1
+}
+
+main()
+{
+	local vm
+	if [ "$INNER" = vm ]; then
+		BENCHTIME=${BENCHTIME:?}
+		inner_vm
+		return 0
+	fi
+	command -v jq >/dev/null || fail "needs jq"
+	build_benchtime
+	if [ "$EUID_NOW" = 0 ]; then
+		WHERE="host root"
+		WHERE_ID=host_root
+	else
+		WHERE="host user"
+		WHERE_ID=host_user
+	fi
+	make_bundles "$([ "$EUID_NOW" = 0 ] && echo 0 || echo 1)"
+	print_header
+	run_pass
+	fig_sandbox
+
+	case ${BENCH_VM:-auto} in
+	0) note "VM passes skipped (BENCH_VM=0)" ;;
+	*)
+		if vm=$(find_run_in_vm); then
+			vm_pass "$vm" root
+			if [ -n "${BENCH_VM_USER-1000}" ]; then
+				vm_pass "$vm" user --user "${BENCH_VM_USER:-1000}"
+			fi
+		elif [ "${BENCH_VM:-auto}" = 1 ]; then
+			fail "BENCH_VM=1 but run-in-vm was not found (set RUN_IN_VM)"
+		else
+			note "run-in-vm not found: the crun/runc comparisons in a cgroup v2 VM are skipped"
+		fi
+		;;
+	esac
+
+	echo
+	echo "=== summary (median wall ms unless noted; agr/x = agentrun / x, below 1 is better) ==="
+	emit_header
+	grep -v '^figure ' "$SUMMARY"
+	echo
+	cat "$BENCHLINES"
+}
+
+main
