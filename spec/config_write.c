@@ -395,12 +395,14 @@ static int check_supported(const struct oci_config *cfg, struct ar_error *err)
 	else if (l->intel_rdt_present)
 		what = "linux.intelRdt";
 	if (what)
-		return ar_error_set_plain(err, ENOTSUP,
-					  "write config.json: %s is not supported by the config writer",
-					  what);
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"write config.json: %s is not supported by the config writer",
+			what);
 	if (!cfg->process.present || !cfg->process.args.n)
-		return ar_error_set_plain(err, EINVAL,
-					  "write config.json: process.args is empty");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"write config.json: process.args is empty");
 	return 0;
 }
 
@@ -446,8 +448,9 @@ int oci_config_to_json(const struct oci_config *cfg, char **out, size_t *len,
 	w_linux(&w, &cfg->linux_);
 	mc(&w);
 	if (w.failed || yajl_gen_get_buf(g, &buf, &blen) != yajl_gen_status_ok)
-		return ar_error_set_plain(err, EINVAL,
-					  "write config.json: JSON generation failed (invalid UTF-8 in a string?)");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"write config.json: JSON generation failed (invalid UTF-8 in a string?)");
 	r = ar_xmalloc(blen + 2);
 	memcpy(r, buf, blen);
 	if (blen == 0 || r[blen - 1] != '\n')
@@ -471,8 +474,8 @@ int oci_config_write_file(const struct oci_config *cfg, const char *dir,
 	if (dfd < 0)
 		return ar_error_set(err, errno, "open bundle directory `%s`",
 				    dir);
-	if (ar_write_file_atomic_at(dfd, "config.json", json, len, 0644,
-				    err) < 0)
+	if (ar_write_file_atomic_at(dfd, "config.json", json, len, 0644, err) <
+	    0)
 		return ar_error_wrap(err, "%s", dir);
 	return 0;
 }

@@ -14,8 +14,8 @@
 #include "utils.h"
 
 static const char *const known_keys[] = {
-	"description", "ro", "rw", "hide", "env", "etc",
-	"net",	       "workspace", "landlock", NULL,
+	"description", "ro",  "rw",	   "hide",     "env",
+	"etc",	       "net", "workspace", "landlock", NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -28,9 +28,10 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 		if (!ok) {
 			char tmp[JT_SHORT_MAX];
 
-			return jt_fail(c, NULL,
-				       "\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock)",
-				       jt_short(m->key, tmp, sizeof(tmp)));
+			return jt_fail(
+				c, NULL,
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock)",
+				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
 	return 0;
@@ -47,9 +48,10 @@ static int check_paths(const struct jt_ctx *c, const struct jt_path *root,
 			continue;
 		char tmp[JT_SHORT_MAX];
 
-		return jt_fail(c, JT_IDX(JT_KEY(root, key), i),
-			       "\"%s\": expected an absolute path or one starting with ~/",
-			       jt_short(s, tmp, sizeof(tmp)));
+		return jt_fail(
+			c, JT_IDX(JT_KEY(root, key), i),
+			"\"%s\": expected an absolute path or one starting with ~/",
+			jt_short(s, tmp, sizeof(tmp)));
 	}
 	return 0;
 }
@@ -72,9 +74,10 @@ static int check_env(const struct jt_ctx *c, const struct oci_strv *v)
 		if (!ok) {
 			char tmp[JT_SHORT_MAX];
 
-			return jt_fail(c, JT_IDX(JT_KEY(NULL, "env"), i),
-				       "\"%s\": expected NAME, NAME=VALUE or a NAME pattern with *",
-				       jt_short(s, tmp, sizeof(tmp)));
+			return jt_fail(
+				c, JT_IDX(JT_KEY(NULL, "env"), i),
+				"\"%s\": expected NAME, NAME=VALUE or a NAME pattern with *",
+				jt_short(s, tmp, sizeof(tmp)));
 		}
 	}
 	return 0;
@@ -85,16 +88,18 @@ static int check_etc(const struct jt_ctx *c, const struct oci_strv *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		const char *s = v->v[i];
-		bool ok = s[0] && s[0] != '/' && strcmp(s, "..") != 0 &&
-			  strncmp(s, "../", 3) != 0 && !strstr(s, "/../") &&
-			  !(strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."));
+		bool ok =
+			s[0] && s[0] != '/' && strcmp(s, "..") != 0 &&
+			strncmp(s, "../", 3) != 0 && !strstr(s, "/../") &&
+			!(strlen(s) >= 3 && !strcmp(s + strlen(s) - 3, "/.."));
 
 		if (!ok) {
 			char tmp[JT_SHORT_MAX];
 
-			return jt_fail(c, JT_IDX(JT_KEY(NULL, "etc"), i),
-				       "\"%s\": expected a name relative to /etc (e.g. \"gitconfig\")",
-				       jt_short(s, tmp, sizeof(tmp)));
+			return jt_fail(
+				c, JT_IDX(JT_KEY(NULL, "etc"), i),
+				"\"%s\": expected a name relative to /etc (e.g. \"gitconfig\")",
+				jt_short(s, tmp, sizeof(tmp)));
 		}
 	}
 	return 0;
@@ -130,8 +135,9 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	}
 	if (p->workspace && p->workspace[0] != '/' &&
 	    strncmp(p->workspace, "~/", 2) != 0 && strcmp(p->workspace, "~"))
-		return jt_fail(c, JT_KEY(NULL, "workspace"),
-			       "expected an absolute path or one starting with ~/");
+		return jt_fail(
+			c, JT_KEY(NULL, "workspace"),
+			"expected an absolute path or one starting with ~/");
 	return 0;
 }
 
@@ -150,8 +156,8 @@ int oci_profile_parse(const char *json, size_t len, const char *filename,
 	struct jt_node *doc;
 	struct jt_ctx c;
 
-	p->filename = oci_arena_strdup(&p->arena,
-				       filename ? filename : "profile");
+	p->filename =
+		oci_arena_strdup(&p->arena, filename ? filename : "profile");
 	c = (struct jt_ctx){ &p->arena, p->filename, err };
 	if (jt_parse(&p->arena, json, len, p->filename, &doc, err) < 0 ||
 	    parse_profile(&c, doc, p) < 0) {

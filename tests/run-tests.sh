@@ -77,17 +77,19 @@ total_fail=0
 total_skip=0
 skipped_list=()
 failed_list=()
+durations=()
 
 # run_file NAME CMD...: run one test file, print its output prefixed by NAME,
 # count its TAP results.
 run_file()
 {
 	local name=$1 log rc line n_results=0 n_notok=0 plan='' bailed=0
-	local desc reason
+	local desc reason t0
 	shift
 	log=$(mktemp "${TMPDIR:-/tmp}/agentrun-run-tests.XXXXXX") || exit 2
 
 	echo "=== $name"
+	t0=$SECONDS
 	# The file runs in its own process group under timeout(1), which kills
 	# the whole group on expiry. Output goes to a file (not a pipe) so a
 	# leaked background process holding stdout cannot hang us.
@@ -98,7 +100,7 @@ run_file()
 
 	while IFS= read -r line || [ -n "$line" ]; do
 		echo "$name: $line"
-		if [[ $line =~ ^not\ ok([[:space:]]+[0-9]+)?([[:space:]]*-?[[:space:]]*)(.*)$ ]]; then
+		if [[ $line =~ ^not\ ok([[:space:]]+[0-9]+)?([[:space:]]+-?[[:space:]]*(.*))?$ ]]; then
 			desc=${BASH_REMATCH[3]}
 			n_results=$((n_results + 1))
 			if [[ $desc =~ \#[[:space:]]*[Tt][Oo][Dd][Oo]([[:space:]]+(.*))?$ ]]; then
@@ -110,7 +112,7 @@ run_file()
 				total_fail=$((total_fail + 1))
 				failed_list+=("$name: $desc")
 			fi
-		elif [[ $line =~ ^ok([[:space:]]+[0-9]+)?([[:space:]]*-?[[:space:]]*)(.*)$ ]]; then
+		elif [[ $line =~ ^ok([[:space:]]+[0-9]+)?([[:space:]]+-?[[:space:]]*(.*))?$ ]]; then
 			desc=${BASH_REMATCH[3]}
 			n_results=$((n_results + 1))
 			if [[ $desc =~ \#[[:space:]]*[Ss][Kk][Ii][Pp][A-Za-z]*([[:space:]]+(.*))?$ ]]; then
@@ -160,6 +162,8 @@ run_file()
 		total_fail=$((total_fail + 1))
 		failed_list+=("$name: $problem")
 	fi
+	echo "--- $name: $((SECONDS - t0))s"
+	durations+=("$((SECONDS - t0)) $name")
 }
 
 # matches NAME: NAME passes -k and is not excluded by -x.
@@ -207,6 +211,10 @@ fi
 
 echo
 echo "=== Summary"
+if [ ${#durations[@]} -gt 0 ]; then
+	echo "Slowest files: $(printf '%s\n' "${durations[@]}" | sort -rn |
+		head -n 5 | awk '{ printf "%s%s %ss", sep, $2, $1; sep = ", " }')"
+fi
 if [ ${#failed_list[@]} -gt 0 ]; then
 	echo "Failed:"
 	for x in "${failed_list[@]}"; do

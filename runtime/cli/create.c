@@ -49,7 +49,8 @@ int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 	static const struct option longopts[] = {
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
-		{ "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
+		{ "console-socket", required_argument, NULL,
+		  OPT_CONSOLE_SOCKET },
 		{ "no-pivot", no_argument, NULL, OPT_NO_PIVOT },
 		{ "no-new-keyring", no_argument, NULL, OPT_NO_NEW_KEYRING },
 		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
@@ -117,7 +118,8 @@ bad:
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "agentrun %s: expected exactly one container id\n",
+		fprintf(stderr,
+			"agentrun %s: expected exactly one container id\n",
 			argv[0]);
 		create_usage(stderr, run);
 		return -1;

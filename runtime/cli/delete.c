@@ -28,7 +28,8 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 			printf("Usage: agentrun delete [--force] ID\n");
 			return 0;
 		default:
-			fprintf(stderr, "Usage: agentrun delete [--force] ID\n");
+			fprintf(stderr,
+				"Usage: agentrun delete [--force] ID\n");
 			return 1;
 		}
 	}
@@ -36,7 +37,8 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 		fprintf(stderr, "Usage: agentrun delete [--force] ID\n");
 		return 1;
 	}
-	if (ar_container_delete(cli_state_root(g), argv[optind], force, &err) < 0)
+	if (ar_container_delete(cli_state_root(g), argv[optind], force, &err) <
+	    0)
 		return cli_fail(&err);
 	return 0;
 }

@@ -13,8 +13,8 @@ int cmd_doctor(struct ar_global_opts *g, int argc, char **argv)
 	struct ar_doctor_env e;
 
 	(void)g;
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-			 strcmp(argv[1], "--help") == 0)) {
+	if (argc > 1 &&
+	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
 		printf("Usage: agentrun doctor\n"
 		       "\n"
 		       "Check what `agentrun sandbox` needs on this machine; one line\n"

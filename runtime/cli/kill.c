@@ -30,7 +30,8 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 			printf("Usage: agentrun kill [--all] ID [SIGNAL]\n");
 			return 0;
 		default:
-			fprintf(stderr, "Usage: agentrun kill [--all] ID [SIGNAL]\n");
+			fprintf(stderr,
+				"Usage: agentrun kill [--all] ID [SIGNAL]\n");
 			return 1;
 		}
 	}
@@ -38,9 +39,11 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 		fprintf(stderr, "Usage: agentrun kill [--all] ID [SIGNAL]\n");
 		return 1;
 	}
-	if (argc - optind == 2 && ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
+	if (argc - optind == 2 &&
+	    ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
 		return cli_fail(&err);
-	if (ar_container_kill(cli_state_root(g), argv[optind], sig, all, &err) < 0)
+	if (ar_container_kill(cli_state_root(g), argv[optind], sig, all, &err) <
+	    0)
 		return cli_fail(&err);
 	return 0;
 }

@@ -43,15 +43,18 @@ int cmd_list(struct ar_global_opts *g, int argc, char **argv)
 			printf("Usage: agentrun list [--format table|json] [--quiet]\n");
 			return 0;
 		default:
-			fprintf(stderr, "Usage: agentrun list [--format table|json] [--quiet]\n");
+			fprintf(stderr,
+				"Usage: agentrun list [--format table|json] [--quiet]\n");
 			return 1;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr, "Usage: agentrun list [--format table|json] [--quiet]\n");
+		fprintf(stderr,
+			"Usage: agentrun list [--format table|json] [--quiet]\n");
 		return 1;
 	}
-	if (ar_container_list(cli_state_root(g), format, quiet, stdout, &err) < 0)
+	if (ar_container_list(cli_state_root(g), format, quiet, stdout, &err) <
+	    0)
 		return cli_fail(&err);
 	return 0;
 }

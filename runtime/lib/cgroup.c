@@ -682,12 +682,9 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 
 	cg->dirfd = -1;
 	if (o->manager == AR_CGROUP_MGR_DISABLED) {
-		if (ar_cgroup_resources_any(o->resources) &&
-		    !o->ignore_unavailable)
-			return ar_error_set_plain(
-				err, EOPNOTSUPP,
-				"linux.resources sets limits but the cgroup manager is disabled (set %s=true to run without them)",
-				AR_CGROUP_IGNORE_ANNOTATION);
+		/* an explicit choice of the user, as in crun: no error */
+		if (ar_cgroup_resources_any(o->resources))
+			ar_warn("the cgroup manager is disabled: linux.resources limits are not applied");
 		*out = ar_steal_ptr(&guard);
 		return 0;
 	}
@@ -932,7 +929,7 @@ static int collect_pids(int dirfd, pid_t **v, size_t *n, int depth,
 		(*v)[(*n)++] = (pid_t)pid;
 		p = end + strspn(end, "\n");
 	}
-	dfd = dup(dirfd);
+	dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	if (dfd < 0)
 		return ar_error_set(err, errno, "dup");
 	d = fdopendir(dfd);
@@ -1060,7 +1057,7 @@ static int remove_children(int dirfd, int depth, struct ar_error *err)
 
 	if (depth > 64)
 		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
-	dfd = dup(dirfd);
+	dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	if (dfd < 0)
 		return ar_error_set(err, errno, "dup");
 	d = fdopendir(dfd);

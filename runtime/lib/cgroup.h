@@ -94,7 +94,8 @@ struct ar_cgroup;
  * apply the resources and, when o->pid > 0, move that process in.
  *
  * Where (relative to the cgroup2 mount):
- *   manager disabled            no cgroup
+ *   manager disabled            no cgroup (limits: a warning, not an
+ *                               error -- the user chose it, as in crun)
  *   root, no cgroupsPath        /agentrun/ID
  *   root, "/a/b" or "a/b"       /a/b
  *   rootless                    below the delegated base: our own cgroup,

@@ -49,6 +49,8 @@ static void launch_release(struct ar_launch *l)
 		close(l->fifo_fd);
 	if (l->seccomp)
 		ar_seccomp_filter_free(l->seccomp);
+	ar_cgroup_free(l->cgroup);
+	l->cgroup = NULL;
 	if (l->cfg)
 		oci_config_free(l->cfg);
 	free(l->bundle);
@@ -75,8 +77,8 @@ static bool detect_rootless(int flag)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return !(sscanf(buf, "%u %u %u", &a, &b, &c) == 3 && a == 0 &&
-		 b == 0 && c == UINT_MAX);
+	return !(sscanf(buf, "%u %u %u", &a, &b, &c) == 3 && a == 0 && b == 0 &&
+		 c == UINT_MAX);
 }
 
 /* Make sure fds 3..3+n-1 are open before we open anything, so none of
@@ -123,8 +125,8 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		l->plan.join_fd[i] = -1;
 
 	l->listen_fds = listen_fds_from_env();
-	l->preserve_fds = (o->preserve_fds > 0 ? o->preserve_fds : 0) +
-			  l->listen_fds;
+	l->preserve_fds =
+		(o->preserve_fds > 0 ? o->preserve_fds : 0) + l->listen_fds;
 	if (l->preserve_fds)
 		reserve_preserved_fds(l->preserve_fds);
 
@@ -137,21 +139,22 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return -1;
 	cfg = l->cfg;
 	if (!cfg->process.present || cfg->process.args.n == 0)
-		return ar_error_set_plain(err, EINVAL,
-					  "%s: process.args: the config has no process to run",
-					  cfg->filename ? cfg->filename : "config.json");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"%s: process.args: the config has no process to run",
+			cfg->filename ? cfg->filename : "config.json");
 	if (!cfg->root.path)
-		return ar_error_set_plain(err, EINVAL, "%s: root.path is missing",
-					  cfg->filename ? cfg->filename :
-							  "config.json");
+		return ar_error_set_plain(
+			err, EINVAL, "%s: root.path is missing",
+			cfg->filename ? cfg->filename : "config.json");
 	l->rootfs = ar_rootfs_host_path(l->bundle, cfg->root.path);
 	if (stat(l->rootfs, &sb) < 0)
 		return ar_error_set(err, errno, "root.path: rootfs `%s`",
 				    l->rootfs);
 	if (!S_ISDIR(sb.st_mode))
-		return ar_error_set_plain(err, ENOTDIR,
-					  "root.path: rootfs `%s` is not a directory",
-					  l->rootfs);
+		return ar_error_set_plain(
+			err, ENOTDIR,
+			"root.path: rootfs `%s` is not a directory", l->rootfs);
 	if (cfg->linux_.intel_rdt_present)
 		return ar_error_set_plain(err, ENOTSUP,
 					  "linux.intelRdt is not supported");
@@ -173,9 +176,17 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
-	if (cfg->linux_.seccomp &&
-	    ar_seccomp_compile(cfg->linux_.seccomp, &l->seccomp, err) < 0)
-		return -1;
+	if (cfg->linux_.seccomp) {
+		/* Compiling a profile costs tens of milliseconds; the
+		 * compiled program is cached under the state root, keyed by
+		 * the whole profile. */
+		_cleanup_free_ char *cache = o->root ?
+			ar_xasprintf("%s/.seccomp-cache", o->root) : NULL;
+
+		if (ar_seccomp_compile_cached(cfg->linux_.seccomp, cache,
+					      &l->seccomp, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -194,8 +205,7 @@ static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 	len = snprintf(buf, sizeof(buf), "%d", p->oom_score_adj.v);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, buf, (size_t)len) != len)
-		return ar_error_set(err, errno,
-				    "process.oomScoreAdj: set %d",
+		return ar_error_set(err, errno, "process.oomScoreAdj: set %d",
 				    p->oom_score_adj.v);
 	return 0;
 }
@@ -208,12 +218,15 @@ static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 static int container_cgroup_enter(struct ar_launch *l, pid_t pid,
 				  struct ar_error *err)
 {
-	(void)pid;
-	(void)err;
-	if (l->o->cgroups_disabled)
-		return 0;
-	/* cgroup v2 setup comes here (cgroup.c). */
-	return 0;
+	struct ar_cgroup_opts co = { 0 };
+
+	ar_cgroup_opts_from_config(&co, l->cfg, l->o->id);
+	co.manager = l->o->cgroups_disabled ? AR_CGROUP_MGR_DISABLED :
+		     l->o->systemd_cgroup   ? AR_CGROUP_MGR_SYSTEMD :
+					      AR_CGROUP_MGR_CGROUPFS;
+	co.rootless = l->rootless;
+	co.pid = pid;
+	return ar_cgroup_create(&co, &l->cgroup, err);
 }
 
 static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
@@ -224,8 +237,8 @@ static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
 
 /* Returns 0 with *pid (the container process) filled, -1 with err; on
  * error *pid (or *first) is the process to kill. */
-static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first,
-		 int *master, struct ar_error *err)
+static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
+		 struct ar_error *err)
 {
 	const struct oci_config *cfg = l->cfg;
 	int sv[2];
@@ -329,7 +342,8 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first,
 				if (ar_seccomp_send_notify_fd(
 					    cfg->linux_.seccomp->listener_path,
 					    nfd,
-					    cfg->linux_.seccomp->listener_metadata,
+					    cfg->linux_.seccomp
+						    ->listener_metadata,
 					    sj, err) < 0)
 					return -1;
 			}
@@ -384,14 +398,13 @@ static int write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return ar_error_set(err, errno, "--pid-file `%s`", path);
-	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) <
-	    0)
+	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) < 0)
 		return ar_error_wrap(err, "--pid-file `%s`", path);
 	return 0;
 }
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
-		       bool detached, struct ar_error *err)
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool detached,
+		       struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
 	_cleanup_free_ char *config_path =
@@ -404,7 +417,7 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		.rootfs = l->rootfs,
 		.created = created,
 		.owner = geteuid(),
-		.cgroup_path = NULL,
+		.cgroup_path = (char *)ar_cgroup_path(l->cgroup),
 		.systemd_cgroup = l->o->systemd_cgroup,
 		.rootless = l->rootless,
 		.detached = detached,
@@ -419,9 +432,8 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 
 /* create / run --detach / run: everything up to a container process that
  * is blocked on the fifo (use_fifo) or running the user's program. */
-static int do_create(struct ar_launch *l, int rootfd, int dirfd,
-		     bool detached, pid_t *pid_out, int *master_out,
-		     struct ar_error *err)
+static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
+		     pid_t *pid_out, int *master_out, struct ar_error *err)
 {
 	pid_t pid, first;
 
@@ -450,6 +462,11 @@ fail:
 	kill_and_reap(pid > 0 ? pid : first);
 	if (first != pid)
 		kill_and_reap(first);
+	if (ar_cgroup_path(l->cgroup)) {
+		struct ar_error ignored = AR_ERROR_INIT;
+
+		ar_cgroup_destroy(ar_cgroup_path(l->cgroup), &ignored);
+	}
 	if (*master_out >= 0) {
 		close(*master_out);
 		*master_out = -1;
@@ -535,9 +552,8 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 						    .events = POLLIN };
 			if (relay.stdin_open && !exited) {
 				stdin_idx = n;
-				pfd[n++] = (struct pollfd){
-					.fd = STDIN_FILENO, .events = POLLIN
-				};
+				pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO,
+							    .events = POLLIN };
 			}
 		}
 		if (exited) {
@@ -583,7 +599,7 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 		}
 		if (stdin_idx >= 0 && pfd[stdin_idx].revents) {
 			if (ar_tty_pump(STDIN_FILENO, master) == 0)
-				relay.stdin_open = false;
+				ar_tty_relay_stdin_eof(&relay);
 		}
 	}
 	if (master >= 0)
@@ -605,6 +621,7 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	_cleanup_close_ int rootfd = -1, dirfd = -1;
 	struct ar_error ignored = AR_ERROR_INIT;
 	sigset_t mask, old;
+	_cleanup_free_ char *cg_path = NULL;
 	pid_t pid = -1;
 	int master = -1, r;
 
@@ -652,6 +669,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	/* Let `state`/`kill`/`delete` of other commands in. */
 	close(dirfd);
 	dirfd = -1;
+	if (ar_cgroup_path(l.cgroup))
+		cg_path = ar_xstrdup(ar_cgroup_path(l.cgroup));
 	launch_release(&l);
 
 	*exit_status = supervise(pid, master, &mask);
@@ -659,6 +678,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		close(master);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	/* poststop hooks come here (issue 6). */
+	if (!o->keep && cg_path && ar_cgroup_destroy(cg_path, err) < 0)
+		return -1;
 	if (!o->keep && ar_state_remove(rootfd, o->id, err) < 0)
 		return -1;
 	return 0;
@@ -713,8 +734,7 @@ static int pidfd_open_(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-int ar_container_start(const char *root, const char *id,
-		       struct ar_error *err)
+int ar_container_start(const char *root, const char *id, struct ar_error *err)
 {
 	struct existing e;
 	_cleanup_close_ int fifo = -1, pidfd = -1;
@@ -725,9 +745,10 @@ int ar_container_start(const char *root, const char *id,
 	if (open_existing(root, id, true, &e, err) < 0)
 		goto out;
 	if (e.status != AR_STATUS_CREATED) {
-		ar_error_set_plain(err, EINVAL,
-				   "container `%s` is not in created state (status: %s)",
-				   id, ar_status_name(e.status));
+		ar_error_set_plain(
+			err, EINVAL,
+			"container `%s` is not in created state (status: %s)",
+			id, ar_status_name(e.status));
 		goto out;
 	}
 	pidfd = pidfd_open_(e.st->pid);
@@ -745,15 +766,17 @@ int ar_container_start(const char *root, const char *id,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ar_error_set(err, errno, "wait for the container process");
+			ar_error_set(err, errno,
+				     "wait for the container process");
 			goto out;
 		}
 		if (pfd[0].revents & POLLIN)
 			break;
 		if (pidfd >= 0 && pfd[1].revents) {
-			ar_error_set_plain(err, ECHILD,
-					   "container `%s`: the container process exited before start",
-					   id);
+			ar_error_set_plain(
+				err, ECHILD,
+				"container `%s`: the container process exited before start",
+				id);
 			goto out;
 		}
 	}
@@ -824,7 +847,8 @@ static int signal_container(const struct ar_state *st, int sig, bool all,
 		}
 	}
 	if (kill(st->pid, sig) < 0)
-		return ar_error_set(err, errno, "signal %d to the container process %d",
+		return ar_error_set(err, errno,
+				    "signal %d to the container process %d",
 				    sig, (int)st->pid);
 	return 0;
 }
@@ -838,8 +862,9 @@ int ar_container_kill(const char *root, const char *id, int sig, bool all,
 	if (open_existing(root, id, false, &e, err) < 0)
 		goto out;
 	if (e.status == AR_STATUS_STOPPED) {
-		ar_error_set_plain(err, ESRCH, "container `%s` is not running (status: stopped)",
-				   id);
+		ar_error_set_plain(
+			err, ESRCH,
+			"container `%s` is not running (status: stopped)", id);
 		goto out;
 	}
 	r = signal_container(e.st, sig, all, err);
@@ -879,9 +904,10 @@ int ar_container_delete(const char *root, const char *id, bool force,
 	}
 	if (e.status != AR_STATUS_STOPPED) {
 		if (!force) {
-			ar_error_set_plain(err, EBUSY,
-					   "container `%s` is not stopped (status: %s): stop it first or use --force",
-					   id, ar_status_name(e.status));
+			ar_error_set_plain(
+				err, EBUSY,
+				"container `%s` is not stopped (status: %s): stop it first or use --force",
+				id, ar_status_name(e.status));
 			goto out;
 		}
 		if (signal_container(e.st, SIGKILL, true, err) < 0 &&
@@ -890,8 +916,7 @@ int ar_container_delete(const char *root, const char *id, bool force,
 		ar_error_clear(err);
 		wait_gone(e.st);
 	}
-	if (e.st->cgroup_path &&
-	    ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
+	if (e.st->cgroup_path && ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
 		goto out;
 	/* poststop hooks come here (issue 6). */
 	r = ar_state_remove(e.rootfd, id, err);
@@ -942,8 +967,8 @@ static const char *owner_name(uid_t uid, char *buf, size_t size)
 	return buf;
 }
 
-int ar_container_list(const char *root, enum ar_list_format format,
-		      bool quiet, FILE *out, struct ar_error *err)
+int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
+		      FILE *out, struct ar_error *err)
 {
 	_cleanup_close_ int rootfd = -1;
 	_cleanup_strv_ char **ids = NULL;
@@ -983,7 +1008,8 @@ int ar_container_list(const char *root, enum ar_list_format format,
 			fprintf(out, "%s{\"ociVersion\":\"1.2.0\",\"id\":",
 				first ? "" : ",");
 			json_string(out, st->id);
-			fprintf(out, ",\"pid\":%d,\"status\":\"%s\",\"bundle\":",
+			fprintf(out,
+				",\"pid\":%d,\"status\":\"%s\",\"bundle\":",
 				pid, ar_status_name(status));
 			json_string(out, st->bundle);
 			fputs(",\"rootfs\":", out);
@@ -991,13 +1017,13 @@ int ar_container_list(const char *root, enum ar_list_format format,
 			fputs(",\"created\":", out);
 			json_string(out, st->created);
 			fputs(",\"owner\":", out);
-			json_string(out, owner_name(st->owner, obuf,
-						    sizeof(obuf)));
+			json_string(out,
+				    owner_name(st->owner, obuf, sizeof(obuf)));
 			fputc('}', out);
 		} else {
 			fprintf(out, "%-20s %-8d %-10s %-40s %-31s %s\n",
-				st->id, pid, ar_status_name(status),
-				st->bundle, st->created,
+				st->id, pid, ar_status_name(status), st->bundle,
+				st->created,
 				owner_name(st->owner, obuf, sizeof(obuf)));
 		}
 		first = false;

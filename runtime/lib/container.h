@@ -45,8 +45,7 @@ int ar_container_create(const struct ar_create_opts *o, struct ar_error *err);
 int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		     struct ar_error *err);
 
-int ar_container_start(const char *root, const char *id,
-		       struct ar_error *err);
+int ar_container_start(const char *root, const char *id, struct ar_error *err);
 
 /* Signal the container process (all of its processes with `all`).
  * Error when the container is stopped. */
@@ -64,7 +63,7 @@ int ar_container_state(const char *root, const char *id, char **json,
 
 enum ar_list_format { AR_LIST_TABLE = 0, AR_LIST_JSON };
 
-int ar_container_list(const char *root, enum ar_list_format format,
-		      bool quiet, FILE *out, struct ar_error *err);
+int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
+		      FILE *out, struct ar_error *err);
 
 #endif

@@ -49,11 +49,11 @@ int ar_sync_send(int fd, int type, int value, struct ar_error *err)
 			 MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return ar_error_set(err, errno, "sync with the %s",
-				    type == AR_SYNC_GO ||
-						    type == AR_SYNC_USERNS_DONE ?
-					    "container process" :
-					    "runtime");
+		return ar_error_set(
+			err, errno, "sync with the %s",
+			type == AR_SYNC_GO || type == AR_SYNC_USERNS_DONE ?
+				"container process" :
+				"runtime");
 	return 0;
 }
 
@@ -237,14 +237,15 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	 * user. */
 	if (userns && maps_id0(&cfg->linux_.gid_mappings) &&
 	    setresgid(0, 0, 0) < 0)
-		return ar_error_set(err, errno,
-				    "become root of the user namespace (is gid 0 mapped?)");
+		return ar_error_set(
+			err, errno,
+			"become root of the user namespace (is gid 0 mapped?)");
 	if (userns && maps_id0(&cfg->linux_.uid_mappings) &&
 	    setresuid(0, 0, 0) < 0)
-		return ar_error_set(err, errno,
-				    "become root of the user namespace (is 0 mapped?)");
-	if (!l->o->no_new_keyring &&
-	    join_session_keyring(l->o->id, err) < 0)
+		return ar_error_set(
+			err, errno,
+			"become root of the user namespace (is 0 mapped?)");
+	if (!l->o->no_new_keyring && join_session_keyring(l->o->id, err) < 0)
 		return -1;
 	if (ar_ns_unshare_cgroup(&l->plan, err) < 0)
 		return -1;

@@ -63,6 +63,8 @@ struct ar_launch {
 	int preserve_fds; /* --preserve-fds + listen_fds */
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
 	bool setgroups_denied; /* filled in the child from GO */
+	struct ar_cgroup *cgroup; /* from ar_cgroup_create(); path NULL when
+				   * the container runs without one */
 	int state_fds[2]; /* state root and the locked container directory:
 			   * closed first thing in the child (the flock is
 			   * on the open file, shared by the clone) */

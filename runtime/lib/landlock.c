@@ -66,21 +66,21 @@ static int add_rule(int rfd, const char *path, uint64_t access,
 	}
 	/* Directory-only rights on a file are EINVAL. */
 	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-		access &= ~(uint64_t)(LANDLOCK_ACCESS_FS_READ_DIR |
-				      LANDLOCK_ACCESS_FS_REMOVE_DIR |
-				      LANDLOCK_ACCESS_FS_REMOVE_FILE |
-				      LANDLOCK_ACCESS_FS_MAKE_CHAR |
-				      LANDLOCK_ACCESS_FS_MAKE_DIR |
-				      LANDLOCK_ACCESS_FS_MAKE_REG |
-				      LANDLOCK_ACCESS_FS_MAKE_SOCK |
-				      LANDLOCK_ACCESS_FS_MAKE_FIFO |
-				      LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-				      LANDLOCK_ACCESS_FS_MAKE_SYM |
-				      (1ULL << 13));
+		access &=
+			~(uint64_t)(LANDLOCK_ACCESS_FS_READ_DIR |
+				    LANDLOCK_ACCESS_FS_REMOVE_DIR |
+				    LANDLOCK_ACCESS_FS_REMOVE_FILE |
+				    LANDLOCK_ACCESS_FS_MAKE_CHAR |
+				    LANDLOCK_ACCESS_FS_MAKE_DIR |
+				    LANDLOCK_ACCESS_FS_MAKE_REG |
+				    LANDLOCK_ACCESS_FS_MAKE_SOCK |
+				    LANDLOCK_ACCESS_FS_MAKE_FIFO |
+				    LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+				    LANDLOCK_ACCESS_FS_MAKE_SYM | (1ULL << 13));
 	pb.allowed_access = access & handled;
 	pb.parent_fd = fd;
-	if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH,
-		    &pb, 0) < 0)
+	if (syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb,
+		    0) < 0)
 		return ar_error_set(err, errno, "landlock: rule for `%s`",
 				    path);
 	return 0;
@@ -95,11 +95,11 @@ int ar_landlock_restrict(const char *rules, struct ar_error *err)
 	char *save = NULL;
 
 	if (abi <= 0)
-		return ar_error_set_plain(err, ENOTSUP,
-					  "landlock: not available in this kernel (see `agentrun doctor`)");
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"landlock: not available in this kernel (see `agentrun doctor`)");
 	attr.handled_access_fs = handled_for(abi);
-	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr),
-			   0);
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rfd < 0)
 		return ar_error_set(err, errno, "landlock: create ruleset");
 	for (char *line = strtok_r(copy, "\n", &save); line;
@@ -111,13 +111,15 @@ int ar_landlock_restrict(const char *rules, struct ar_error *err)
 		else if (strncmp(line, "rw:", 3) == 0)
 			access = attr.handled_access_fs;
 		else
-			return ar_error_set_plain(err, EINVAL,
-						  "landlock: rule `%s`: expected ro:PATH or rw:PATH",
-						  line);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"landlock: rule `%s`: expected ro:PATH or rw:PATH",
+				line);
 		if (line[3] != '/')
-			return ar_error_set_plain(err, EINVAL,
-						  "landlock: rule `%s`: the path must be absolute",
-						  line);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"landlock: rule `%s`: the path must be absolute",
+				line);
 		if (add_rule(rfd, line + 3, access, attr.handled_access_fs,
 			     err) < 0)
 			return -1;

@@ -424,12 +424,22 @@ static int mount_one(struct ar_rootfs_ctx *ctx, size_t i, struct ar_error *err)
 static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 {
 	const char *rootfs = ctx->opts->rootfs;
+	struct stat st, host_st;
 
 	if (!rootfs || rootfs[0] != '/')
 		return ar_error_set(err, EINVAL,
 				    "root filesystem path \"%s\" is not "
 				    "absolute",
 				    rootfs ? rootfs : "");
+	/* The runtime's own "/" (root.path "/", a symlink or a bind mount
+	 * of it) as the root filesystem would turn every mount target and
+	 * device node made below into a change of the host. */
+	if (stat(rootfs, &st) == 0 && stat("/", &host_st) == 0 &&
+	    st.st_dev == host_st.st_dev && st.st_ino == host_st.st_ino)
+		return ar_error_set_plain(err, EINVAL,
+					  "root filesystem \"%s\" is the "
+					  "host's root directory",
+					  rootfs);
 	/* A mount point of its own, so pivot_root accepts it. */
 	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
 		return ar_error_set(err, errno,

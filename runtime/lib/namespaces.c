@@ -46,10 +46,10 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 				close(plan->join_fd[ns->type]);
 			fd = open(ns->path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
-				ar_error_set(err, errno,
-					     "linux.namespaces: open %s namespace `%s`",
-					     oci_ns_type_name(ns->type),
-					     ns->path);
+				ar_error_set(
+					err, errno,
+					"linux.namespaces: open %s namespace `%s`",
+					oci_ns_type_name(ns->type), ns->path);
 				ar_ns_plan_release(plan);
 				return -1;
 			}
@@ -92,7 +92,8 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 	 * put the process into its cgroup, so that cgroup is its root. */
 	plan->clone_flags &= ~(unsigned long)CLONE_NEWCGROUP;
 	if (plan->slow) {
-		plan->unshare_flags = plan->clone_flags & ~(unsigned long)CLONE_NEWUSER;
+		plan->unshare_flags = plan->clone_flags &
+				      ~(unsigned long)CLONE_NEWUSER;
 		if (plan->unshare_flags & (CLONE_NEWPID | CLONE_NEWTIME))
 			plan->fork_again = true;
 	}
@@ -118,27 +119,31 @@ pid_t ar_ns_clone(unsigned long flags, struct ar_error *err)
 	args.exit_signal = SIGCHLD;
 	r = syscall(SYS_clone3, &args, sizeof(args));
 	if (r < 0 && errno == ENOSYS && !(flags & CLONE_NEWTIME))
-		r = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL,
-			    NULL);
+		r = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (r < 0)
-		return ar_error_set(err, errno,
-				    "create the container process (clone flags 0x%lx)",
-				    flags);
+		return ar_error_set(
+			err, errno,
+			"create the container process (clone flags 0x%lx)",
+			flags);
 	return (pid_t)r;
 }
 
 static const int join_order[] = {
-	OCI_NS_USER, OCI_NS_CGROUP, OCI_NS_IPC,	 OCI_NS_UTS,
-	OCI_NS_NETWORK, OCI_NS_PID, OCI_NS_TIME, OCI_NS_MOUNT,
+	OCI_NS_USER,	OCI_NS_CGROUP, OCI_NS_IPC,  OCI_NS_UTS,
+	OCI_NS_NETWORK, OCI_NS_PID,    OCI_NS_TIME, OCI_NS_MOUNT,
 };
 
 int ar_ns_join(const struct ar_ns_plan *plan, struct ar_error *err)
 {
 	static const int nstype[OCI_NS_NTYPES] = {
-		[OCI_NS_PID] = CLONE_NEWPID,	[OCI_NS_NETWORK] = CLONE_NEWNET,
-		[OCI_NS_MOUNT] = CLONE_NEWNS,	[OCI_NS_IPC] = CLONE_NEWIPC,
-		[OCI_NS_UTS] = CLONE_NEWUTS,	[OCI_NS_USER] = CLONE_NEWUSER,
-		[OCI_NS_CGROUP] = CLONE_NEWCGROUP, [OCI_NS_TIME] = CLONE_NEWTIME,
+		[OCI_NS_PID] = CLONE_NEWPID,
+		[OCI_NS_NETWORK] = CLONE_NEWNET,
+		[OCI_NS_MOUNT] = CLONE_NEWNS,
+		[OCI_NS_IPC] = CLONE_NEWIPC,
+		[OCI_NS_UTS] = CLONE_NEWUTS,
+		[OCI_NS_USER] = CLONE_NEWUSER,
+		[OCI_NS_CGROUP] = CLONE_NEWCGROUP,
+		[OCI_NS_TIME] = CLONE_NEWTIME,
 	};
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(join_order); i++) {
@@ -153,8 +158,7 @@ int ar_ns_join(const struct ar_ns_plan *plan, struct ar_error *err)
 	return 0;
 }
 
-int ar_ns_write_time_offsets(const struct oci_config *cfg,
-			     struct ar_error *err)
+int ar_ns_write_time_offsets(const struct oci_config *cfg, struct ar_error *err)
 {
 	const struct oci_linux *l = &cfg->linux_;
 	char buf[128];
@@ -175,10 +179,12 @@ int ar_ns_write_time_offsets(const struct oci_config *cfg,
 		return 0;
 	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return ar_error_set(err, errno, "open /proc/self/timens_offsets");
+		return ar_error_set(err, errno,
+				    "open /proc/self/timens_offsets");
 	if (write(fd, buf, (size_t)len) != len)
-		return ar_error_set(err, errno, "linux.timeOffsets: write `%.*s`",
-				    len - 1, buf);
+		return ar_error_set(err, errno,
+				    "linux.timeOffsets: write `%.*s`", len - 1,
+				    buf);
 	return 0;
 }
 
@@ -186,11 +192,11 @@ int ar_ns_unshare_rest(const struct oci_config *cfg,
 		       const struct ar_ns_plan *plan, struct ar_error *err)
 {
 	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
-		return ar_error_set(err, errno,
-				    "create the namespaces (unshare flags 0x%lx)",
-				    plan->unshare_flags);
-	if (plan->time_offsets &&
-	    ar_ns_write_time_offsets(cfg, err) < 0)
+		return ar_error_set(
+			err, errno,
+			"create the namespaces (unshare flags 0x%lx)",
+			plan->unshare_flags);
+	if (plan->time_offsets && ar_ns_write_time_offsets(cfg, err) < 0)
 		return -1;
 	return 0;
 }

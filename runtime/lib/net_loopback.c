@@ -42,9 +42,10 @@ int ar_net_loopback_apply(const struct oci_config *cfg, bool new_netns,
 	if (!v)
 		return 0;
 	if (strcmp(v, "up") != 0)
-		return ar_error_set_plain(err, EINVAL,
-					  "annotations[\"%s\"]: expected \"up\", got \"%s\"",
-					  AR_ANNOTATION_NET_LOOPBACK, v);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"annotations[\"%s\"]: expected \"up\", got \"%s\"",
+			AR_ANNOTATION_NET_LOOPBACK, v);
 	if (!new_netns)
 		return 0; /* the host's (or a joined) netns: not ours to touch */
 	if (ar_net_loopback_up(err) < 0)

@@ -24,7 +24,8 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DEFAULT_PATH                                                           \
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 int ar_process_set_rlimits(const struct oci_process *p, struct ar_error *err)
 {
@@ -57,8 +58,7 @@ int ar_process_set_io_priority(const struct oci_process *p,
 		return 0;
 	prio = (p->io_priority.klass << 13) | (p->io_priority.priority & 0xff);
 	if (syscall(SYS_ioprio_set, who_process, 0, prio) < 0)
-		return ar_error_set(err, errno,
-				    "process.ioPriority: set %s %d",
+		return ar_error_set(err, errno, "process.ioPriority: set %s %d",
 				    p->io_priority.class_name,
 				    p->io_priority.priority);
 	return 0;
@@ -97,8 +97,7 @@ static uint64_t sched_flag_value(const char *name)
 	return 0;
 }
 
-int ar_process_set_scheduler(const struct oci_process *p,
-			     struct ar_error *err)
+int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err)
 {
 	const struct oci_scheduler *s = &p->scheduler;
 	struct ar_sched_attr attr;
@@ -131,7 +130,11 @@ int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
 	if (!setgroups_denied || u->n_additional_gids) {
 		gid_t *gids = (gid_t *)u->additional_gids;
 
-		if (setgroups(u->n_additional_gids, gids) < 0)
+		/* EPERM with no groups to set: setgroups is denied in the
+		 * user namespace the runtime itself runs in (rootless
+		 * engines); there is nothing to drop. */
+		if (setgroups(u->n_additional_gids, gids) < 0 &&
+		    !(errno == EPERM && u->n_additional_gids == 0))
 			return ar_error_set(
 				err, errno,
 				"process.user.additionalGids: setgroups (%zu groups)%s",
@@ -141,13 +144,15 @@ int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
 					"");
 	}
 	if (setresgid(u->gid, u->gid, u->gid) < 0)
-		return ar_error_set(err, errno,
-				    "process.user.gid: set gid %u (is it mapped in the user namespace?)",
-				    u->gid);
+		return ar_error_set(
+			err, errno,
+			"process.user.gid: set gid %u (is it mapped in the user namespace?)",
+			u->gid);
 	if (setresuid(u->uid, u->uid, u->uid) < 0)
-		return ar_error_set(err, errno,
-				    "process.user.uid: set uid %u (is it mapped in the user namespace?)",
-				    u->uid);
+		return ar_error_set(
+			err, errno,
+			"process.user.uid: set uid %u (is it mapped in the user namespace?)",
+			u->uid);
 	if (ar_caps_apply(&p->capabilities, err) < 0)
 		return ar_error_wrap(err, "process.capabilities");
 	if (u->umask.set)
@@ -217,9 +222,10 @@ next:
 	if (saved == EACCES)
 		ar_error_set(err, EACCES, "process.args[0]: `%s`", name);
 	else
-		ar_error_set_plain(err, ENOENT,
-				   "process.args[0]: executable `%s` not found in $PATH (%s)",
-				   name, path);
+		ar_error_set_plain(
+			err, ENOENT,
+			"process.args[0]: executable `%s` not found in $PATH (%s)",
+			name, path);
 	return NULL;
 }
 
@@ -279,8 +285,8 @@ int ar_process_chdir(const char *cwd, struct ar_error *err)
 	/* CVE-2024-21626: a cwd reached through a leaked host fd would not
 	 * be below the container's root. */
 	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
-		return ar_error_set_plain(err, EPERM,
-					  "process.cwd: `%s` is outside the container",
-					  cwd);
+		return ar_error_set_plain(
+			err, EPERM,
+			"process.cwd: `%s` is outside the container", cwd);
 	return 0;
 }

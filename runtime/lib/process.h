@@ -26,8 +26,7 @@ int ar_process_set_rlimits(const struct oci_process *p, struct ar_error *err);
  * (sched_setattr). */
 int ar_process_set_io_priority(const struct oci_process *p,
 			       struct ar_error *err);
-int ar_process_set_scheduler(const struct oci_process *p,
-			     struct ar_error *err);
+int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err);
 
 /* setgroups (additionalGids; skipped when setgroups is denied and there
  * are none), setresgid, setresuid, with the capabilities of the config

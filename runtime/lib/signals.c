@@ -15,17 +15,17 @@ static const struct {
 	const char *name;
 	int sig;
 } signal_names[] = {
-	{ "HUP", SIGHUP },     { "INT", SIGINT },	{ "QUIT", SIGQUIT },
-	{ "ILL", SIGILL },     { "TRAP", SIGTRAP },	{ "ABRT", SIGABRT },
-	{ "IOT", SIGIOT },     { "BUS", SIGBUS },	{ "FPE", SIGFPE },
-	{ "KILL", SIGKILL },   { "USR1", SIGUSR1 },	{ "SEGV", SIGSEGV },
-	{ "USR2", SIGUSR2 },   { "PIPE", SIGPIPE },	{ "ALRM", SIGALRM },
-	{ "TERM", SIGTERM },   { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },
-	{ "CLD", SIGCHLD },    { "CONT", SIGCONT },	{ "STOP", SIGSTOP },
-	{ "TSTP", SIGTSTP },   { "TTIN", SIGTTIN },	{ "TTOU", SIGTTOU },
-	{ "URG", SIGURG },     { "XCPU", SIGXCPU },	{ "XFSZ", SIGXFSZ },
-	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },	{ "WINCH", SIGWINCH },
-	{ "IO", SIGIO },       { "POLL", SIGPOLL },	{ "PWR", SIGPWR },
+	{ "HUP", SIGHUP },	 { "INT", SIGINT },	  { "QUIT", SIGQUIT },
+	{ "ILL", SIGILL },	 { "TRAP", SIGTRAP },	  { "ABRT", SIGABRT },
+	{ "IOT", SIGIOT },	 { "BUS", SIGBUS },	  { "FPE", SIGFPE },
+	{ "KILL", SIGKILL },	 { "USR1", SIGUSR1 },	  { "SEGV", SIGSEGV },
+	{ "USR2", SIGUSR2 },	 { "PIPE", SIGPIPE },	  { "ALRM", SIGALRM },
+	{ "TERM", SIGTERM },	 { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },
+	{ "CLD", SIGCHLD },	 { "CONT", SIGCONT },	  { "STOP", SIGSTOP },
+	{ "TSTP", SIGTSTP },	 { "TTIN", SIGTTIN },	  { "TTOU", SIGTTOU },
+	{ "URG", SIGURG },	 { "XCPU", SIGXCPU },	  { "XFSZ", SIGXFSZ },
+	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF },	  { "WINCH", SIGWINCH },
+	{ "IO", SIGIO },	 { "POLL", SIGPOLL },	  { "PWR", SIGPWR },
 	{ "SYS", SIGSYS },
 };
 
@@ -65,9 +65,8 @@ int ar_signal_parse(const char *s, int *sig, struct ar_error *err)
 		return ar_error_set_plain(err, EINVAL, "empty signal");
 	if (isdigit((unsigned char)*s)) {
 		if (ar_parse_u64(s, &n) < 0 || n == 0 || n > (unsigned)SIGRTMAX)
-			return ar_error_set_plain(err, EINVAL,
-						  "invalid signal number `%s`",
-						  s);
+			return ar_error_set_plain(
+				err, EINVAL, "invalid signal number `%s`", s);
 		*sig = (int)n;
 		return 0;
 	}

@@ -24,9 +24,9 @@ int ar_console_socket_connect(const char *path, struct ar_error *err)
 	_cleanup_close_ int fd = -1;
 
 	if (strlen(path) >= sizeof(addr.sun_path))
-		return ar_error_set_plain(err, ENAMETOOLONG,
-					  "--console-socket: path too long: `%s`",
-					  path);
+		return ar_error_set_plain(
+			err, ENAMETOOLONG,
+			"--console-socket: path too long: `%s`", path);
 	strcpy(addr.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -45,7 +45,8 @@ int ar_send_fd(int sock, int fd, const char *tag, struct ar_error *err)
 	} u;
 	struct iovec iov = { .iov_base = (void *)tag,
 			     .iov_len = strlen(tag) + 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
 			      .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
@@ -58,8 +59,7 @@ int ar_send_fd(int sock, int fd, const char *tag, struct ar_error *err)
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
 		if (errno != EINTR)
-			return ar_error_set(err, errno,
-					    "send the terminal fd");
+			return ar_error_set(err, errno, "send the terminal fd");
 	}
 	return 0;
 }
@@ -72,7 +72,8 @@ int ar_recv_fd(int sock, int *fd, struct ar_error *err)
 	} u;
 	char tag[256];
 	struct iovec iov = { .iov_base = tag, .iov_len = sizeof(tag) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
 			      .msg_control = u.buf,
 			      .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
@@ -85,8 +86,9 @@ int ar_recv_fd(int sock, int *fd, struct ar_error *err)
 		return ar_error_set(err, errno, "receive the terminal fd");
 	c = CMSG_FIRSTHDR(&msg);
 	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-		return ar_error_set_plain(err, EBADMSG,
-					  "receive the terminal fd: no fd in the message");
+		return ar_error_set_plain(
+			err, EBADMSG,
+			"receive the terminal fd: no fd in the message");
 	memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return 0;
 }
@@ -121,8 +123,9 @@ int ar_terminal_setup(int sock, const struct oci_console_size *size,
 
 	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0)
-		return ar_error_set(err, errno,
-				    "process.terminal: open /dev/ptmx of the container");
+		return ar_error_set(
+			err, errno,
+			"process.terminal: open /dev/ptmx of the container");
 	if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
 		return ar_error_set(err, errno, "process.terminal: unlockpt");
 	/* TIOCGPTPEER opens the slave without a path lookup. */
@@ -137,8 +140,9 @@ int ar_terminal_setup(int sock, const struct oci_console_size *size,
 				      .ws_col = (unsigned short)size->width };
 
 		if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
-			return ar_error_set(err, errno,
-					    "process.consoleSize: set the window size");
+			return ar_error_set(
+				err, errno,
+				"process.consoleSize: set the window size");
 	}
 	if (bind_console(slave, err) < 0) {
 		ar_debug("%s (ignored)", err->msg);
@@ -147,13 +151,14 @@ int ar_terminal_setup(int sock, const struct oci_console_size *size,
 	if (setsid() < 0)
 		return ar_error_set(err, errno, "process.terminal: setsid");
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
-		return ar_error_set(err, errno,
-				    "process.terminal: make the pty the controlling terminal");
+		return ar_error_set(
+			err, errno,
+			"process.terminal: make the pty the controlling terminal");
 	for (int i = 0; i < 3; i++) {
 		if (dup2(slave, i) < 0)
-			return ar_error_set(err, errno,
-					    "process.terminal: dup the pty to fd %d",
-					    i);
+			return ar_error_set(
+				err, errno,
+				"process.terminal: dup the pty to fd %d", i);
 	}
 	if (ar_send_fd(sock, master, name, err) < 0)
 		return ar_error_wrap(err, "process.terminal");
@@ -182,6 +187,18 @@ void ar_tty_relay_restore(struct ar_tty_relay *r)
 		tcsetattr(STDIN_FILENO, TCSANOW, &r->saved);
 		r->raw = false;
 	}
+}
+
+void ar_tty_relay_stdin_eof(struct ar_tty_relay *r)
+{
+	struct termios t;
+	char eof = 4; /* ^D */
+
+	r->stdin_open = false;
+	if (tcgetattr(r->master, &t) == 0 && t.c_cc[VEOF])
+		eof = (char)t.c_cc[VEOF];
+	if (write(r->master, &eof, 1) < 0)
+		ar_debug("send EOF to the terminal: %m");
 }
 
 void ar_tty_relay_winsize(struct ar_tty_relay *r)

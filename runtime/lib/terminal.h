@@ -44,6 +44,9 @@ struct ar_tty_relay {
 
 void ar_tty_relay_init(struct ar_tty_relay *r, int master);
 void ar_tty_relay_restore(struct ar_tty_relay *r);
+/* Our stdin reached EOF: send the pty's EOF character so the container
+ * sees the end of its input too (`echo x | agentrun run` with a tty). */
+void ar_tty_relay_stdin_eof(struct ar_tty_relay *r);
 /* Copy our terminal's window size to the pty (SIGWINCH). */
 void ar_tty_relay_winsize(struct ar_tty_relay *r);
 /* Copy what is readable from `from` to `to`. Returns bytes copied, 0 at

@@ -35,8 +35,7 @@ int ar_userns_format_map(const struct oci_id_mappings *m, char *buf,
 
 bool ar_userns_map_is_own(const struct oci_id_mappings *m, unsigned own)
 {
-	return m->n == 1 && m->items[0].host_id == own &&
-	       m->items[0].size == 1;
+	return m->n == 1 && m->items[0].host_id == own && m->items[0].size == 1;
 }
 
 bool ar_userns_privileged(void)
@@ -58,11 +57,10 @@ static int write_proc_file(pid_t pid, const char *name, const char *data,
 	if (fd < 0)
 		return ar_error_set(err, errno, "open %s", path);
 	if (write(fd, data, len) != (ssize_t)len)
-		return ar_error_set(err, errno, "write %s `%.*s`", path,
-				    (int)(len && data[len - 1] == '\n' ?
-						  len - 1 :
-						  len),
-				    data);
+		return ar_error_set(
+			err, errno, "write %s `%.*s`", path,
+			(int)(len && data[len - 1] == '\n' ? len - 1 : len),
+			data);
 	return 0;
 }
 
@@ -154,7 +152,8 @@ int ar_userns_write_maps(pid_t pid, const struct oci_id_mappings *uids,
 					    err) < 0)
 				return ar_error_wrap(err, "gidMappings");
 		} else if (ar_userns_map_is_own(gids, getegid())) {
-			if (write_proc_file(pid, "setgroups", "deny", 4, err) < 0)
+			if (write_proc_file(pid, "setgroups", "deny", 4, err) <
+			    0)
 				return ar_error_wrap(err, "gidMappings");
 			*setgroups_denied = true;
 			len = ar_userns_format_map(gids, buf, sizeof(buf));

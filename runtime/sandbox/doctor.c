@@ -182,26 +182,31 @@ static void check_userns(const struct ar_doctor_env *e,
 	r->id = "userns";
 	r->name = "user namespaces";
 	if (read_switch(e, "sys/user/max_user_namespaces", &v) && v == 0)
-		return set(r, AR_DOCTOR_FAIL,
-			   "sudo sysctl -w user.max_user_namespaces=15000 (persist it in /etc/sysctl.d/)",
-			   "user.max_user_namespaces = 0: no user namespaces at all");
+		return set(
+			r, AR_DOCTOR_FAIL,
+			"sudo sysctl -w user.max_user_namespaces=15000 (persist it in /etc/sysctl.d/)",
+			"user.max_user_namespaces = 0: no user namespaces at all");
 	if (e->uid != 0 &&
-	    read_switch(e, "sys/kernel/unprivileged_userns_clone", &v) && v == 0)
-		return set(r, AR_DOCTOR_FAIL,
-			   "sudo sysctl -w kernel.unprivileged_userns_clone=1 (persist it in /etc/sysctl.d/)",
-			   "kernel.unprivileged_userns_clone = 0: unprivileged user namespaces are disabled");
+	    read_switch(e, "sys/kernel/unprivileged_userns_clone", &v) &&
+	    v == 0)
+		return set(
+			r, AR_DOCTOR_FAIL,
+			"sudo sysctl -w kernel.unprivileged_userns_clone=1 (persist it in /etc/sysctl.d/)",
+			"kernel.unprivileged_userns_clone = 0: unprivileged user namespaces are disabled");
 	rc = probe(probe_userns, e);
 	if (rc && e->uid != 0 &&
 	    read_switch(e, "sys/kernel/apparmor_restrict_unprivileged_userns",
 			&v) &&
 	    v != 0)
-		return set(r, AR_DOCTOR_FAIL,
-			   "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for agentrun that allows `userns,` (see docs/sandbox.md)",
-			   "kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu): AppArmor denies unprivileged user namespaces");
+		return set(
+			r, AR_DOCTOR_FAIL,
+			"sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for agentrun that allows `userns,` (see docs/sandbox.md)",
+			"kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu): AppArmor denies unprivileged user namespaces");
 	if (rc)
-		return set(r, AR_DOCTOR_FAIL,
-			   "check the kernel config (CONFIG_USER_NS) and any LSM policy restricting user namespaces",
-			   "creating a user namespace failed: %s", strerror(rc));
+		return set(
+			r, AR_DOCTOR_FAIL,
+			"check the kernel config (CONFIG_USER_NS) and any LSM policy restricting user namespaces",
+			"creating a user namespace failed: %s", strerror(rc));
 	set(r, AR_DOCTOR_OK, NULL, "a user namespace can be created%s",
 	    e->uid ? " unprivileged" : "");
 }
@@ -216,7 +221,8 @@ static bool has_subid_entry(const char *file, const struct ar_doctor_env *e)
 		return false;
 	snprintf(uidstr, sizeof(uidstr), "%u:", (unsigned)e->uid);
 	while (fgets(line, sizeof(line), f)) {
-		if ((ul && strncmp(line, e->user, ul) == 0 && line[ul] == ':') ||
+		if ((ul && strncmp(line, e->user, ul) == 0 &&
+		     line[ul] == ':') ||
 		    strncmp(line, uidstr, strlen(uidstr)) == 0)
 			return true;
 	}
@@ -259,12 +265,14 @@ static void check_subids(const struct ar_doctor_env *e,
 	snprintf(sg, sizeof(sg), "%s/subgid", e->etc);
 	ids = has_subid_entry(su, e) && has_subid_entry(sg, e);
 	if (tools && ids)
-		return set(r, AR_DOCTOR_OK, NULL,
-			   "newuidmap/newgidmap installed, ranges for %s in %s and %s",
-			   e->user ? e->user : "you", su, sg);
+		return set(
+			r, AR_DOCTOR_OK, NULL,
+			"newuidmap/newgidmap installed, ranges for %s in %s and %s",
+			e->user ? e->user : "you", su, sg);
 	set(r, AR_DOCTOR_WARN,
-	    !tools ? "sudo apt install uidmap (or your distribution's shadow-utils)" :
-		     "sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 $USER",
+	    !tools ?
+		    "sudo apt install uidmap (or your distribution's shadow-utils)" :
+		    "sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 $USER",
 	    "%s: optional, the sandbox's keep-id map needs neither (only mapping other ids does)",
 	    !tools ? "newuidmap/newgidmap not installed" :
 		     "no subordinate id range for you");
@@ -360,8 +368,9 @@ static void check_idmap(const struct ar_doctor_env *e,
 	if (!ws)
 		ws = getcwd(buf, sizeof(buf));
 	if (e->uid != 0)
-		return set(r, AR_DOCTOR_SKIP, NULL,
-			   "not used unprivileged (the keep-id map keeps your uid)");
+		return set(
+			r, AR_DOCTOR_SKIP, NULL,
+			"not used unprivileged (the keep-id map keeps your uid)");
 	if (!ws)
 		return set(r, AR_DOCTOR_WARN, NULL, "cannot probe: %m");
 	nsfd = idmap_userns(&pid, &hold);
@@ -434,9 +443,10 @@ static void check_cgroup(const struct ar_doctor_env *e,
 	r->id = "cgroup";
 	r->name = "cgroup v2 delegation";
 	if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) < 0)
-		return set(r, AR_DOCTOR_WARN,
-			   "boot with systemd.unified_cgroup_hierarchy=1",
-			   "no cgroup v2 at /sys/fs/cgroup: no resource limits");
+		return set(
+			r, AR_DOCTOR_WARN,
+			"boot with systemd.unified_cgroup_hierarchy=1",
+			"no cgroup v2 at /sys/fs/cgroup: no resource limits");
 	if (e->uid == 0)
 		return set(r, AR_DOCTOR_OK, NULL, "root manages cgroups");
 	snprintf(path, sizeof(path), "%s/self/cgroup", e->proc);
@@ -451,8 +461,7 @@ static void check_cgroup(const struct ar_doctor_env *e,
 	}
 	if (!found)
 		return set(r, AR_DOCTOR_WARN, NULL,
-			   "cannot read the cgroup of this process (%s)",
-			   path);
+			   "cannot read the cgroup of this process (%s)", path);
 	if (stat(dir, &st) == 0 && st.st_uid == e->uid)
 		return set(r, AR_DOCTOR_OK, NULL, "%s is delegated to you",
 			   dir);
@@ -495,8 +504,8 @@ int ar_doctor_report(const struct ar_doctor_env *e, FILE *out)
 		struct ar_doctor_result r;
 
 		ar_doctor_check(e, (enum ar_doctor_check)c, &r);
-		fprintf(out, "%-4s  %-8s  %s: %s", tags[r.status], r.id,
-			r.name, r.detail);
+		fprintf(out, "%-4s  %-8s  %s: %s", tags[r.status], r.id, r.name,
+			r.detail);
 		if (r.fix[0] && r.status != AR_DOCTOR_OK)
 			fprintf(out, " -- fix: %s", r.fix);
 		fputc('\n', out);

@@ -95,21 +95,24 @@ int ar_overlay_create(const char *name, const char *workspace,
 
 	memset(out, 0, sizeof(*out));
 	if (!valid_name(name))
-		return ar_error_set_plain(err, EINVAL,
-					  "sandbox name `%s`: use letters, digits, '-', '_' and '.' (at most 64)",
-					  name);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox name `%s`: use letters, digits, '-', '_' and '.' (at most 64)",
+			name);
 	if (mkdir_p(base, 0700) < 0)
 		return ar_error_set(err, errno, "create `%s`", base);
 	dir = ar_xasprintf("%s/%s", base, name);
 	if (under(dir, workspace))
-		return ar_error_set_plain(err, EINVAL,
-					  "--overlay: the sandbox directory `%s` would be inside the workspace `%s`; set XDG_DATA_HOME elsewhere",
-					  dir, workspace);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--overlay: the sandbox directory `%s` would be inside the workspace `%s`; set XDG_DATA_HOME elsewhere",
+			dir, workspace);
 	if (mkdir(dir, 0700) < 0)
-		return ar_error_set(err, errno, "--overlay: sandbox `%s` (%s)",
-				    name,
-				    errno == EEXIST ? "exists: commit or discard it, or pick another --name" :
-						      dir);
+		return ar_error_set(
+			err, errno, "--overlay: sandbox `%s` (%s)", name,
+			errno == EEXIST ?
+				"exists: commit or discard it, or pick another --name" :
+				dir);
 	fill(out, name, dir);
 	out->workspace = ar_xstrdup(workspace);
 	if (mkdir(out->upper, 0755) < 0 || mkdir(out->work, 0700) < 0)
@@ -138,16 +141,14 @@ int ar_overlay_open(const char *name, struct ar_overlay *out,
 	dir = ar_xasprintf("%s/%s", base, name);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return ar_error_set(err, errno, "sandbox `%s` (%s)", name,
-				    dir);
-	if (ar_read_file_at(dfd, "workspace", PATH_MAX + 1, &meta, &len,
-			    err) < 0)
+		return ar_error_set(err, errno, "sandbox `%s` (%s)", name, dir);
+	if (ar_read_file_at(dfd, "workspace", PATH_MAX + 1, &meta, &len, err) <
+	    0)
 		return ar_error_wrap(err, "sandbox `%s`", name);
 	meta[strcspn(meta, "\n")] = '\0';
 	if (meta[0] != '/')
-		return ar_error_set_plain(err, EINVAL,
-					  "sandbox `%s`: bad workspace file",
-					  name);
+		return ar_error_set_plain(
+			err, EINVAL, "sandbox `%s`: bad workspace file", name);
 	fill(out, name, dir);
 	out->workspace = ar_steal_ptr(&meta);
 	return 0;
@@ -253,9 +254,8 @@ static int walk_entry(struct walk *w, const char *rel, bool lower_present)
 		if (is_opaque(up)) {
 			/* the lower directory's entries are gone, except
 			 * those the upper one has again */
-			_cleanup_close_ int fd = open(lo, O_RDONLY |
-							  O_DIRECTORY |
-							  O_CLOEXEC);
+			_cleanup_close_ int fd =
+				open(lo, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 			DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 			struct dirent *de;
 
@@ -299,9 +299,9 @@ static int walk_entry(struct walk *w, const char *rel, bool lower_present)
 
 static int walk_dir(struct walk *w, const char *rel, bool lower_present)
 {
-	_cleanup_free_ char *up = rel[0] ? ar_xasprintf("%s/%s", w->ov->upper,
-							rel) :
-					   ar_xstrdup(w->ov->upper);
+	_cleanup_free_ char *up =
+		rel[0] ? ar_xasprintf("%s/%s", w->ov->upper, rel) :
+			 ar_xstrdup(w->ov->upper);
 	DIR *d = opendir(up);
 	struct dirent *de;
 	int r = 0;
@@ -409,9 +409,10 @@ static int resolve_args(const struct ar_overlay *ov, char *const *paths,
 		r[i] = relative_arg(ov, paths[i]);
 		if (!r[i]) {
 			ar_strv_free(r);
-			return ar_error_set_plain(err, EINVAL,
-						  "`%s` is not inside the workspace `%s`",
-						  paths[i], ov->workspace);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"`%s` is not inside the workspace `%s`",
+				paths[i], ov->workspace);
 		}
 	}
 	*out = r;
@@ -423,8 +424,9 @@ static int resolve_args(const struct ar_overlay *ov, char *const *paths,
 static int run_diff(const char *a, const char *b, const char *la,
 		    const char *lb, struct ar_error *err)
 {
-	char *argv[] = { "diff", "-Nu", "--label", (char *)la, "--label",
-			 (char *)lb, (char *)a, (char *)b, NULL };
+	char *argv[] = { "diff",     "-Nu",	"--label",
+			 (char *)la, "--label", (char *)lb,
+			 (char *)a,  (char *)b, NULL };
 	extern char **environ;
 	pid_t pid;
 	int st, r;
@@ -437,8 +439,8 @@ static int run_diff(const char *a, const char *b, const char *la,
 		if (errno != EINTR)
 			return ar_error_set(err, errno, "wait for diff");
 	if (!WIFEXITED(st) || WEXITSTATUS(st) > 1)
-		return ar_error_set_plain(err, EIO,
-					  "diff(1) failed on `%s`", lb);
+		return ar_error_set_plain(err, EIO, "diff(1) failed on `%s`",
+					  lb);
 	return 0;
 }
 
@@ -504,8 +506,8 @@ static int open_parent(int wsfd, const char *rel, const char **leaf)
 			errno = EINVAL;
 			return -1;
 		}
-		next = openat(fd, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					     O_CLOEXEC);
+		next = openat(fd, c,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		if (next < 0)
 			return -1;
@@ -572,21 +574,20 @@ static int install_file(int pfd, const char *leaf, const char *up,
 	if (renameat(pfd, tmp, pfd, leaf) < 0)
 		goto fail;
 	return 0;
-fail:
-	{
-		int saved = errno;
+fail : {
+	int saved = errno;
 
-		unlinkat(pfd, tmp, 0);
-		errno = saved;
-	}
+	unlinkat(pfd, tmp, 0);
+	errno = saved;
+}
 	return -1;
 }
 
 static int apply_one(const struct ar_overlay *ov, int wsfd,
 		     const struct ar_change *ch, struct ar_error *err)
 {
-	_cleanup_free_ char *lo = ar_xasprintf("%s/%s", ov->workspace,
-					       ch->path);
+	_cleanup_free_ char *lo =
+		ar_xasprintf("%s/%s", ov->workspace, ch->path);
 	_cleanup_free_ char *up = ar_xasprintf("%s/%s", ov->upper, ch->path);
 	_cleanup_close_ int pfd = -1;
 	const char *leaf;

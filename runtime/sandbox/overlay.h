@@ -30,8 +30,11 @@ struct ar_overlay {
 	char *work;
 };
 
-enum ar_change_kind { AR_CHANGE_ADDED = 'A', AR_CHANGE_MODIFIED = 'M',
-		      AR_CHANGE_DELETED = 'D' };
+enum ar_change_kind {
+	AR_CHANGE_ADDED = 'A',
+	AR_CHANGE_MODIFIED = 'M',
+	AR_CHANGE_DELETED = 'D'
+};
 
 struct ar_change {
 	enum ar_change_kind kind;

@@ -28,10 +28,9 @@
 static int write_at(int dfd, const char *name, const char *data,
 		    struct ar_error *err)
 {
-	_cleanup_close_ int fd = openat(dfd, name,
-					O_WRONLY | O_CREAT | O_EXCL |
-						O_CLOEXEC | O_NOFOLLOW,
-					0644);
+	_cleanup_close_ int fd = openat(
+		dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		0644);
 
 	if (fd < 0 || ar_write_all(fd, data, strlen(data)) < 0)
 		return ar_error_set(err, errno, "write rootfs/etc/%s", name);
@@ -53,9 +52,10 @@ static int prepare_dir(const char *dir, struct ar_error *err)
 		return ar_error_set(err, errno, "bundle directory `%s`", dir);
 	if (faccessat(fd, "config.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
 	    faccessat(fd, "rootfs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-		return ar_error_set_plain(err, EEXIST,
-					  "bundle directory `%s` already holds a bundle (config.json or rootfs)",
-					  dir);
+		return ar_error_set_plain(
+			err, EEXIST,
+			"bundle directory `%s` already holds a bundle (config.json or rootfs)",
+			dir);
 	return 0;
 }
 
@@ -126,9 +126,9 @@ static void remove_tree(const char *dir)
 static int preflight(const struct ar_sandbox_host *h, const char *ws,
 		     bool overlay, struct ar_error *err)
 {
-	static const enum ar_doctor_check needed[] = {
-		AR_DOCTOR_USERNS, AR_DOCTOR_SECCOMP, AR_DOCTOR_OVERLAY
-	};
+	static const enum ar_doctor_check needed[] = { AR_DOCTOR_USERNS,
+						       AR_DOCTOR_SECCOMP,
+						       AR_DOCTOR_OVERLAY };
 	size_t n = AR_ARRAY_SIZE(needed) - (overlay ? 0 : 1);
 	struct ar_doctor_env e;
 
@@ -143,9 +143,10 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 		    r.status == AR_DOCTOR_WARN)
 			r.status = AR_DOCTOR_FAIL; /* asked for: required */
 		if (r.status == AR_DOCTOR_FAIL)
-			return ar_error_set_plain(err, EPERM,
-						  "sandbox: refusing to start without %s (doctor check `%s`): %s; fix: %s",
-						  r.name, r.id, r.detail, r.fix);
+			return ar_error_set_plain(
+				err, EPERM,
+				"sandbox: refusing to start without %s (doctor check `%s`): %s; fix: %s",
+				r.name, r.id, r.detail, r.fix);
 	}
 	return 0;
 }
@@ -235,7 +236,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (info.net_host)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
-	ar_log(AR_LOG_INFO, "sandbox: workspace %s (read-write); protections: %s",
+	ar_log(AR_LOG_INFO,
+	       "sandbox: workspace %s (read-write); protections: %s",
 	       info.workspace, info.protections);
 
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),

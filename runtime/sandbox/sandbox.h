@@ -96,8 +96,7 @@ struct ar_sandbox_info {
 int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 			    const struct ar_sandbox_host *h,
 			    struct oci_config **out,
-			    struct ar_sandbox_info *info,
-			    struct ar_error *err);
+			    struct ar_sandbox_info *info, struct ar_error *err);
 
 /* Write BUNDLE/config.json and BUNDLE/rootfs (mount points, the
  * merged-/usr symlinks of the host, etc/passwd, etc/group). `dir` must

@@ -43,7 +43,8 @@ bool sb_path_under(const char *path, const char *dir)
 		n--;
 	if (n == 1 && dir[0] == '/')
 		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 char *sb_expand_path(const struct ar_sandbox_host *h, const char *p)
@@ -106,16 +107,16 @@ int ar_sandbox_host_detect(struct ar_sandbox_host *h, struct ar_error *err)
 		       ar_xasprintf("user%u", (unsigned)h->uid);
 	gr = getgrgid(h->gid);
 	h->group = gr ? ar_xstrdup(gr->gr_name) : ar_xstrdup(h->user);
-	h->shell = ar_xstrdup(pw && pw->pw_shell && *pw->pw_shell ?
-				      pw->pw_shell :
-				      "/bin/sh");
+	h->shell = ar_xstrdup(
+		pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
 	home = getenv("HOME");
 	if (!home || home[0] != '/')
 		home = pw ? pw->pw_dir : NULL;
 	if (!home)
-		return ar_error_set_plain(err, ENOENT,
-					  "sandbox: no home directory for uid %u ($HOME unset, no passwd entry)",
-					  (unsigned)h->uid);
+		return ar_error_set_plain(
+			err, ENOENT,
+			"sandbox: no home directory for uid %u ($HOME unset, no passwd entry)",
+			(unsigned)h->uid);
 	h->home = realpath(home, NULL);
 	if (!h->home)
 		h->home = ar_xstrdup(home); /* a home that does not exist */
@@ -213,8 +214,8 @@ static void sb_mounts_finish(struct sb_mounts *m, struct oci_config *cfg)
 	for (size_t i = 0; i < m->n; i++)
 		if (depth(m->v[i].destination) > maxd)
 			maxd = depth(m->v[i].destination);
-	cfg->mounts = oci_arena_calloc(&cfg->arena, m->n + 1,
-				       sizeof(*cfg->mounts));
+	cfg->mounts =
+		oci_arena_calloc(&cfg->arena, m->n + 1, sizeof(*cfg->mounts));
 	for (size_t d = 0; d <= maxd; d++)
 		for (size_t i = 0; i < m->n; i++)
 			if (depth(m->v[i].destination) == d)
@@ -267,8 +268,8 @@ static void kv_add(struct oci_config *cfg, struct oci_kv **items, size_t *cap,
 static void system_mounts(struct sb_mounts *m)
 {
 	static const char *const sys_dirs[] = {
-		"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-		"/opt", "/nix", NULL,
+		"/usr",	  "/bin",    "/sbin", "/lib", "/lib32",
+		"/lib64", "/libx32", "/opt",  "/nix", NULL,
 	};
 	struct stat st;
 
@@ -278,8 +279,8 @@ static void system_mounts(struct sb_mounts *m)
 		     SB_OPTS("nosuid", "strictatime", "mode=755",
 			     "size=65536k"));
 	sb_mount_add(m, "/dev/pts", "devpts", "devpts",
-		     SB_OPTS("nosuid", "noexec", "newinstance",
-			     "ptmxmode=0666", "mode=0620"));
+		     SB_OPTS("nosuid", "noexec", "newinstance", "ptmxmode=0666",
+			     "mode=0620"));
 	sb_mount_add(m, "/dev/shm", "tmpfs", "shm",
 		     SB_OPTS("nosuid", "noexec", "nodev", "mode=1777",
 			     "size=65536k"));
@@ -307,17 +308,18 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 
 	if (!real) {
 		if (from_profile && errno == ENOENT) {
-			ar_debug("sandbox: profile %s `%s` does not exist, skipped",
-				 what, path);
+			ar_debug(
+				"sandbox: profile %s `%s` does not exist, skipped",
+				what, path);
 			return 0;
 		}
-		return ar_error_set(err, errno, "sandbox: %s `%s`", what,
-				    path);
+		return ar_error_set(err, errno, "sandbox: %s `%s`", what, path);
 	}
 	if (ar_sandbox_path_is_secret(h->home, real))
-		return ar_error_set_plain(err, EPERM,
-					  "sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
-					  what, path);
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
+			what, path);
 	sb_bind(m, real, rw);
 	return 0;
 }
@@ -338,9 +340,9 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
 
 /* Never a workspace: binding one read-write would share the host. */
 static const char *const shared_dirs[] = {
-	"/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/proc", "/sys", "/run",
-	"/etc", "/usr", "/var", "/home", "/opt", "/srv", "/mnt", "/media",
-	"/boot", NULL,
+	"/",	"/tmp", "/var/tmp", "/dev",   "/dev/shm", "/proc",
+	"/sys", "/run", "/etc",	    "/usr",   "/var",	  "/home",
+	"/opt", "/srv", "/mnt",	    "/media", "/boot",	  NULL,
 };
 
 int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
@@ -361,13 +363,15 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 	}
 	for (const char *const *d = shared_dirs; *d; d++)
 		if (strcmp(*out, *d) == 0)
-			return ar_error_set_plain(err, EINVAL,
-						  "sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
-						  *out);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
+				*out);
 	if (ar_sandbox_path_is_secret(h->home, *out))
-		return ar_error_set_plain(err, EPERM,
-					  "sandbox: workspace `%s` is a secret store (on the never-share list)",
-					  *out);
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: workspace `%s` is a secret store (on the never-share list)",
+			*out);
 	return 0;
 }
 
@@ -411,9 +415,10 @@ static int overlay_mount(struct sb_mounts *m, const char *ws,
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(paths); i++)
 		if (strpbrk(paths[i], ",:\\"))
-			return ar_error_set_plain(err, EINVAL,
-						  "--overlay: `%s` contains ',', ':' or '\\', which overlayfs options cannot carry",
-						  paths[i]);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--overlay: `%s` contains ',', ':' or '\\', which overlayfs options cannot carry",
+				paths[i]);
 	lower = oci_arena_printf(m->a, "lowerdir=%s", ws);
 	upper = oci_arena_printf(m->a, "upperdir=%s", o->overlay_upper);
 	work = oci_arena_printf(m->a, "workdir=%s", o->overlay_work);
@@ -458,8 +463,11 @@ static char *landlock_rules(struct oci_config *cfg)
 				    !strcmp(mt->options.v[j], "rro"))
 					rw = false;
 		}
+		/* a newline would start a rule of its own: such a path
+		 * gets no write rule (denied, the safe side) */
 		if (!rw || sb_path_under(mt->destination, "/dev") ||
-		    strcmp(mt->source, "/dev/null") == 0)
+		    strcmp(mt->source, "/dev/null") == 0 ||
+		    strchr(mt->destination, '\n'))
 			continue;
 		while (len + strlen(mt->destination) + 8 > cap) {
 			cap *= 2;
@@ -480,8 +488,9 @@ static int want_landlock(const struct ar_sandbox_opts *o, bool *on,
 		want = o->profile->landlock.v;
 	*on = want != 0 && ar_landlock_abi() > 0;
 	if (want == 1 && !*on)
-		return ar_error_set_plain(err, ENOTSUP,
-					  "sandbox: refusing to start without Landlock (--landlock on; doctor check `landlock`): the kernel has none");
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"sandbox: refusing to start without Landlock (--landlock on; doctor check `landlock`): the kernel has none");
 	return 0;
 }
 
@@ -491,16 +500,18 @@ static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	struct ar_arena *a = &cfg->arena;
 	struct oci_linux *l = &cfg->linux_;
 	static const enum oci_ns_type types[] = {
-		OCI_NS_USER, OCI_NS_MOUNT, OCI_NS_PID, OCI_NS_IPC,
+		OCI_NS_USER, OCI_NS_MOUNT,  OCI_NS_PID,	    OCI_NS_IPC,
 		OCI_NS_UTS,  OCI_NS_CGROUP, OCI_NS_NETWORK,
 	};
 	size_t n = netns ? AR_ARRAY_SIZE(types) : AR_ARRAY_SIZE(types) - 1;
 
 	l->present = true;
-	l->uid_mappings.items = oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
+	l->uid_mappings.items =
+		oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
 	l->uid_mappings.items[0] = (struct oci_id_mapping){ h->uid, h->uid, 1 };
 	l->uid_mappings.n = 1;
-	l->gid_mappings.items = oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
+	l->gid_mappings.items =
+		oci_arena_calloc(a, 1, sizeof(struct oci_id_mapping));
 	l->gid_mappings.items[0] = (struct oci_id_mapping){ h->gid, h->gid, 1 };
 	l->gid_mappings.n = 1;
 	l->namespaces = oci_arena_calloc(a, n, sizeof(*l->namespaces));
@@ -519,7 +530,8 @@ static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
 			 "/proc/sysrq-trigger"));
 }
 
-static void process_part(struct oci_config *cfg, const struct ar_sandbox_opts *o,
+static void process_part(struct oci_config *cfg,
+			 const struct ar_sandbox_opts *o,
 			 const struct ar_sandbox_host *h, const char *cwd)
 {
 	struct oci_process *p = &cfg->process;
@@ -528,8 +540,9 @@ static void process_part(struct oci_config *cfg, const struct ar_sandbox_opts *o
 	while (o->argv[n])
 		n++;
 	p->present = true;
-	p->terminal = o->tty < 0 ? isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) :
-				   o->tty > 0;
+	p->terminal = o->tty < 0 ?
+			      isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) :
+			      o->tty > 0;
 	if (p->terminal) {
 		struct winsize ws;
 
@@ -565,15 +578,14 @@ static int env_part(struct oci_config *cfg, const struct ar_sandbox_opts *o,
 		req[i] = o->profile->env.v[i];
 	for (size_t i = 0; i < o->env.n; i++)
 		req[np + i] = o->env.v[i];
-	return ar_sandbox_env_build(&cfg->arena, h->environ, req,
-				    np + o->env.n, h, &cfg->process.env, err);
+	return ar_sandbox_env_build(&cfg->arena, h->environ, req, np + o->env.n,
+				    h, &cfg->process.env, err);
 }
 
 int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 			    const struct ar_sandbox_host *h,
 			    struct oci_config **out,
-			    struct ar_sandbox_info *info,
-			    struct ar_error *err)
+			    struct ar_sandbox_info *info, struct ar_error *err)
 {
 	_cleanup_config_ struct oci_config *cfg = oci_config_new();
 	const struct oci_profile *pf = o->profile;
@@ -587,12 +599,18 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 
 	memset(info, 0, sizeof(*info));
 	if (!o->argv || !o->argv[0])
-		return ar_error_set_plain(err, EINVAL,
-					  "sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
 	if (net == AR_SANDBOX_NET_DEFAULT)
 		net = pf && pf->net && strcmp(pf->net, "host") == 0 ?
 			      AR_SANDBOX_NET_HOST :
 			      AR_SANDBOX_NET_NONE;
+	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: the home directory is `%s`: set HOME to your home directory",
+			h->home);
 	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
 
@@ -649,11 +667,12 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		return -1;
 	info->workspace = ar_xstrdup(ws);
 	info->net_host = net == AR_SANDBOX_NET_HOST;
-	snprintf(info->protections, sizeof(info->protections),
-		 "userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
-		 (unsigned)h->uid, (unsigned)h->gid,
-		 info->net_host ? "net=host" : "netns(loopback only)",
-		 info->landlock ? "landlock," : "");
+	snprintf(
+		info->protections, sizeof(info->protections),
+		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
+		(unsigned)h->uid, (unsigned)h->gid,
+		info->net_host ? "net=host" : "netns(loopback only)",
+		info->landlock ? "landlock," : "");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",

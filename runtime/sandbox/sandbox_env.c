@@ -15,26 +15,56 @@
 
 /* Harmless, and needed for a usable terminal session. */
 static const char *const env_allow[] = {
-	"PATH",	     "HOME",	 "USER",     "LOGNAME",	 "SHELL",
-	"TERM",	     "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
-	"LANG",	     "LANGUAGE", "LC_*",     "TZ",	 "EDITOR",
-	"VISUAL",    "PAGER",	 "LESS",     "NO_COLOR", "FORCE_COLOR",
-	"CLICOLOR",  "COLUMNS",	 "LINES",    "TMPDIR",	 NULL,
+	"PATH",	       "HOME",	       "USER",
+	"LOGNAME",     "SHELL",	       "TERM",
+	"COLORTERM",   "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
+	"LANG",	       "LANGUAGE",     "LC_*",
+	"TZ",	       "EDITOR",       "VISUAL",
+	"PAGER",       "LESS",	       "NO_COLOR",
+	"FORCE_COLOR", "CLICOLOR",     "COLUMNS",
+	"LINES",       NULL,
 };
 
 /* Secrets and handles to host services: dropped even when a pattern of
  * the allowlist (or a profile pattern) matches; only an exact --env NAME
  * passes them. */
 static const char *const env_deny[] = {
-	"*_TOKEN",	  "*_TOKEN_*",	    "*_KEY",	      "*_KEY_*",
-	"*_SECRET*",	  "*SECRET_*",	    "*PASSWORD*",     "*PASSWD*",
-	"*CREDENTIAL*",	  "*_AUTH",	    "*_AUTH_*",	      "*COOKIE*",
-	"AWS_*",	  "GITHUB_*",	    "GH_*",	      "GITLAB_*",
-	"AZURE_*",	  "GOOGLE_*",	    "GCLOUD_*",	      "CLOUDSDK_*",
-	"SSH_*",	  "GPG_*",	    "GNUPGHOME",      "DBUS_*",
-	"XDG_RUNTIME_DIR", "DISPLAY",	    "WAYLAND_DISPLAY", "XAUTHORITY",
-	"KRB5*",	  "DOCKER_*",	    "KUBECONFIG",     "VAULT_*",
-	"PGPASS*",	  "MYSQL_PWD",	    "LD_PRELOAD",     "LD_LIBRARY_PATH",
+	"*_TOKEN",
+	"*_TOKEN_*",
+	"*_KEY",
+	"*_KEY_*",
+	"*_SECRET*",
+	"*SECRET_*",
+	"*PASSWORD*",
+	"*PASSWD*",
+	"*CREDENTIAL*",
+	"*_AUTH",
+	"*_AUTH_*",
+	"*COOKIE*",
+	"AWS_*",
+	"GITHUB_*",
+	"GH_*",
+	"GITLAB_*",
+	"AZURE_*",
+	"GOOGLE_*",
+	"GCLOUD_*",
+	"CLOUDSDK_*",
+	"SSH_*",
+	"GPG_*",
+	"GNUPGHOME",
+	"DBUS_*",
+	"XDG_RUNTIME_DIR",
+	"DISPLAY",
+	"WAYLAND_DISPLAY",
+	"XAUTHORITY",
+	"KRB5*",
+	"DOCKER_*",
+	"KUBECONFIG",
+	"VAULT_*",
+	"PGPASS*",
+	"MYSQL_PWD",
+	"LD_PRELOAD",
+	"LD_LIBRARY_PATH",
 	NULL,
 };
 
@@ -131,9 +161,10 @@ int ar_sandbox_env_build(struct ar_arena *a, char *const *host_env,
 		size_t n = name_len(r);
 
 		if (n == 0)
-			return ar_error_set_plain(err, EINVAL,
-						  "--env `%s`: expected NAME, NAME=VALUE or a pattern",
-						  r);
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--env `%s`: expected NAME, NAME=VALUE or a pattern",
+				r);
 	}
 	for (char *const *kv = host_env; kv && *kv; kv++) {
 		size_t klen = name_len(*kv);
@@ -167,8 +198,9 @@ int ar_sandbox_env_build(struct ar_arena *a, char *const *host_env,
 	for (size_t i = 0; i < e.n; i++)
 		have_path |= strncmp(e.v[i], "PATH=", 5) == 0;
 	if (!have_path)
-		envv_set(&e, a, "PATH", 4,
-			 "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+		envv_set(
+			&e, a, "PATH", 4,
+			"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	envv_set(&e, a, "AGENTRUN_SANDBOX", 16, "AGENTRUN_SANDBOX=1");
 
 	tmp = e.v;

@@ -17,19 +17,38 @@
 
 const char *const ar_sandbox_etc_default[] = {
 	/* names and the network (useful with --net host) */
-	"resolv.conf", "hosts", "host.conf", "nsswitch.conf", "gai.conf",
-	"services", "protocols",
+	"resolv.conf",
+	"hosts",
+	"host.conf",
+	"nsswitch.conf",
+	"gai.conf",
+	"services",
+	"protocols",
 	/* TLS trust */
-	"ssl", "ca-certificates", "ca-certificates.conf", "pki",
+	"ssl",
+	"ca-certificates",
+	"ca-certificates.conf",
+	"pki",
 	/* the dynamic linker */
-	"ld.so.cache", "ld.so.conf", "ld.so.conf.d",
+	"ld.so.cache",
+	"ld.so.conf",
+	"ld.so.conf.d",
 	/* time */
-	"localtime", "timezone",
+	"localtime",
+	"timezone",
 	/* Debian: /usr/bin/awk -> /etc/alternatives/awk and the like */
 	"alternatives",
 	/* what shells and tools expect */
-	"os-release", "lsb-release", "profile", "profile.d", "bash.bashrc",
-	"inputrc", "terminfo", "gitconfig", "mime.types", "papersize",
+	"os-release",
+	"lsb-release",
+	"profile",
+	"profile.d",
+	"bash.bashrc",
+	"inputrc",
+	"terminfo",
+	"gitconfig",
+	"mime.types",
+	"papersize",
 	NULL,
 };
 
@@ -61,14 +80,16 @@ void sb_etc_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 char *ar_sandbox_passwd(const struct ar_sandbox_host *h)
 {
 	if (h->uid == 0)
-		return ar_xasprintf("root:x:0:0:root:%s:%s\n"
-				    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-				    h->home, h->shell);
-	return ar_xasprintf("root:x:0:0:root:/root:/usr/sbin/nologin\n"
-			    "%s:x:%u:%u:%s:%s:%s\n"
-			    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-			    h->user, (unsigned)h->uid, (unsigned)h->gid,
-			    h->user, h->home, h->shell);
+		return ar_xasprintf(
+			"root:x:0:0:root:%s:%s\n"
+			"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+			h->home, h->shell);
+	return ar_xasprintf(
+		"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		"%s:x:%u:%u:%s:%s:%s\n"
+		"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		h->user, (unsigned)h->uid, (unsigned)h->gid, h->user, h->home,
+		h->shell);
 }
 
 char *ar_sandbox_group(const struct ar_sandbox_host *h)

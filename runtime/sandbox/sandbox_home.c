@@ -16,8 +16,8 @@
 
 /* Read-only, when present: enough for git and a shell to behave. */
 static const char *const home_default_ro[] = {
-	".gitconfig", ".config/git", ".bashrc", ".profile", ".inputrc",
-	".editorconfig", NULL,
+	".gitconfig", ".config/git",   ".bashrc", ".profile",
+	".inputrc",   ".editorconfig", NULL,
 };
 
 const char *const ar_sandbox_home_secrets[] = {
@@ -90,8 +90,8 @@ int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	for (const char *const *d = home_default_ro; *d; d++) {
 		char *p = oci_arena_printf(m->a, "%s/%s", h->home, *d);
 
-		if (lstat(p, &st) < 0 || ar_sandbox_path_is_secret(h->home, p) ||
-		    sb_has_dest(m, p))
+		if (lstat(p, &st) < 0 ||
+		    ar_sandbox_path_is_secret(h->home, p) || sb_has_dest(m, p))
 			continue;
 		sb_bind(m, p, false);
 	}

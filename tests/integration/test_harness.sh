@@ -193,7 +193,7 @@ EOF2
 	printf 'echo hello\n' >"$t/tests/integration/test_noplan.sh"
 	printf 'echo "1..1"; echo "ok 1 - x"; exit 3\n' \
 		>"$t/tests/integration/test_exit.sh"
-	printf 'sleep 60\n' >"$t/tests/integration/test_hang.sh"
+	printf 'sleep 120\n' >"$t/tests/integration/test_hang.sh"
 	printf '. "$(dirname "$0")/../lib.sh"\nskip "not here"\n' \
 		>"$t/tests/integration/test_wholeskip.sh"
 	printf '#!/bin/sh\necho 1..2; echo "ok 1 - a"; echo "not ok 2 - b"; exit 1\n' \
@@ -205,16 +205,18 @@ t_runner_counts()
 {
 	local t=$TEST_TMP/fake last
 	_fake_tree "$t"
-	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" TEST_TIMEOUT=2 \
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" TEST_TIMEOUT=15 \
 		UNIT_TESTS=tests/unit/test_u bash "$t/tests/run-tests.sh"
 	last=$(tail -n1 <<<"$OUT")
 	# pass: u.a, a.passes, crash.fine, exit.x; fail: u.b, a.fails, crash,
 	# noplan, exit, hang; skip: a.skips, wholeskip.
-	assert_eq "$last" "4 passed, 6 failed, 2 skipped"
+	assert_eq "$last" "4 passed, 6 failed, 2 skipped" "summary of:
+$OUT
+"
 	assert_contains "$OUT" "test_a: ok 2 - skips # SKIP no widget"
 	assert_contains "$OUT" "test_a: #   diagnostic line"
 	assert_contains "$OUT" "FAIL test_crash: crashed (killed by signal 11)"
-	assert_contains "$OUT" "FAIL test_hang: timed out after 2s"
+	assert_contains "$OUT" "FAIL test_hang: timed out after 15s"
 	assert_contains "$OUT" "FAIL test_noplan: printed no TAP plan or results"
 	assert_contains "$OUT" "FAIL test_exit: exited with status 3"
 	assert_contains "$OUT" "SKIP test_wholeskip: (whole file): not here"

@@ -318,6 +318,18 @@ t_errors()
 	assert_no_state
 }
 
+t_interrupted_create()
+{
+	require_root
+	# what a create killed half-way leaves: a directory without state
+	mkdir -p "$AR_ROOT/half"
+	assert_status 1 ar state half
+	assert_contains "$ERR" "no state"
+	assert_status 1 ar delete half
+	assert_status 0 ar delete --force half
+	assert_no_state
+}
+
 t_preserve_fds()
 {
 	require_root
@@ -401,6 +413,7 @@ run_test "kill: signal names, SIG prefix, numbers" t_kill_signal_forms
 run_test "kill --all signals every process" t_kill_all
 run_test "list: table, -q, json" t_list
 run_test "errors: clear message, exit 1, no stale state" t_errors
+run_test "delete --force cleans up an interrupted create" t_interrupted_create
 run_test "--preserve-fds passes fds, others are closed" t_preserve_fds
 run_test "LISTEN_FDS is passed on" t_listen_fds
 run_test "rootless: run as the test user" t_rootless_run

@@ -88,6 +88,20 @@ t_run_relay_without_tty()
 	assert_contains "$OUT" "done"
 }
 
+t_run_relay_stdin_eof()
+{
+	require_root
+	local b=$TEST_TMP/relay3 id
+	make_bundle "$b"
+	id=$(unique_id)
+	config_set "$b" '.process.terminal=true | .process.args=["sh","-c","cat; echo END"]'
+	defer ar delete --force "$id"
+	# the end of our (non-tty) stdin becomes the end of the pty's input
+	assert_status 0 timeout 20 bash -c "printf 'abc\\n' | \"\$0\" --root '$AR_ROOT' run --bundle '$b' '$id'" "$AGENTRUN"
+	assert_contains "$OUT" "abc"
+	assert_contains "$OUT" "END"
+}
+
 t_rootless_console_socket()
 {
 	require_cmd python3
@@ -109,5 +123,6 @@ run_test "--console-socket gets the pty master; consoleSize; /dev/console" t_con
 run_test "terminal without --console-socket: create and run -d refuse" t_terminal_needs_socket
 run_test "run in the foreground relays its own terminal" t_run_relays_terminal
 run_test "run relays the pty when stdio is not a terminal" t_run_relay_without_tty
+run_test "run relays the end of its stdin to the pty" t_run_relay_stdin_eof
 run_test "rootless: --console-socket" t_rootless_console_socket
 finish

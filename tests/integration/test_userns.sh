@@ -86,9 +86,27 @@ t_rootless_no_userns()
 	assert_eq "$(ls -A "$AR_USER_ROOT" 2>/dev/null)" ""
 }
 
+t_runtime_inside_userns()
+{
+	require_cmd unshare
+	local b=$TEST_TMP/inner id
+	make_bundle_as_test_user "$b" --rootless
+	id=$(unique_id)
+	# as under rootless podman: the runtime is root of a user namespace
+	# (setgroups denied), the config has no user namespace of its own
+	config_set "$b" '.linux.namespaces |= map(select(.type != "user")) |
+		del(.linux.uidMappings, .linux.gidMappings) |
+		.process.args=["sh","-c","id -u; cat /proc/self/uid_map; test -c /dev/null && echo devnull-ok"]'
+	assert_status 0 as_test_user unshare -Ur "$AGENTRUN" --root "$b/state" run --bundle "$b" "$id"
+	assert_eq "$(sed -n 1p <<<"$OUT")" 0
+	assert_match "$OUT" "0 +$TEST_UID +1"
+	assert_contains "$OUT" "devnull-ok"
+}
+
 run_test "root: several ranges written directly" t_root_multi_range
 run_test "rootless: own id mapped directly, setgroups denied" t_rootless_own_id
 run_test "rootless: several ranges through newuidmap/newgidmap" t_rootless_multi_range
 run_test "rootless: an unmapped process.user.uid fails clearly" t_rootless_unmapped_user
 run_test "rootless without a user namespace fails cleanly" t_rootless_no_userns
+run_test "runtime inside a user namespace (rootless engine)" t_runtime_inside_userns
 finish

@@ -79,8 +79,7 @@ static void fake_host(struct ar_sandbox_host *h)
 
 static char *argv_true[] = { "true", NULL };
 
-static struct oci_config *build(struct ar_sandbox_opts *o,
-				struct ar_error *err)
+static struct oci_config *build(struct ar_sandbox_opts *o, struct ar_error *err)
 {
 	struct ar_sandbox_host h;
 	struct ar_sandbox_info info;
@@ -332,8 +331,7 @@ UNIT_TEST(written_config_parses_back)
 	for (size_t i = 0; i < c->n_mounts && i < back->n_mounts; i++) {
 		CHECK_STR_EQ(back->mounts[i].destination,
 			     c->mounts[i].destination);
-		CHECK_INT_EQ(back->mounts[i].options.n,
-			     c->mounts[i].options.n);
+		CHECK_INT_EQ(back->mounts[i].options.n, c->mounts[i].options.n);
 	}
 	CHECK_INT_EQ(back->linux_.n_namespaces, c->linux_.n_namespaces);
 	CHECK_INT_EQ(back->process.env.n, c->process.env.n);

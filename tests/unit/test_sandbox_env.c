@@ -8,17 +8,34 @@
 #include "utils.h"
 
 static struct ar_sandbox_host host = {
-	.uid = 1000, .gid = 1000, .user = "alice", .group = "alice",
-	.home = "/home/alice", .shell = "/bin/bash", .cwd = "/home/alice/p",
+	.uid = 1000,
+	.gid = 1000,
+	.user = "alice",
+	.group = "alice",
+	.home = "/home/alice",
+	.shell = "/bin/bash",
+	.cwd = "/home/alice/p",
 };
 
 static char *host_env[] = {
-	"PATH=/usr/bin:/bin", "HOME=/root/wrong", "TERM=xterm-256color",
-	"LANG=C.UTF-8", "LC_ALL=C", "FOO_TOKEN=t0k", "GITHUB_TOKEN=gh",
-	"AWS_SECRET_ACCESS_KEY=aws", "AWS_REGION=eu", "SSH_AUTH_SOCK=/s",
-	"ANTHROPIC_API_KEY=sk", "ANTHROPIC_BASE_URL=http://x",
-	"DBUS_SESSION_BUS_ADDRESS=unix:x", "MY_PASSWORD=p",
-	"RANDOM_THING=1", "EDITOR=vim", "LD_PRELOAD=/evil.so", NULL,
+	"PATH=/usr/bin:/bin",
+	"HOME=/root/wrong",
+	"TERM=xterm-256color",
+	"LANG=C.UTF-8",
+	"LC_ALL=C",
+	"FOO_TOKEN=t0k",
+	"GITHUB_TOKEN=gh",
+	"AWS_SECRET_ACCESS_KEY=aws",
+	"AWS_REGION=eu",
+	"SSH_AUTH_SOCK=/s",
+	"ANTHROPIC_API_KEY=sk",
+	"ANTHROPIC_BASE_URL=http://x",
+	"DBUS_SESSION_BUS_ADDRESS=unix:x",
+	"MY_PASSWORD=p",
+	"RANDOM_THING=1",
+	"EDITOR=vim",
+	"LD_PRELOAD=/evil.so",
+	NULL,
 };
 
 static const char *get(const struct oci_strv *e, const char *name)

@@ -6,7 +6,8 @@
 
 UNIT_TEST(format_map)
 {
-	struct oci_id_mapping items[] = { { 0, 1000, 1 }, { 1, 100000, 65536 } };
+	struct oci_id_mapping items[] = { { 0, 1000, 1 },
+					  { 1, 100000, 65536 } };
 	struct oci_id_mappings m = { items, 2 };
 	char buf[128];
 
@@ -16,7 +17,8 @@ UNIT_TEST(format_map)
 
 UNIT_TEST(format_map_too_small)
 {
-	struct oci_id_mapping items[] = { { 0, 1000, 1 }, { 1, 100000, 65536 } };
+	struct oci_id_mapping items[] = { { 0, 1000, 1 },
+					  { 1, 100000, 65536 } };
 	struct oci_id_mappings m = { items, 2 };
 	char buf[12];
 
