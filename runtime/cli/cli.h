@@ -50,6 +50,7 @@ int cmd_start(struct ar_global_opts *g, int argc, char **argv);
 int cmd_run(struct ar_global_opts *g, int argc, char **argv);
 int cmd_state(struct ar_global_opts *g, int argc, char **argv);
 int cmd_kill(struct ar_global_opts *g, int argc, char **argv);
+int cmd_exec(struct ar_global_opts *g, int argc, char **argv);
 int cmd_delete(struct ar_global_opts *g, int argc, char **argv);
 int cmd_list(struct ar_global_opts *g, int argc, char **argv);
 int cmd_update(struct ar_global_opts *g, int argc, char **argv);

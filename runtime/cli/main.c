@@ -20,6 +20,7 @@ static const struct ar_command commands[] = {
 	{ "run", cmd_run, "create and start a container" },
 	{ "state", cmd_state, "print the state of a container (JSON)" },
 	{ "kill", cmd_kill, "send a signal to a container's process(es)" },
+	{ "exec", cmd_exec, "run a process in a running container" },
 	{ "delete", cmd_delete, "delete a container" },
 	{ "list", cmd_list, "list containers" },
 	{ "update", cmd_update, "change the resource limits of a container" },

@@ -25,6 +25,7 @@
 
 #include "cgroup.h"
 #include "container_internal.h"
+#include "hooks.h"
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
@@ -190,6 +191,65 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	return 0;
 }
 
+/* ---- hooks ---- */
+
+bool ar_launch_needs_host_pid(const struct oci_config *cfg)
+{
+	return cfg->hooks[OCI_HOOK_CREATE_CONTAINER].n > 0 ||
+	       cfg->hooks[OCI_HOOK_START_CONTAINER].n > 0;
+}
+
+int ar_container_run_hooks(const struct oci_config *cfg,
+			   enum oci_hook_stage stage, const char *id,
+			   pid_t pid, const char *bundle,
+			   enum ar_status status, struct ar_error *err)
+{
+	struct ar_state st = {
+		.id = (char *)id,
+		.pid = pid,
+		.bundle = (char *)bundle,
+		.annotations = cfg->annotations.items,
+		.n_annotations = cfg->annotations.n,
+	};
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (cfg->hooks[stage].n == 0)
+		return 0;
+	if (ar_state_oci_json(&st, status, &json, &len, err) < 0)
+		return -1;
+	return ar_hooks_run(cfg, stage, json, len, err);
+}
+
+/* poststart/poststop: a failure is only a warning (runtime-spec). */
+static void run_hooks_warn(const struct oci_config *cfg,
+			   enum oci_hook_stage stage, const char *id,
+			   pid_t pid, const char *bundle,
+			   enum ar_status status)
+{
+	struct ar_error e = AR_ERROR_INIT;
+
+	if (ar_container_run_hooks(cfg, stage, id, pid, bundle, status,
+				   &e) < 0)
+		ar_warn("%s", e.msg);
+}
+
+/* The config a container was created from (state.config_path, else the
+ * bundle's config.json), for poststart and poststop. */
+static struct oci_config *load_state_config(const struct ar_state *st)
+{
+	struct ar_error e = AR_ERROR_INIT;
+	struct oci_config *cfg = NULL;
+
+	if (oci_config_load_file(st->config_path ? st->config_path :
+						   st->bundle,
+				 &cfg, &e) < 0) {
+		ar_warn("hooks of `%s`: %s", st->id, e.msg);
+		return NULL;
+	}
+	return cfg;
+}
+
 /* ---- the clone and the sync with the container process ---- */
 
 static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
@@ -313,8 +373,18 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 		return -1;
 	if (container_cgroup_enter(l, *pid, err) < 0)
 		return -1;
-	/* createRuntime/prestart hooks come here (issue 6). */
+	/* Runtime namespace, container process created and waiting:
+	 * prestart (deprecated) then createRuntime. */
+	if (ar_container_run_hooks(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
+				   l->bundle, AR_STATUS_CREATING, err) < 0 ||
+	    ar_container_run_hooks(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id,
+				   *pid, l->bundle, AR_STATUS_CREATING,
+				   err) < 0)
+		return -1;
 	if (ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
+		return -1;
+	if (ar_launch_needs_host_pid(cfg) &&
+	    ar_sync_send(l->sync_fd, AR_SYNC_HOST_PID, *pid, err) < 0)
 		return -1;
 
 	for (;;) {
@@ -614,6 +684,11 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 	return code;
 }
 
+int ar_container_supervise(pid_t pid, int master, const sigset_t *mask)
+{
+	return supervise(pid, master, mask);
+}
+
 int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		     struct ar_error *err)
 {
@@ -621,7 +696,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	_cleanup_close_ int rootfd = -1, dirfd = -1;
 	struct ar_error ignored = AR_ERROR_INIT;
 	sigset_t mask, old;
-	_cleanup_free_ char *cg_path = NULL;
+	_cleanup_free_ char *cg_path = NULL, *hooks_bundle = NULL;
+	_cleanup_config_ struct oci_config *hooks_cfg = NULL;
 	pid_t pid = -1;
 	int master = -1, r;
 
@@ -660,7 +736,9 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 			sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	/* poststart hooks come here (issue 6). */
+	/* The user's program was exec'd (the sync socket closed). */
+	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTART, o->id, pid, l.bundle,
+		       AR_STATUS_RUNNING);
 	if (o->detach) {
 		*exit_status = 0;
 		launch_release(&l);
@@ -671,13 +749,20 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	dirfd = -1;
 	if (ar_cgroup_path(l.cgroup))
 		cg_path = ar_xstrdup(ar_cgroup_path(l.cgroup));
+	if (l.cfg->hooks[OCI_HOOK_POSTSTOP].n > 0) {
+		/* kept for the poststop hooks */
+		hooks_cfg = ar_steal_ptr(&l.cfg);
+		hooks_bundle = ar_xstrdup(l.bundle);
+	}
 	launch_release(&l);
 
 	*exit_status = supervise(pid, master, &mask);
 	if (master >= 0)
 		close(master);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	/* poststop hooks come here (issue 6). */
+	if (hooks_cfg)
+		run_hooks_warn(hooks_cfg, OCI_HOOK_POSTSTOP, o->id, pid,
+			       hooks_bundle, AR_STATUS_STOPPED);
 	if (!o->keep && cg_path && ar_cgroup_destroy(cg_path, err) < 0)
 		return -1;
 	if (!o->keep && ar_state_remove(rootfd, o->id, err) < 0)
@@ -789,8 +874,15 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 		ar_error_set(err, errno, "remove the exec fifo of `%s`", id);
 		goto out;
 	}
-	/* poststart hooks come here (issue 6). */
 	r = 0;
+	{
+		_cleanup_config_ struct oci_config *cfg =
+			load_state_config(e.st);
+
+		if (cfg)
+			run_hooks_warn(cfg, OCI_HOOK_POSTSTART, id, e.st->pid,
+				       e.st->bundle, AR_STATUS_RUNNING);
+	}
 out:
 	existing_release(&e);
 	return r;
@@ -918,8 +1010,15 @@ int ar_container_delete(const char *root, const char *id, bool force,
 	}
 	if (e.st->cgroup_path && ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
 		goto out;
-	/* poststop hooks come here (issue 6). */
 	r = ar_state_remove(e.rootfd, id, err);
+	if (r == 0 && e.st->has_poststop_hooks) {
+		_cleanup_config_ struct oci_config *cfg =
+			load_state_config(e.st);
+
+		if (cfg)
+			run_hooks_warn(cfg, OCI_HOOK_POSTSTOP, id, e.st->pid,
+				       e.st->bundle, AR_STATUS_STOPPED);
+	}
 out:
 	existing_release(&e);
 	return r;

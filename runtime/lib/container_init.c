@@ -253,6 +253,12 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		return -1;
 	if (ar_net_loopback_apply(cfg, l->plan.new_net, err) < 0)
 		return -1;
+	/* Container namespaces, before pivot_root: the hook's path is
+	 * still resolved in the runtime's filesystem. */
+	if (ar_container_run_hooks(cfg, OCI_HOOK_CREATE_CONTAINER, l->o->id,
+				   l->host_pid, l->bundle, AR_STATUS_CREATING,
+				   err) < 0)
+		return -1;
 	if (ar_rootfs_setup(cfg, &ro, err) < 0)
 		return -1;
 	if (p->terminal) {
@@ -304,6 +310,11 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	} else {
 		prctl(PR_SET_PDEATHSIG, 0);
 	}
+	/* After start, before the user's program, in the container. */
+	if (ar_container_run_hooks(cfg, OCI_HOOK_START_CONTAINER, l->o->id,
+				   l->host_pid, l->bundle, AR_STATUS_CREATED,
+				   err) < 0)
+		goto fail_late;
 	if (ar_landlock_apply(cfg, err) < 0)
 		goto fail_late;
 	if (l->seccomp && load_seccomp(l, err) < 0)
@@ -331,6 +342,12 @@ void ar_container_init(struct ar_launch *l)
 	if (ar_sync_recv(l->sync_fd, &m, &err) < 0 || m.type != AR_SYNC_GO)
 		_exit(1); /* the runtime failed and reports it */
 	l->setgroups_denied = m.value != 0;
+	if (ar_launch_needs_host_pid(l->cfg)) {
+		if (ar_sync_recv(l->sync_fd, &m, &err) < 0 ||
+		    m.type != AR_SYNC_HOST_PID)
+			_exit(1);
+		l->host_pid = m.value;
+	}
 	if (setup(l, &err) < 0)
 		die(l, &err);
 	_exit(1);

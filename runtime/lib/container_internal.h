@@ -20,6 +20,7 @@
 #ifndef AGENTRUN_CONTAINER_INTERNAL_H
 #define AGENTRUN_CONTAINER_INTERNAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -27,6 +28,7 @@
 #include "error.h"
 #include "namespaces.h"
 #include "oci_config.h"
+#include "state.h"
 
 struct ar_seccomp_filter;
 
@@ -39,6 +41,10 @@ enum ar_sync_type {
 	AR_SYNC_NOTIFY_FD,
 	AR_SYNC_READY,
 	AR_SYNC_ERROR,
+	AR_SYNC_HOST_PID, /* after GO, only when the config has
+			   * createContainer or startContainer hooks: the
+			   * container process's pid in the runtime's pid
+			   * namespace, for the hooks' state */
 };
 
 struct ar_sync_msg {
@@ -63,6 +69,7 @@ struct ar_launch {
 	int preserve_fds; /* --preserve-fds + listen_fds */
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
 	bool setgroups_denied; /* filled in the child from GO */
+	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
 	struct ar_cgroup *cgroup; /* from ar_cgroup_create(); path NULL when
 				   * the container runs without one */
 	int state_fds[2]; /* state root and the locked container directory:
@@ -74,6 +81,25 @@ int ar_sync_send(int fd, int type, int value, struct ar_error *err);
 int ar_sync_send_error(int fd, const struct ar_error *e);
 /* Receive one message; EOF is reported as type 0. */
 int ar_sync_recv(int fd, struct ar_sync_msg *m, struct ar_error *err);
+
+/* True when the container process needs AR_SYNC_HOST_PID (it runs the
+ * createContainer or startContainer hooks). */
+bool ar_launch_needs_host_pid(const struct oci_config *cfg);
+
+/*
+ * Run the hooks of one stage with the OCI state of the container (id, pid
+ * in the runtime's pid namespace, bundle, the config's annotations, the
+ * given status) on their stdin. 0 when there are none.
+ */
+int ar_container_run_hooks(const struct oci_config *cfg,
+			   enum oci_hook_stage stage, const char *id,
+			   pid_t pid, const char *bundle,
+			   enum ar_status status, struct ar_error *err);
+
+/* Foreground supervision of a child process (run, exec): forward the
+ * signals of `mask` (blocked by the caller, SIGCHLD included), relay the
+ * pty master when >= 0, reap; returns the exit code (128+N on signal). */
+int ar_container_supervise(pid_t pid, int master, const sigset_t *mask);
 
 /* The container process: never returns. */
 __attribute__((noreturn)) void ar_container_init(struct ar_launch *l);

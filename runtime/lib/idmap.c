@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +77,13 @@ int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
 		char self[32];
 		ssize_t len;
 
+		/* The container process is not dumpable during setup, and we
+		 * inherited that: our /proc/PID files (ns/user, uid_map)
+		 * would then be root-owned and closed to the parent when it
+		 * runs in a user namespace. This child runs no container
+		 * code, so being dumpable exposes nothing. */
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+			_exit(1);
 		if (unshare(CLONE_NEWUSER) < 0)
 			_exit(1);
 		/* Our pid as the mounted /proc knows it: we may be in a pid

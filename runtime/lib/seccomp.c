@@ -125,7 +125,7 @@ static uint32_t arch_token(const char *name)
 	if (strncmp(name, "SCMP_ARCH_", 10) != 0)
 		return 0;
 	p = name + 10;
-	for (i = 0; p[i] && i < sizeof(low) - 1; i++)
+	for (i = 0; i < sizeof(low) - 1 && p[i]; i++)
 		low[i] = (char)tolower((unsigned char)p[i]);
 	low[i] = '\0';
 	return seccomp_arch_resolve_name(low);

@@ -5,6 +5,7 @@
 #include "terminal.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,8 +115,8 @@ static int bind_console(int slave, struct ar_error *err)
 	return 0;
 }
 
-int ar_terminal_setup(int sock, const struct oci_console_size *size,
-		      struct ar_error *err)
+static int terminal_setup(int sock, const struct oci_console_size *size,
+			  bool console, struct ar_error *err)
 {
 	_cleanup_close_ int master = -1, slave = -1;
 	char name[64];
@@ -144,7 +145,7 @@ int ar_terminal_setup(int sock, const struct oci_console_size *size,
 				err, errno,
 				"process.consoleSize: set the window size");
 	}
-	if (bind_console(slave, err) < 0) {
+	if (console && bind_console(slave, err) < 0) {
 		ar_debug("%s (ignored)", err->msg);
 		ar_error_clear(err);
 	}
@@ -163,6 +164,18 @@ int ar_terminal_setup(int sock, const struct oci_console_size *size,
 	if (ar_send_fd(sock, master, name, err) < 0)
 		return ar_error_wrap(err, "process.terminal");
 	return 0;
+}
+
+int ar_terminal_setup(int sock, const struct oci_console_size *size,
+		      struct ar_error *err)
+{
+	return terminal_setup(sock, size, true, err);
+}
+
+int ar_terminal_setup_exec(int sock, const struct oci_console_size *size,
+			   struct ar_error *err)
+{
+	return terminal_setup(sock, size, false, err);
 }
 
 void ar_tty_relay_init(struct ar_tty_relay *r, int master)

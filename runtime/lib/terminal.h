@@ -32,6 +32,10 @@ int ar_recv_fd(int sock, int *fd, struct ar_error *err);
  * send the master over `sock`, close it. */
 int ar_terminal_setup(int sock, const struct oci_console_size *size,
 		      struct ar_error *err);
+/* The same for `exec` (a process joining a running container): nothing is
+ * mounted over /dev/console. */
+int ar_terminal_setup_exec(int sock, const struct oci_console_size *size,
+			   struct ar_error *err);
 
 /* `run` in the foreground relaying the pty: our stdin in raw mode while
  * the relay runs (only when it is a tty), restored at the end. */

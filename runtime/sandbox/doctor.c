@@ -24,13 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/landlock.h>
-
+#include "landlock.h"
 #include "utils.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
 #endif
@@ -410,10 +406,7 @@ static void check_seccomp(const struct ar_doctor_env *e,
 
 int ar_doctor_landlock_abi(void)
 {
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-			   LANDLOCK_CREATE_RULESET_VERSION);
-
-	return abi < 0 ? 0 : (int)abi;
+	return ar_landlock_abi();
 }
 
 static void check_landlock(const struct ar_doctor_env *e,

@@ -118,7 +118,7 @@ ratio()
 # The timer helper (tests/bench/benchtime.c), built once per build tree.
 build_benchtime()
 {
-	local dir=$TOP_BUILDDIR/tests/bench
+	local dir=$TOP_BUILDDIR/tests/work/bench
 	BENCHTIME=$dir/benchtime
 	if [ -x "$BENCHTIME" ] && [ "$BENCHTIME" -nt "$BENCH_DIR/benchtime.c" ]; then
 		return 0
@@ -303,8 +303,8 @@ report_times()
 	done
 	for rt in "${RUNTIMES[@]}"; do
 		[ "$rt" = agentrun ] && continue
-		[ -n "${MED[$rt]:-}" ] || continue
-		line+=" ratio_$rt=$(ratio "${MED[agentrun]:-nan}" "${MED[$rt]}")"
+		[ -n "${MED[$rt]:-}" ] && [ -n "${MED[agentrun]:-}" ] || continue
+		line+=" ratio_$rt=$(ratio "${MED[agentrun]}" "${MED[$rt]}")"
 		[ -z "$ref" ] && ref=$rt
 	done
 	if [ -n "$ref" ]; then
@@ -402,7 +402,7 @@ fig_exec()
 # fig_throughput N PAR: N runs in PAR parallel streams, per runtime.
 fig_throughput()
 {
-	local n=$1 par=$2 fig rt out us ok failed rate line ref= label
+	local n=$1 par=$2 fig rt out us ok failed rate line label ref=
 	local -A T=()
 	if [ "$par" = 1 ]; then
 		fig=seq_$WHERE_ID

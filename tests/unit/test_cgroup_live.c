@@ -201,8 +201,10 @@ UNIT_TEST(memory_max_oom_kills)
 	char *v;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
+		oci_config_free(cfg);
 		UNIT_SKIP(skip_reason());
+	}
 	r->present = r->memory.present = true;
 	r->memory.limit = (struct oci_opt_i64){ true, 32 << 20 };
 	r->memory.swap = (struct oci_opt_i64){ true, 32 << 20 }; /* no swap */
@@ -257,8 +259,10 @@ UNIT_TEST(pids_limit_stops_fork_bomb)
 	struct child c;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
+		oci_config_free(cfg);
 		UNIT_SKIP(skip_reason());
+	}
 	r->present = r->pids.present = true;
 	r->pids.limit = 5;
 	cg = make_cg(r);
@@ -307,8 +311,10 @@ UNIT_TEST(cpu_max_throttles)
 	struct child c;
 	char *v;
 
-	if (skip_reason())
+	if (skip_reason()) {
+		oci_config_free(cfg);
 		UNIT_SKIP(skip_reason());
+	}
 	r->present = r->cpu.present = true;
 	r->cpu.quota = (struct oci_opt_i64){ true, 10000 };
 	r->cpu.period = (struct oci_opt_u64){ true, 100000 };
@@ -370,8 +376,10 @@ UNIT_TEST(freeze_thaw_pids_update_stats_kill)
 	char *v;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
+		oci_config_free(cfg);
 		UNIT_SKIP(skip_reason());
+	}
 	r->present = r->pids.present = true;
 	r->pids.limit = 50;
 	cg = make_cg(r);
@@ -457,8 +465,9 @@ UNIT_TEST(kill_all_with_signal_and_destroy_busy)
 	struct child c1, c2;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
 		UNIT_SKIP(skip_reason());
+	}
 	cg = make_cg(NULL);
 	CHECK(cg != NULL);
 	if (!cg)
@@ -510,8 +519,9 @@ UNIT_TEST(destroy_kills_leftovers)
 	struct child c;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
 		UNIT_SKIP(skip_reason());
+	}
 	cg = make_cg(NULL);
 	CHECK(cg != NULL);
 	if (!cg)
@@ -538,8 +548,9 @@ UNIT_TEST(clone_into_cgroup)
 	long pid;
 	int st;
 
-	if (skip_reason())
+	if (skip_reason()) {
 		UNIT_SKIP(skip_reason());
+	}
 	cg = make_cg(NULL);
 	CHECK(cg != NULL);
 	if (!cg)

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun exec [OPTIONS] ID [--] [ARGS...] | --process FILE ID */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "exec.h"
+#include "utils.h"
+
+static const char usage[] =
+	"Usage: agentrun exec [OPTIONS] ID [--] ARGS...\n"
+	"       agentrun exec [OPTIONS] --process FILE ID\n"
+	"  -p, --process FILE       the process (OCI process JSON)\n"
+	"  -t, --tty                allocate a pseudo terminal\n"
+	"      --console-socket S   send the pty master to unix socket S\n"
+	"  -d, --detach             return once the process started\n"
+	"      --pid-file F         write the process's pid to F\n"
+	"      --cwd DIR            working directory in the container\n"
+	"  -e, --env K=V            set an environment variable (repeatable)\n"
+	"  -u, --user UID[:GID]     run as this user\n"
+	"  -c, --cap CAP            add a capability (repeatable)\n"
+	"      --no-new-privs       set no_new_privileges\n"
+	"      --preserve-fds N     pass fds 3..3+N-1 to the process\n";
+
+enum {
+	OPT_CONSOLE_SOCKET = 256,
+	OPT_PID_FILE,
+	OPT_CWD,
+	OPT_NO_NEW_PRIVS,
+	OPT_PRESERVE_FDS,
+};
+
+static void push(char ***v, size_t *n, char *s)
+{
+	*v = realloc(*v, (*n + 2) * sizeof(char *));
+	if (!*v)
+		abort();
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
+}
+
+int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "process", required_argument, NULL, 'p' },
+		{ "tty", no_argument, NULL, 't' },
+		{ "console-socket", required_argument, NULL,
+		  OPT_CONSOLE_SOCKET },
+		{ "detach", no_argument, NULL, 'd' },
+		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "env", required_argument, NULL, 'e' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "cap", required_argument, NULL, 'c' },
+		{ "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
+		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_exec_opts o = { 0 };
+	_cleanup_free_ char **env = NULL, **caps = NULL;
+	size_t n_env = 0, n_caps = 0;
+	unsigned long long n;
+	int c, status = 1;
+
+	/* "+": options end at the id; what follows is the command. */
+	while ((c = getopt_long(argc, argv, "+p:tde:u:c:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o.process_file = optarg;
+			break;
+		case 't':
+			o.tty = true;
+			break;
+		case OPT_CONSOLE_SOCKET:
+			o.console_socket = optarg;
+			break;
+		case 'd':
+			o.detach = true;
+			break;
+		case OPT_PID_FILE:
+			o.pid_file = optarg;
+			break;
+		case OPT_CWD:
+			o.cwd = optarg;
+			break;
+		case 'e':
+			if (!strchr(optarg, '=')) {
+				fprintf(stderr,
+					"agentrun exec: --env `%s`: expected K=V\n",
+					optarg);
+				return 1;
+			}
+			push(&env, &n_env, optarg);
+			break;
+		case 'u':
+			o.user = optarg;
+			break;
+		case 'c':
+			push(&caps, &n_caps, optarg);
+			break;
+		case OPT_NO_NEW_PRIVS:
+			o.no_new_privs = true;
+			break;
+		case OPT_PRESERVE_FDS:
+			if (ar_parse_u64(optarg, &n) < 0 || n > 4096) {
+				fprintf(stderr,
+					"agentrun exec: --preserve-fds: invalid number `%s`\n",
+					optarg);
+				return 1;
+			}
+			o.preserve_fds = (int)n;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		fputs(usage, stderr);
+		return 1;
+	}
+	o.root = cli_state_root(g);
+	o.id = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind < argc) {
+		if (o.process_file) {
+			fprintf(stderr,
+				"agentrun exec: give either --process or ARGS, not both\n");
+			return 1;
+		}
+		o.args = argv + optind;
+	}
+	o.env = env;
+	o.caps = caps;
+	if (ar_container_exec(&o, &status, &err) < 0)
+		return cli_fail(&err);
+	return status;
+}

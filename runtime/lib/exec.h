@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `exec`: run one more process in a running container. It joins every
+ * namespace of the container's process (user first: one setns() on a
+ * pidfd), its cgroup, its root (/proc/PID/root), and gets the same process
+ * setup as the init process (rlimits, user, capabilities, no_new_privs,
+ * seccomp of the container's config, env, cwd, terminal).
+ */
+#ifndef AGENTRUN_EXEC_H
+#define AGENTRUN_EXEC_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+struct ar_exec_opts {
+	const char *root; /* state root */
+	const char *id;
+	const char *process_file; /* --process FILE (OCI process object) */
+	char **args; /* else: the command (NULL-terminated) */
+	bool tty; /* --tty (ignored with --process) */
+	const char *console_socket;
+	bool detach;
+	const char *pid_file;
+	const char *cwd;
+	char **env; /* K=V, NULL-terminated; override the config's */
+	const char *user; /* "UID[:GID]" */
+	char **caps; /* added to bounding, effective, permitted */
+	bool no_new_privs;
+	int preserve_fds;
+};
+
+/*
+ * Run the process. In the foreground *exit_status is its exit status
+ * (128+N when killed by signal N); with detach it is 0 once the process
+ * was exec'd (pid file written). Fails when the container is not running.
+ */
+int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
+		      struct ar_error *err);
+
+#endif

@@ -1,0 +1,262 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# OCI hooks through the real binary: every stage runs at its moment, in the
+# namespace the runtime-spec names, with the state JSON on stdin (status,
+# pid, compact, '/' unescaped); failures of prestart/createRuntime/
+# createContainer/startContainer fail the operation and leave nothing
+# behind, poststart/poststop failures only warn; timeouts are enforced.
+. "$(dirname "$0")/../lib.sh"
+
+STAGES="prestart createRuntime createContainer startContainer poststart poststop"
+
+# Each hook writes its stdin, its mount namespace and /proc/uptime to
+# $D/<stage>, and appends <stage> to $D/order. With FAIL=<stage> in its
+# environment that stage exits 3.
+HOOK_SCRIPT='S=$1
+{ cat; echo; readlink /proc/self/ns/mnt; cut -d" " -f1 /proc/uptime; } >"$D/$S"
+echo "$S" >>"$D/order"
+if [ "${FAIL:-}" = "$S" ]; then echo "hook $S fails" >&2; exit 3; fi
+exit 0'
+
+# setup_hooks BUNDLE OUTDIR [FAIL_STAGE]: every stage gets the recording
+# hook; the container sees OUTDIR at /out (for startContainer, which runs
+# inside the container's root).
+setup_hooks()
+{
+	local b=$1 d=$2 fail=${3:-}
+	mkdir -p "$d"
+	chmod 0777 "$d"
+	config_set "$b" '
+	  def hook($s; $dir): {path: "/bin/sh",
+	    args: ["sh", "-c", $script, "hook", $s],
+	    env: (["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "D=" + $dir]
+	          + (if $fail != "" then ["FAIL=" + $fail] else [] end))};
+	  .root.readonly = false
+	  | .mounts += [{destination: "/out", type: "bind", source: $d,
+	                 options: ["rbind", "rw"]}]
+	  | .hooks = {
+	      prestart: [hook("prestart"; $d)],
+	      createRuntime: [hook("createRuntime"; $d)],
+	      createContainer: [hook("createContainer"; $d)],
+	      startContainer: [hook("startContainer"; "/out")],
+	      poststart: [hook("poststart"; $d)],
+	      poststop: [hook("poststop"; $d)]}' \
+		--arg script "$HOOK_SCRIPT" --arg d "$d" --arg fail "$fail"
+}
+
+# hook_state DIR STAGE: the JSON the stage read on stdin
+hook_state()
+{
+	head -n1 "$1/$2"
+}
+
+hook_mntns()
+{
+	sed -n 2p "$1/$2"
+}
+
+assert_no_state()
+{
+	local left
+	left=$(ls "$AR_ROOT" 2>/dev/null || true)
+	assert_eq "$left" "" "stale state left behind"
+}
+
+t_all_stages_create_start_delete()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/b1 d=$TEST_TMP/out1 id pid host_mnt ctr_mnt s
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sleep","1000"]'
+	setup_hooks "$b" "$d"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+
+	assert_status 0 ar create --bundle "$b" "$id"
+	# create runs prestart, createRuntime, createContainer, in order
+	assert_eq "$(tr '\n' ' ' <"$d/order")" \
+		"prestart createRuntime createContainer "
+	pid=$(ar state "$id" | jq -r .pid)
+	host_mnt=$(readlink /proc/self/ns/mnt)
+	ctr_mnt=$(readlink "/proc/$pid/ns/mnt")
+	assert_ne "$host_mnt" "$ctr_mnt"
+	for s in prestart createRuntime createContainer; do
+		assert_eq "$(hook_state "$d" $s | jq -r .status)" creating \
+			"$s status"
+		assert_eq "$(hook_state "$d" $s | jq -r .pid)" "$pid" \
+			"$s pid"
+		assert_eq "$(hook_state "$d" $s | jq -r .id)" "$id"
+		assert_eq "$(hook_state "$d" $s | jq -r .bundle)" "$b"
+		# compact, '/' not escaped
+		assert_contains "$(hook_state "$d" $s)" "\"bundle\":\"$b\""
+	done
+	# runtime namespace for prestart/createRuntime, the container's for
+	# createContainer
+	assert_eq "$(hook_mntns "$d" prestart)" "$host_mnt"
+	assert_eq "$(hook_mntns "$d" createRuntime)" "$host_mnt"
+	assert_eq "$(hook_mntns "$d" createContainer)" "$ctr_mnt"
+	[ ! -e "$d/startContainer" ] || fail "startContainer ran at create"
+
+	assert_status 0 ar start "$id"
+	wait_until 5 test -s "$d/startContainer"
+	assert_eq "$(hook_state "$d" startContainer | jq -r .status)" created
+	assert_eq "$(hook_state "$d" startContainer | jq -r .pid)" "$pid"
+	assert_eq "$(hook_mntns "$d" startContainer)" "$ctr_mnt"
+	assert_eq "$(hook_state "$d" poststart | jq -r .status)" running
+	assert_eq "$(hook_state "$d" poststart | jq -r .pid)" "$pid"
+	assert_eq "$(hook_mntns "$d" poststart)" "$host_mnt"
+	[ ! -e "$d/poststop" ] || fail "poststop ran before delete"
+
+	assert_status 0 ar kill "$id" 9
+	wait_until 5 sh -c "[ \"\$($AGENTRUN --root $AR_ROOT state $id | jq -r .status)\" = stopped ]"
+	assert_status 0 ar delete "$id"
+	assert_eq "$(hook_state "$d" poststop | jq -r .status)" stopped
+	assert_eq "$(hook_state "$d" poststop | jq -r 'has("pid")')" false
+	assert_eq "$(hook_mntns "$d" poststop)" "$host_mnt"
+	assert_eq "$(tail -n1 "$d/order")" poststop
+	assert_eq "$(wc -l <"$d/order" | tr -d ' ')" 6
+	# timestamps are monotonic in stage order (startContainer and
+	# poststart run concurrently: only compare each to create's stages)
+	local t_pre t_cr t_cc t_sc t_ps t_stop
+	t_pre=$(sed -n 3p "$d/prestart")
+	t_cr=$(sed -n 3p "$d/createRuntime")
+	t_cc=$(sed -n 3p "$d/createContainer")
+	t_sc=$(sed -n 3p "$d/startContainer")
+	t_ps=$(sed -n 3p "$d/poststart")
+	t_stop=$(sed -n 3p "$d/poststop")
+	awk -v a="$t_pre" -v b="$t_cr" -v c="$t_cc" -v s="$t_sc" \
+		-v p="$t_ps" -v e="$t_stop" \
+		'BEGIN { exit !(a <= b && b <= c && c <= s && c <= p && s <= e && p <= e) }' ||
+		fail "timestamps out of order: $t_pre $t_cr $t_cc $t_sc $t_ps $t_stop"
+}
+
+t_run_foreground_all_stages()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/b2 d=$TEST_TMP/out2 id
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sh","-c","echo main >>/out/order; exit 4"]'
+	setup_hooks "$b" "$d"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 4 ar run --bundle "$b" "$id"
+	# startContainer strictly before the user's program; poststop last
+	assert_eq "$(sed -n 1,4p "$d/order" | tr '\n' ' ')" \
+		"prestart createRuntime createContainer startContainer "
+	assert_contains "$(cat "$d/order")" main
+	assert_contains "$(cat "$d/order")" poststart
+	assert_eq "$(tail -n1 "$d/order")" poststop
+	assert_eq "$(hook_state "$d" poststop | jq -r .status)" stopped
+	assert_no_state
+}
+
+# fail_stage STAGE: a failing hook of STAGE fails create/run, names the hook,
+# leaves no state and no process behind.
+t_failing_stage()
+{
+	require_root
+	require_cmd jq
+	local stage=$1 b=$TEST_TMP/bf-$1 d=$TEST_TMP/outf-$1 id
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sh","-c","echo main >>/out/order"]'
+	setup_hooks "$b" "$d" "$stage"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status '!0' ar run --bundle "$b" "$id"
+	assert_contains "$ERR" "hooks.$stage[0]"
+	assert_not_contains "$(cat "$d/order")" main
+	assert_not_contains "$(cat "$d/order")" poststart
+	assert_no_state
+	# nothing left running from the container
+	if pgrep -f "hook-never-$id" >/dev/null; then
+		fail "container process survived"
+	fi
+}
+
+t_failing_create_runtime_create()
+{
+	require_root
+	local b=$TEST_TMP/bfc d=$TEST_TMP/outfc id
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sleep","1000"]'
+	setup_hooks "$b" "$d" createRuntime
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status '!0' ar create --bundle "$b" "$id"
+	assert_contains "$ERR" "hooks.createRuntime[0]"
+	assert_not_contains "$(cat "$d/order")" createContainer
+	assert_no_state
+}
+
+t_poststart_poststop_only_warn()
+{
+	require_root
+	local b=$TEST_TMP/bw d=$TEST_TMP/outw id
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sleep","1000"]'
+	setup_hooks "$b" "$d" poststart
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar create --bundle "$b" "$id"
+	assert_status 0 ar start "$id"
+	assert_contains "$ERR" "hooks.poststart[0]"
+	assert_eq "$(ar state "$id" | jq -r .status)" running
+	assert_status 0 ar delete --force "$id"
+
+	setup_hooks "$b" "$d" poststop
+	assert_status 0 ar run --detach --bundle "$b" "$id"
+	assert_status 0 ar delete --force "$id"
+	assert_contains "$ERR" "hooks.poststop[0]"
+	assert_no_state
+}
+
+t_timeout()
+{
+	require_root
+	local b=$TEST_TMP/bt id start end
+	make_bundle "$b"
+	config_set "$b" '.process.args=["true"]
+	  | .hooks.createRuntime = [{path: "/bin/sh",
+	      args: ["sh", "-c", "sleep 30"], timeout: 1}]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	start=$(date +%s)
+	assert_status '!0' ar run --bundle "$b" "$id"
+	end=$(date +%s)
+	assert_contains "$ERR" "hooks.createRuntime[0]"
+	[ $((end - start)) -lt 10 ] || fail "timeout not enforced"
+	assert_no_state
+}
+
+t_relative_path_rejected()
+{
+	require_root
+	local b=$TEST_TMP/br id
+	make_bundle "$b"
+	config_set "$b" '.process.args=["true"]
+	  | .hooks.prestart = [{path: "sh"}]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status '!0' ar run --bundle "$b" "$id"
+	assert_contains "$ERR" "hooks.prestart[0]"
+}
+
+run_test "hooks: every stage at its moment and namespace (create/start/delete)" \
+	t_all_stages_create_start_delete
+run_test "hooks: run in the foreground runs all stages, poststop last" \
+	t_run_foreground_all_stages
+run_test "hooks: failing prestart fails run" t_failing_stage prestart
+run_test "hooks: failing createRuntime fails run" t_failing_stage createRuntime
+run_test "hooks: failing createContainer fails run" \
+	t_failing_stage createContainer
+run_test "hooks: failing startContainer fails run" \
+	t_failing_stage startContainer
+run_test "hooks: failing createRuntime fails create" \
+	t_failing_create_runtime_create
+run_test "hooks: poststart/poststop failures only warn" \
+	t_poststart_poststop_only_warn
+run_test "hooks: timeout kills the hook and fails the operation" t_timeout
+run_test "hooks: a relative hook path is an error" t_relative_path_rejected
+finish
