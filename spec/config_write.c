@@ -466,7 +466,7 @@ int oci_config_write_file(const struct oci_config *cfg, const char *dir,
 {
 	_cleanup_free_ char *json = NULL;
 	_cleanup_close_ int dfd = -1;
-	size_t len;
+	size_t len = 0;
 
 	if (oci_config_to_json(cfg, &json, &len, err) < 0)
 		return -1;

@@ -318,7 +318,7 @@ int oci_spec_write(const char *bundle_dir, const struct oci_spec_options *o,
 	_cleanup_free_ char *json = NULL;
 	_cleanup_close_ int dfd = -1;
 	_cleanup_close_ int fd = -1;
-	size_t len;
+	size_t len = 0;
 
 	if (!bundle_dir)
 		bundle_dir = ".";

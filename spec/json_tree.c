@@ -81,8 +81,8 @@ void jt_path_format(const struct jt_path *p, char *buf, size_t size)
 	}
 }
 
-int jt_fail(const struct jt_ctx *c, const struct jt_path *p, const char *fmt,
-	    ...)
+int (jt_fail)(const struct jt_ctx *c, const struct jt_path *p,
+	      const char *fmt, ...)
 {
 	char path[512], msg[1024];
 	va_list ap;
@@ -537,7 +537,7 @@ int jt_as_i64(const struct jt_ctx *c, const struct jt_node *n,
 int jt_as_u32(const struct jt_ctx *c, const struct jt_node *n,
 	      const struct jt_path *p, uint32_t *out)
 {
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (jt_as_u64_max(c, n, p, UINT32_MAX, &v) < 0)
 		return -1;
@@ -548,7 +548,7 @@ int jt_as_u32(const struct jt_ctx *c, const struct jt_node *n,
 int jt_as_i32(const struct jt_ctx *c, const struct jt_node *n,
 	      const struct jt_path *p, int32_t *out)
 {
-	int64_t v;
+	int64_t v = 0;
 
 	if (jt_as_i64_range(c, n, p, INT32_MIN, INT32_MAX, &v) < 0)
 		return -1;
@@ -675,7 +675,7 @@ int jt_member_opt_u32_max(const struct jt_ctx *c, const struct jt_node *obj,
 			  uint32_t max, struct oci_opt_u32 *out)
 {
 	const struct jt_node *n = jt_get(obj, key);
-	uint64_t v;
+	uint64_t v = 0;
 
 	if (!n)
 		return 0;

@@ -78,7 +78,7 @@ static int parse_args(const struct jt_ctx *c, const struct jt_node *arr,
 		const struct jt_path *ip = JT_IDX(p, i);
 		struct oci_seccomp_arg *a = &sc->args[i];
 		struct oci_opt_u64 two = { 0 };
-		int op;
+		int op = 0;
 
 		if (jt_as_object(c, n, ip) < 0 ||
 		    jt_member_u32_req(c, n, ip, "index", &a->index) < 0 ||
@@ -104,7 +104,7 @@ static int parse_syscall(const struct jt_ctx *c, const struct jt_node *n,
 			 struct oci_seccomp_syscall *sc)
 {
 	const struct jt_node *args;
-	int action;
+	int action = 0;
 
 	if (jt_as_object(c, n, p) < 0)
 		return -1;
@@ -129,7 +129,7 @@ int oci_parse_seccomp(const struct jt_ctx *c, const struct jt_node *n,
 		      const struct jt_path *p, struct oci_seccomp *s)
 {
 	const struct jt_node *arr;
-	int action;
+	int action = 0;
 	size_t i = 0;
 
 	if (parse_enum(c, n, p, "defaultAction", seccomp_actions,

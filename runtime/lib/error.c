@@ -26,7 +26,7 @@ static int error_vset(struct ar_error *err, int errnum, int with_strerror,
 	return -1;
 }
 
-int ar_error_set(struct ar_error *err, int errnum, const char *fmt, ...)
+int (ar_error_set)(struct ar_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -36,7 +36,8 @@ int ar_error_set(struct ar_error *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
-int ar_error_set_plain(struct ar_error *err, int errnum, const char *fmt, ...)
+int (ar_error_set_plain)(struct ar_error *err, int errnum,
+			 const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,22 +47,19 @@ int ar_error_set_plain(struct ar_error *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
-int ar_error_wrap(struct ar_error *err, const char *fmt, ...)
+int (ar_error_wrap)(struct ar_error *err, const char *fmt, ...)
 {
 	char old[AR_ERROR_MSG_MAX];
 	size_t plen, olen;
 	va_list ap;
-	int n;
 
 	if (!err)
 		return -1;
 	memcpy(old, err->msg, sizeof(old));
 	old[sizeof(old) - 1] = '\0';
 	va_start(ap, fmt);
-	n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		n = 0;
 	plen = strnlen(err->msg, sizeof(err->msg) - 1);
 	olen = strlen(old);
 	if (olen && plen + 2 < sizeof(err->msg)) {

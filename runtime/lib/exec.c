@@ -433,6 +433,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 {
 	struct ar_error err = AR_ERROR_INIT;
+	int go[2];
 	long pid;
 
 	if (c->st->cgroup_path &&
@@ -445,6 +446,12 @@ __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 	if (join_namespaces(c, &err) < 0)
 		goto fail;
 	c->setgroups_denied = read_setgroups_denied();
+	/* The process waits until its PID went out, so the runtime sees PID
+	 * before any TTY message and its fd. */
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		ar_error_set(&err, errno, "pipe");
+		goto fail;
+	}
 	pid = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL,
 		      NULL);
 	if (pid < 0) {
@@ -452,10 +459,19 @@ __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 		goto fail;
 	}
 	if (pid == 0) {
+		char b;
+
+		close(go[1]);
+		if (read(go[0], &b, 1) != 1)
+			_exit(1); /* the joiner failed and reports it */
+		close(go[0]);
 		exec_setup(c, &err);
 		goto fail;
 	}
+	close(go[0]);
 	if (ar_sync_send(c->sync_fd, AR_SYNC_PID, (int)pid, &err) < 0)
+		_exit(1);
+	if (write(go[1], "g", 1) != 1)
 		_exit(1);
 	_exit(0);
 fail:

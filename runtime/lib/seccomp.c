@@ -451,7 +451,7 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 		       struct ar_seccomp_filter **out, struct ar_error *err)
 {
 	_cleanup_seccomp_filter_ struct ar_seccomp_filter *f = NULL;
-	uint32_t def;
+	uint32_t def = 0;
 	int r;
 
 	*out = NULL;
@@ -483,7 +483,7 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
 		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
 		char what[48];
-		uint32_t act;
+		uint32_t act = 0;
 
 		snprintf(what, sizeof(what), "syscalls[%zu]", i);
 		if (action_value(s->action, &s->errno_ret, what, &act, err) < 0)

@@ -628,6 +628,15 @@ inner_vm()
 		WHERE_ID=vm_root
 	fi
 	make_bundles "$rootless"
+	# Run every runtime from the guest's tmpfs: binaries on the 9p shares
+	# of run-in-vm page in differently (RSS, start time).
+	mkdir -p "$W/bin"
+	cp "$AGENTRUN" "$W/bin/agentrun" && AGENTRUN=$W/bin/agentrun
+	for rt in crun runc; do
+		command -v "$rt" >/dev/null 2>&1 &&
+			cp "$(command -v "$rt")" "$W/bin/$rt"
+	done
+	PATH=$W/bin:$PATH
 	print_header
 	run_pass
 }
@@ -643,11 +652,11 @@ vm_pass()
 		--env BENCHTIME="$BENCHTIME" \
 		--env BENCH_REPS="$VM_REPS" --env BENCH_SEQ="$VM_SEQ" \
 		--env BENCH_RSS_REPS="$RSS_REPS" --env BENCH_ONLY="$ONLY" \
-		-- bash "$BENCH_DIR/run-bench.sh" --inner vm >"$out" 2>"$out.err"
-	rc=$?
+		-- bash "$BENCH_DIR/run-bench.sh" --inner vm 2>"$out.err" |
+		tee "$out"
+	rc=${PIPESTATUS[0]}
 	grep -v '^BENCH ' "$out" | grep -v '^#' >>"$SUMMARY"
 	grep '^BENCH ' "$out" >>"$BENCHLINES"
-	cat "$out"
 	if [ "$rc" != 0 ]; then
 		note "the VM pass ($*) failed with status $rc:"
 		tail -n 20 "$out.err" | sed 's/^/#   /'

@@ -192,6 +192,23 @@ t_rootless()
 $(readlink "/proc/$pid/ns/user")"
 }
 
+t_tty_relay()
+{
+	require_root
+	require_cmd script
+	local b=$TEST_TMP/b8 id
+	make_bundle "$b"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	start_sleeper "$b" "$id"
+	# foreground --tty: agentrun relays the pty (script gives it one)
+	assert_status 9 script -qec "'$AGENTRUN' --root '$AR_ROOT' exec --tty '$id' sh -c 'tty; exit 9'" /dev/null
+	assert_contains "$OUT" /dev/pts/
+	# --tty --detach without a console socket is refused
+	assert_status '!0' ar exec --tty --detach "$id" true
+	assert_contains "$ERR" console-socket
+}
+
 run_test "exec: exit status and output pass through" t_exit_code_and_output
 run_test "exec: --env, --cwd, --user" t_env_cwd_user
 run_test "exec: same namespaces, root and cgroup as init" \
@@ -201,5 +218,6 @@ run_test "exec: capabilities, --cap, --no-new-privs, seccomp" \
 run_test "exec: --process FILE" t_process_file
 run_test "exec: --detach with --pid-file" t_detach_pid_file
 run_test "exec: errors for missing/stopped/created containers" t_not_running
+run_test "exec: --tty relayed in the foreground" t_tty_relay
 run_test "exec: rootless" t_rootless
 finish

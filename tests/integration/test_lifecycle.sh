@@ -18,11 +18,12 @@ status_of()
 	ar state "$1" | jq -r .status
 }
 
-# no_state ROOT: the state root holds no container directory
+# no_state ROOT: the state root holds no container directory (the shared
+# compiled-seccomp cache, .seccomp-cache, is not container state)
 assert_no_state()
 {
 	local left
-	left=$(ls -A "${1:-$AR_ROOT}" 2>/dev/null || true)
+	left=$(ls -A "${1:-$AR_ROOT}" 2>/dev/null | grep -vx '.seccomp-cache' || true)
 	assert_eq "$left" "" "stale state left behind"
 }
 

@@ -378,6 +378,7 @@ UNIT_TEST(freeze_thaw_pids_update_stats_kill)
 
 	if (skip_reason()) {
 		oci_config_free(cfg);
+		oci_config_free(upd);
 		UNIT_SKIP(skip_reason());
 	}
 	r->present = r->pids.present = true;

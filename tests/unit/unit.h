@@ -119,6 +119,7 @@ extern const char *unit_current_skip;
 			} else                                                 \
 				printf("ok %d - %s\n", n, t->name);            \
 		}                                                              \
+		fflush(stdout);                                                \
 		return failed ? 1 : 0;                                         \
 	}
 

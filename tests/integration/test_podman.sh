@@ -1,0 +1,297 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# podman (the real client, with conmon) driving agentrun: run --rm, run -d +
+# exec + logs + stop + rm, bind mounts, --read-only, --cap-drop ALL,
+# seccomp, a pty (run -it through `script`). podman runs agentrun through
+# a wrapper named `agentrun` (podman keys features on the runtime's name)
+# that logs its argv, so each test proves agentrun was really called.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v podman >/dev/null || ! command -v conmon >/dev/null; then
+	skip "podman/conmon not installed (contrib/install-deps.sh installs them)"
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "needs root (podman with isolated storage under TEST_TMP)"
+fi
+
+PM=$TEST_TMP/podman
+CALLS=$PM/calls.log
+IMAGE=localhost/agentrun-test-busybox
+
+# The runtime as podman sees it: $PM/bin/agentrun logs and execs $AGENTRUN.
+# containers.conf (CONTAINERS_CONF: the only config file podman reads) is
+# the shipped contrib/podman/containers.conf.d/agentrun.conf with the
+# runtime's path replaced, so `--runtime agentrun` resolves by NAME as after
+# `make install`. nofile/nproc are lowered: raising them needs
+# CAP_SYS_RESOURCE, which some CI sandboxes lack (crun fails there too).
+setup_podman()
+{
+	local conf=$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf
+	mkdir -p "$PM/bin" "$PM/tmp"
+	cat >"$PM/bin/agentrun" <<-EOF
+	#!/bin/sh
+	echo "\$*" >>"$CALLS"
+	exec "$AGENTRUN" "\$@"
+	EOF
+	chmod 0755 "$PM/bin/agentrun"
+	sed '/^agentrun = \[/,/^\]/c agentrun = ["'"$PM/bin/agentrun"'"]' \
+		"$conf" >"$PM/containers.conf"
+	grep -q "^agentrun = \[\"$PM/bin/agentrun\"\]" "$PM/containers.conf" ||
+		{ echo "Bail out! cannot rewrite $conf"; exit 1; }
+	cat >>"$PM/containers.conf" <<-EOF
+
+	[containers]
+	default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+	EOF
+	export CONTAINERS_CONF=$PM/containers.conf
+	# `$PM/pm ARGS`: podman on isolated storage, agentrun by name
+	cat >"$PM/pm" <<-EOF
+	#!/bin/sh
+	exec podman --root "$PM/storage" --runroot "$PM/run" \\
+		--storage-driver vfs --tmpdir "$PM/tmp" --events-backend none \\
+		--cgroup-manager cgroupfs --runtime agentrun "\$@"
+	EOF
+	chmod 0755 "$PM/pm"
+	make_rootfs "$PM/rootfs"
+	tar -C "$PM/rootfs" -c . | pm import - "$IMAGE" >/dev/null 2>&1
+}
+
+pm()
+{
+	"$PM/pm" "$@"
+}
+
+# podman run with the options every test needs here
+RUN_OPTS=(--cgroups=disabled --network=none)
+
+# assert_called VERB: agentrun's argv log has a call with VERB
+assert_called()
+{
+	grep -Eq "(^| )$1( |$)" "$CALLS" ||
+		fail "agentrun was not called with \`$1\`: $(cat "$CALLS")"
+}
+
+t_run_rm()
+{
+	: >"$CALLS"
+	assert_status 3 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'echo hello from agentrun; exit 3'
+	assert_eq "$OUT" "hello from agentrun"
+	assert_called create
+	assert_called start
+	assert_called delete
+	# the flags podman passes to a JSON-capable runtime
+	assert_contains "$(cat "$CALLS")" "--log-format=json --log "
+	assert_contains "$(cat "$CALLS")" "--cgroup-manager disabled"
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" true
+}
+
+t_detached_exec_logs_stop_rm()
+{
+	local c
+	: >"$CALLS"
+	assert_status 0 pm run -d "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'echo started; trap "exit 0" TERM; while :; do sleep 0.1; done'
+	c=$OUT
+	assert_status 4 pm exec "$c" sh -c 'echo in-exec; exit 4'
+	assert_eq "$OUT" in-exec
+	assert_called exec
+	assert_contains "$(cat "$CALLS")" "--process "
+	assert_status 0 pm exec -e FOO=bar -w /tmp "$c" sh -c 'echo $FOO; pwd'
+	assert_eq "$OUT" "bar
+/tmp"
+	wait_until 5 sh -c "'$PM/pm' logs '$c' | grep -q started"
+	assert_status 0 pm stop -t 5 "$c"
+	assert_called kill
+	assert_status 0 pm inspect --format '{{.State.Status}}' "$c"
+	assert_eq "$OUT" exited
+	assert_status 0 pm rm "$c"
+	assert_status '!0' pm inspect "$c"
+}
+
+t_bind_mount()
+{
+	local d=$TEST_TMP/hostdir
+	mkdir -p "$d"
+	echo from-host >"$d/in"
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" -v "$d:/work" "$IMAGE" \
+		sh -c 'cat /work/in; echo from-container >/work/out'
+	assert_eq "$OUT" from-host
+	assert_eq "$(cat "$d/out")" from-container
+	assert_file_owner "$d/out" 0:0
+}
+
+t_read_only_cap_drop()
+{
+	assert_status '!0' pm run --rm "${RUN_OPTS[@]}" --read-only "$IMAGE" \
+		touch /etc/x
+	assert_contains "$ERR" "Read-only file system"
+	# podman's --read-only keeps /tmp writable
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" --read-only "$IMAGE" \
+		touch /tmp/x
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" --cap-drop ALL "$IMAGE" \
+		sh -c 'grep -E "^Cap(Eff|Bnd)" /proc/self/status'
+	assert_eq "$OUT" "CapEff:	0000000000000000
+CapBnd:	0000000000000000"
+	# default: podman's 11 capabilities (CAP_CHOWN is bit 0)
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'grep "^CapEff" /proc/self/status'
+	assert_ne "$OUT" "CapEff:	0000000000000000"
+}
+
+t_seccomp()
+{
+	# podman's default profile reaches the container; unconfined removes it
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'grep "^Seccomp:" /proc/self/status'
+	assert_match "$OUT" "Seccomp:[[:space:]]+2"
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" \
+		--security-opt seccomp=unconfined "$IMAGE" \
+		sh -c 'grep "^Seccomp:" /proc/self/status'
+	assert_match "$OUT" "Seccomp:[[:space:]]+0"
+}
+
+t_tty()
+{
+	require_cmd script
+	: >"$CALLS"
+	# script gives podman a pty; -e passes the exit status through
+	assert_status 6 script -qec "'$PM/pm' run --rm -it --cgroups=disabled --network=none '$IMAGE' sh -c 'tty; test -t 0 && echo stdin-is-tty; exit 6'" /dev/null
+	assert_contains "$OUT" /dev/pts/
+	assert_contains "$OUT" stdin-is-tty
+	assert_contains "$(cat "$CALLS")" "--console-socket"
+}
+
+t_exec_tty()
+{
+	require_cmd script
+	local c
+	assert_status 0 pm run -d "${RUN_OPTS[@]}" "$IMAGE" sleep 1000
+	c=$OUT
+	: >"$CALLS"
+	assert_status 0 script -qec "'$PM/pm' exec -it '$c' sh -c 'tty'" /dev/null
+	assert_contains "$OUT" /dev/pts/
+	assert_called exec
+	assert_contains "$(cat "$CALLS")" "--tty"
+	assert_status 0 pm rm -f -t 0 "$c"
+}
+
+# ---- rootless: podman as the unprivileged test user ----------------------
+
+PMU=$TEST_TMP/podman-user
+
+setup_podman_user()
+{
+	ensure_test_user
+	mkdir -p "$PMU/bin" "$PMU/tmp"
+	cat >"$PMU/bin/agentrun" <<-EOF
+	#!/bin/sh
+	echo "\$*" >>"$PMU/calls.log"
+	exec "$AGENTRUN" "\$@"
+	EOF
+	chmod 0755 "$PMU/bin/agentrun"
+	sed 's|'"$PM/bin/agentrun"'|'"$PMU/bin/agentrun"'|' \
+		"$PM/containers.conf" >"$PMU/containers.conf"
+	cat >"$PMU/pm" <<-EOF
+	#!/bin/sh
+	export CONTAINERS_CONF="$PMU/containers.conf"
+	exec podman --root "$PMU/storage" --runroot "$PMU/run" \\
+		--storage-driver vfs --tmpdir "$PMU/tmp" --events-backend none \\
+		--cgroup-manager cgroupfs --runtime agentrun "\$@"
+	EOF
+	chmod 0755 "$PMU/pm"
+	cp -a "$PM/rootfs" "$PMU/rootfs"
+	chown -R "$TEST_UID:$TEST_GID" "$PMU"
+	(cd "$PMU" && as_test_user sh -c \
+		"tar -C '$PMU/rootfs' -c . | '$PMU/pm' import - '$IMAGE'") \
+		>/dev/null 2>&1
+}
+
+pmu()
+{
+	(cd "$PMU" && as_test_user "$PMU/pm" "$@")
+}
+
+# Skip (visibly) on the known state-root problem, fail on anything else.
+check_rootless_state_root()
+{
+	case $ERR in
+	*"open state directory \`/run/agentrun\`"*)
+		skip "agentrun's default --root is /run/agentrun for uid 0 of rootless podman's user namespace (not writable; crun uses \$XDG_RUNTIME_DIR): cli_state_root in runtime/cli/main.c" ;;
+	esac
+}
+
+rootless_ready()
+{
+	require_subids
+	require_agentrun_as_test_user
+	require_cmd newuidmap
+	[ -d "$PMU/storage" ] || skip "rootless podman setup failed"
+}
+
+t_rootless_run_rm()
+{
+	rootless_ready
+	: >"$PMU/calls.log"
+	STATUS=0
+	pmu run --rm "${RUN_OPTS[@]}" "$IMAGE" sh -c 'id -u; exit 3' \
+		>"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	ERR=$(cat "$TEST_TMP/e")
+	check_rootless_state_root
+	assert_eq "$STATUS" 3 "exit status ($ERR)"
+	assert_eq "$(cat "$TEST_TMP/o")" 0
+	grep -q "^start " "$PMU/calls.log" || fail "agentrun not called"
+}
+
+t_rootless_keep_id_volume()
+{
+	rootless_ready
+	local d=$TEST_TMP/userdir
+	mkdir -p "$d"
+	chown "$TEST_UID:$TEST_GID" "$d"
+	STATUS=0
+	pmu run --rm "${RUN_OPTS[@]}" --userns=keep-id -v "$d:/work" "$IMAGE" \
+		sh -c 'id -u; echo x >/work/made-inside' \
+		>"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	ERR=$(cat "$TEST_TMP/e")
+	check_rootless_state_root
+	assert_eq "$STATUS" 0 "exit status ($ERR)"
+	assert_eq "$(cat "$TEST_TMP/o")" "$TEST_UID"
+	assert_file_owner "$d/made-inside" "$TEST_UID:$TEST_GID"
+}
+
+t_rootless_detached_exec()
+{
+	rootless_ready
+	local c
+	STATUS=0
+	c=$(pmu run -d "${RUN_OPTS[@]}" "$IMAGE" sleep 1000 2>"$TEST_TMP/e") ||
+		STATUS=$?
+	ERR=$(cat "$TEST_TMP/e")
+	check_rootless_state_root
+	assert_eq "$STATUS" 0 "run -d ($ERR)"
+	defer pmu rm -f -t 0 "$c"
+	STATUS=0
+	pmu exec "$c" sh -c 'echo in-exec; exit 5' >"$TEST_TMP/o" 2>&1 ||
+		STATUS=$?
+	assert_eq "$STATUS" 5 "exec: $(cat "$TEST_TMP/o")"
+	assert_eq "$(cat "$TEST_TMP/o")" in-exec
+	pmu stop -t 1 "$c" >/dev/null
+	pmu rm "$c" >/dev/null
+	grep -q "^exec " "$PMU/calls.log" || fail "agentrun exec not called"
+}
+
+setup_podman
+run_test "podman: run --rm (output, exit code, agentrun called)" t_run_rm
+run_test "podman: run -d, exec, logs, stop, rm" t_detached_exec_logs_stop_rm
+run_test "podman: -v HOSTDIR:/work" t_bind_mount
+run_test "podman: --read-only, --cap-drop ALL" t_read_only_cap_drop
+run_test "podman: seccomp default and unconfined" t_seccomp
+run_test "podman: run -it through a pty" t_tty
+run_test "podman: exec -it through a pty" t_exec_tty
+setup_podman_user || true
+run_test "podman rootless: run --rm" t_rootless_run_rm
+run_test "podman rootless: --userns=keep-id, -v owned by the user" \
+	t_rootless_keep_id_volume
+run_test "podman rootless: run -d, exec, stop, rm" t_rootless_detached_exec
+finish
