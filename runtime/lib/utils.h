@@ -71,11 +71,13 @@ static inline int ar_steal_fd(int *fd)
 
 /* Allocation that aborts on failure (out of memory is not recoverable for a
  * short-lived runtime process). */
-void *ar_xmalloc(size_t n);
-void *ar_xcalloc(size_t n, size_t size);
-void *ar_xrealloc(void *p, size_t n);
-char *ar_xstrdup(const char *s);
-char *ar_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* returns_nonnull: they abort instead (and the static analyzer knows). */
+void *ar_xmalloc(size_t n) __attribute__((returns_nonnull));
+void *ar_xcalloc(size_t n, size_t size) __attribute__((returns_nonnull));
+void *ar_xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
+char *ar_xstrdup(const char *s) __attribute__((returns_nonnull));
+char *ar_xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), returns_nonnull));
 
 /* Write all of buf, retrying on EINTR/short writes. 0 or -1 with errno. */
 int ar_write_all(int fd, const void *buf, size_t len);
