@@ -84,27 +84,43 @@ int cli_fail(struct ar_error *err)
 	return 1;
 }
 
+/* True when we run in the initial user namespace (uid_map is the
+ * identity map of all ids). */
+static bool in_initial_userns(void)
+{
+	char buf[128];
+	unsigned long a, b, c;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool initial = true;
+
+	if (!f)
+		return true;
+	if (fgets(buf, sizeof(buf), f) &&
+	    sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3)
+		initial = a == 0 && b == 0 && c == 4294967295UL;
+	fclose(f);
+	return initial;
+}
+
 const char *cli_state_root(struct ar_global_opts *g)
 {
 	static char buf[4096];
-	const char *xdg;
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
 
 	if (g->root)
 		return g->root;
-	if (geteuid() == 0) {
-		xdg = getenv("XDG_RUNTIME_DIR");
-		/* Root inside a user namespace (e.g. under rootless podman)
-		 * still uses /run/agentrun, as crun does for euid 0. */
-		(void)xdg;
+	/* Real root uses /run/agentrun. Root of a user namespace (e.g.
+	 * inside rootless podman) cannot write there: like crun, use the
+	 * user's runtime directory. */
+	if (geteuid() == 0 && (!xdg || !*xdg || in_initial_userns())) {
 		g->root = "/run/agentrun";
 		return g->root;
 	}
-	xdg = getenv("XDG_RUNTIME_DIR");
-	if (xdg && *xdg) {
+	if (xdg && *xdg)
 		snprintf(buf, sizeof(buf), "%s/agentrun", xdg);
-	} else {
-		snprintf(buf, sizeof(buf), "/tmp/agentrun-%u", (unsigned)geteuid());
-	}
+	else
+		snprintf(buf, sizeof(buf), "/tmp/agentrun-%u",
+			 (unsigned)geteuid());
 	g->root = buf;
 	return g->root;
 }

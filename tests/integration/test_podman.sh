@@ -213,12 +213,13 @@ pmu()
 	(cd "$PMU" && as_test_user "$PMU/pm" "$@")
 }
 
-# Skip (visibly) on the known state-root problem, fail on anything else.
+# Regression check: uid 0 of rootless podman's user namespace must use
+# $XDG_RUNTIME_DIR/agentrun, not the unwritable /run/agentrun.
 check_rootless_state_root()
 {
 	case $ERR in
 	*"open state directory \`/run/agentrun\`"*)
-		skip "agentrun's default --root is /run/agentrun for uid 0 of rootless podman's user namespace (not writable; crun uses \$XDG_RUNTIME_DIR): cli_state_root in runtime/cli/main.c" ;;
+		fail "agentrun picked /run/agentrun as its state root inside rootless podman" ;;
 	esac
 }
 
