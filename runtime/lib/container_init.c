@@ -35,6 +35,7 @@
 #include "process.h"
 #include "seccomp.h"
 #include "terminal.h"
+#include "signals.h"
 #include "utils.h"
 
 #define KEYCTL_JOIN_SESSION_KEYRING_ 1
@@ -222,10 +223,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	/* Default dispositions and an empty mask for the container: an
 	 * ignored SIGPIPE or SIGINT of whoever started the runtime must not
 	 * leak in through execve. */
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
-	}
+	ar_signals_reset_all();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||

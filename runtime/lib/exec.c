@@ -379,9 +379,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	_cleanup_free_ char **env = NULL;
 	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	ar_signals_reset_all();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (!c->o->detach)

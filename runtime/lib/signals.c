@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "utils.h"
 
@@ -100,4 +102,26 @@ void ar_signal_forward_set(sigset_t *set)
 	sigdelset(set, SIGTSTP);
 	sigdelset(set, SIGTTIN);
 	sigdelset(set, SIGTTOU);
+}
+
+/* The kernel's struct sigaction for rt_sigaction(2) (generic layout). */
+struct ar_kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long long mask;
+};
+
+void ar_signals_reset_all(void)
+{
+	struct ar_kernel_sigaction dfl = { .handler = SIG_DFL };
+
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		/* The raw syscall, because glibc's sigaction() rejects its
+		 * internal signals with EINVAL. */
+		(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL,
+			      sizeof(dfl.mask));
+	}
 }

@@ -20,4 +20,10 @@ int ar_signal_parse(const char *s, int *sig, struct ar_error *err);
  * can be caught except SIGCHLD and the job-control stops of the tty). */
 void ar_signal_forward_set(sigset_t *set);
 
+/* Reset every signal disposition to SIG_DFL, including the two real-time
+ * signals glibc reserves for itself (32, 33), which sigaction() refuses to
+ * touch but which an ignoring parent could leak through execve. Used by the
+ * container process and by exec right before the user process. */
+void ar_signals_reset_all(void);
+
 #endif
