@@ -135,14 +135,17 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 		ssize_t n;
 
 		if (len + 1 >= cap) {
-			/* buf is _cleanup_free_, which clang's analyzer does
-			 * not model. */
-			if (cap > max_size)
-				/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
+			if (cap > max_size) {
+				/* Freed here too, not only by _cleanup_free_:
+				 * clang's analyzer before 17 does not see
+				 * cleanup attributes and reports a leak. */
+				free(buf);
+				buf = NULL;
 				return ar_error_set_plain(
 					err, EFBIG,
 					"`%s` is too large (at most %zu bytes)",
 					path, max_size);
+			}
 			cap *= 2;
 			buf = ar_xrealloc(buf, cap);
 		}

@@ -24,7 +24,11 @@
 #   BENCH_VM_REPS     repetitions inside the VM (default 10; the VM is
 #                     emulated (TCG) on hosts without KVM: slow, same ratios)
 #   BENCH_VM_SEQ      throughput runs inside the VM (default 20)
+#   BENCH_VM_TIMEOUT  seconds a VM pass may take (default 3600)
 #   BENCH_VM_USER     uid for the rootless VM pass (default 1000; "" = skip)
+#   BENCH_HOST_USER=0 skip the host pass as the unprivileged test user (run
+#                     as root, every figure is measured again rootless, as
+#                     the agentrun-test user of tests/lib.sh)
 #   RUN_IN_VM         path of run-in-vm (default: ../shared/vm/run-in-vm
 #                     next to the source tree, or in PATH)
 #   BENCH_RUNC_V1=1   also run runc as root on a host whose cgroups are v1
@@ -33,7 +37,8 @@
 #   BENCH_ONLY        regular expression: only figures whose name matches
 #   CC                compiler for the timer helper (default cc)
 #
-# Internal: `run-bench.sh --inner vm` is what runs inside the VM.
+# Internal: `run-bench.sh --inner vm` is what runs inside the VM,
+# `--inner host-user` the pass as the test user.
 
 set -u -o pipefail
 
@@ -123,7 +128,12 @@ build_benchtime()
 	if [ -x "$BENCHTIME" ] && [ "$BENCHTIME" -nt "$BENCH_DIR/benchtime.c" ]; then
 		return 0
 	fi
-	mkdir -p "$dir"
+	if ! mkdir -p "$dir" 2>/dev/null || [ ! -w "$dir" ]; then
+		# E.g. a root build tree and an unprivileged run.
+		dir=$TEST_TMP/bin
+		BENCHTIME=$dir/benchtime
+		mkdir -p "$dir"
+	fi
 	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$BENCHTIME.tmp" \
 		"$BENCH_DIR/benchtime.c" && mv "$BENCHTIME.tmp" "$BENCHTIME" ||
 		fail "cannot build $BENCHTIME (set CC to a C compiler)"
@@ -641,26 +651,69 @@ inner_vm()
 	run_pass
 }
 
-# vm_pass [--user UID]: run this script inside the VM.
-vm_pass()
+# sub_pass NAME CMD...: run an inner pass of this script through CMD; its
+# output is shown as it comes and its rows and BENCH lines are kept.
+sub_pass()
 {
-	local vm=$1 out=$W/vm-out.$2 rc
-	shift 2
-	note "starting the VM ($*): $vm"
-	"$vm" --timeout "${BENCH_VM_TIMEOUT:-3600}" --cpus 2 --mem 1G "$@" \
-		--env AGENTRUN="$AGENTRUN" --env TOP_BUILDDIR="$TOP_BUILDDIR" \
-		--env BENCHTIME="$BENCHTIME" \
-		--env BENCH_REPS="$VM_REPS" --env BENCH_SEQ="$VM_SEQ" \
-		--env BENCH_RSS_REPS="$RSS_REPS" --env BENCH_ONLY="$ONLY" \
-		-- bash "$BENCH_DIR/run-bench.sh" --inner vm 2>"$out.err" |
-		tee "$out"
+	local name=$1 out=$W/sub-out.$1 rc
+	shift
+	"$@" 2>"$out.err" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	grep -v '^BENCH ' "$out" | grep -v '^#' >>"$SUMMARY"
 	grep '^BENCH ' "$out" >>"$BENCHLINES"
 	if [ "$rc" != 0 ]; then
-		note "the VM pass ($*) failed with status $rc:"
+		note "the $name pass failed with status $rc:"
 		tail -n 20 "$out.err" | sed 's/^/#   /'
 	fi
+}
+
+# vm_pass RUN-IN-VM NAME [--user UID]: this script inside the VM.
+vm_pass()
+{
+	local vm=$1 name=$2
+	shift 2
+	note "starting the VM ($*): $vm"
+	sub_pass "$name" "$vm" --timeout "${BENCH_VM_TIMEOUT:-3600}" \
+		--cpus 2 --mem 1G "$@" \
+		--env AGENTRUN="$AGENTRUN" --env TOP_BUILDDIR="$TOP_BUILDDIR" \
+		--env BENCHTIME="$BENCHTIME" \
+		--env BENCH_REPS="$VM_REPS" --env BENCH_SEQ="$VM_SEQ" \
+		--env BENCH_RSS_REPS="$RSS_REPS" --env BENCH_ONLY="$ONLY" \
+		-- bash "$BENCH_DIR/run-bench.sh" --inner vm
+}
+
+# host_user_pass: as root, every runtime figure again as the unprivileged
+# test user (rootless bundle), for the runtimes that run rootless here.
+host_user_pass()
+{
+	[ "$EUID_NOW" = 0 ] || return 0
+	[ "${BENCH_HOST_USER:-1}" != 0 ] || return 0
+	local f any=
+	for f in run_host_user_noseccomp run_host_user_seccomp csd_host_user \
+		exec_host_user seq_host_user par2_host_user rss_host_user; do
+		want "$f" && any=1
+	done
+	[ -n "$any" ] || return 0
+	ensure_test_user
+	if ! as_test_user test -x "$AGENTRUN" ||
+		! as_test_user test -x "$BENCHTIME"; then
+		note "host user pass: $TEST_USER cannot execute $AGENTRUN or $BENCHTIME: skipped"
+		return 0
+	fi
+	note "host user pass as $TEST_USER"
+	sub_pass host-user as_test_user env BENCH_REPS="$REPS" \
+		BENCH_SEQ="$SEQ" BENCH_RSS_REPS="$RSS_REPS" BENCH_ONLY="$ONLY" \
+		BENCHTIME="$BENCHTIME" CC="${CC:-cc}" \
+		bash "$BENCH_DIR/run-bench.sh" --inner host-user
+}
+
+inner_host_user()
+{
+	WHERE="host user"
+	WHERE_ID=host_user
+	make_bundles 1
+	print_header
+	run_pass
 }
 
 find_run_in_vm()
@@ -676,9 +729,15 @@ find_run_in_vm()
 main()
 {
 	local vm
-	if [ "$INNER" = vm ]; then
-		BENCHTIME=${BENCHTIME:?}
-		inner_vm
+	if [ -n "$INNER" ]; then
+		if [ ! -x "${BENCHTIME:-}" ]; then
+			build_benchtime
+		fi
+		case $INNER in
+		vm) inner_vm ;;
+		host-user) inner_host_user ;;
+		*) fail "unknown inner pass $INNER" ;;
+		esac
 		return 0
 	fi
 	command -v jq >/dev/null || fail "needs jq"
@@ -693,15 +752,16 @@ main()
 	make_bundles "$([ "$EUID_NOW" = 0 ] && echo 0 || echo 1)"
 	print_header
 	run_pass
+	host_user_pass
 	fig_sandbox
 
 	case ${BENCH_VM:-auto} in
 	0) note "VM passes skipped (BENCH_VM=0)" ;;
 	*)
 		if vm=$(find_run_in_vm); then
-			vm_pass "$vm" root
+			vm_pass "$vm" vm-root
 			if [ -n "${BENCH_VM_USER-1000}" ]; then
-				vm_pass "$vm" user --user "${BENCH_VM_USER:-1000}"
+				vm_pass "$vm" vm-user --user "${BENCH_VM_USER:-1000}"
 			fi
 		elif [ "${BENCH_VM:-auto}" = 1 ]; then
 			fail "BENCH_VM=1 but run-in-vm was not found (set RUN_IN_VM)"

@@ -146,16 +146,29 @@ run_scan_build()
 	(
 		cd "$b" &&
 			"$sb" -o "$b/report" "$TOP_SRCDIR/configure" >configure.log 2>&1 &&
-			"$sb" -o "$b/report" --status-bugs \
+			"$sb" -o "$b/report" \
 				-disable-checker deadcode.DeadStores \
 				-disable-checker valist.Uninitialized \
 				make -j"$STATIC_JOBS" >make.log 2>&1
-	)
-	local rc=$?
-	grep -E 'warning:|scan-build: [0-9]+ bugs? found|No bugs found' "$b/make.log" |
-		sed "s|^$b/\.\./||" | sort -u | tail -n 40
-	[ "$rc" -eq 0 ] || echo "static: scan-build report: $b/report"
-	return $rc
+	) || { echo "static: scan-build: the build failed (see $b/make.log)"; return 1; }
+	# Findings: "path:line:col: warning: message [checker]"; the baseline
+	# names checkers as clang-tidy does (clang-analyzer-<checker>).
+	local new=0 known=0 f path check
+	while IFS= read -r f; do
+		path=${f%%:*}
+		check=clang-analyzer-$(echo "$f" | sed -nE 's/.*\[([^]]+)\]$/\1/p')
+		if [ -f "$BASELINE" ] &&
+			grep -qE "^$path[[:space:]]+$check([[:space:]]|$)" "$BASELINE"; then
+			echo "  known (tidy-baseline.txt): $f"
+			known=$((known + 1))
+		else
+			echo "  $f"
+			new=$((new + 1))
+		fi
+	done < <(grep -E '^[^ ]+:[0-9]+:[0-9]+: warning: .*\[[a-zA-Z.]+\]$' "$b/make.log" |
+		sed -e "s|^$b/\.\./||" -e "s|^\.\./||" -e "s|^$TOP_SRCDIR/||" | sort -u)
+	echo "static: scan-build: $new new finding(s), $known known (report: $b/report)"
+	[ "$new" -eq 0 ]
 }
 
 for t in "${tools[@]}"; do

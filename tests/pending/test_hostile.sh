@@ -70,7 +70,7 @@ hostile "mount destination is a symlink to the host" "root" CONTAINED \
 	'.mounts+=[{destination:"/evil-abs",type:"tmpfs",source:"tmpfs"}]'
 hostile "mount destination relative" "root" CONTAINED - \
 	'.mounts+=[{destination:"rel/x",type:"tmpfs",source:"tmpfs"}]'
-hostile "10,000 mounts" "root user" CONTAINED - \
+hostile "10,000 mounts" "root" CONTAINED - \
 	'.mounts+=[range(10000)|{destination:"/tmp/m\(.)",type:"tmpfs",source:"tmpfs"}]'
 hostile "bind source missing" "root user" "No such file or directory" - \
 	'.mounts+=[{destination:"/mnt",type:"bind",source:"/no/such/dir",options:["rbind"]}]'
@@ -91,9 +91,9 @@ hostile "executable is a directory" "root" "Permission denied|directory" - \
 	'.process.args=["/tmp"]'
 hostile "cwd relative" "root user" "cwd.*absolute" - \
 	'.process.cwd="relative/dir"'
-hostile "100,000 env vars" "root user" CONTAINED - \
+hostile "100,000 env vars" "root" CONTAINED - \
 	'.process.env+=[range(100000)|"V\(.)=x"]'
-hostile "10 MB of env (1000 x 10 KB)" "root user" "Argument list too long" - \
+hostile "10 MB of env (1000 x 10 KB)" "root" "Argument list too long" - \
 	'.process.env+=[range(1000)|"V\(.)="+("x"*10000)]'
 hostile "one 10 MB env string" "root" "longer than the limit" - \
 	'.process.env+=["BIG="+("x"*10485760)]'
@@ -155,27 +155,37 @@ hostile "container id of 5000 chars" "root" "invalid container id" \
 	setup_id_long .
 
 # ---- setups (run with the bundle dir; may set H_ID) -----------------------
+# A rootfs of the bundle's own (root.path "rootfs"), for setups that
+# change it.
+private_rootfs()
+{
+	cp -a "$TEST_TMP/base-$H_MODE/rootfs" "$1/rootfs"
+	config_set "$1" '.root.path="rootfs"'
+}
+
 setup_rootfs_slash()
 {
-	rm -rf "$1/rootfs"
 	ln -s / "$1/rootfs"
+	config_set "$1" '.root.path="rootfs"'
 }
 
 setup_rootfs_file()
 {
-	rm -rf "$1/rootfs"
 	echo x >"$1/rootfs"
+	config_set "$1" '.root.path="rootfs"'
 }
 
 # $TEST_TMP/outside-<case>: a host directory that must stay empty.
 setup_symlink_abs()
 {
+	private_rootfs "$1"
 	mkdir -p "$H_OUTSIDE"
 	ln -s "$H_OUTSIDE" "$1/rootfs/evil-abs"
 }
 
 setup_symlink_rel()
 {
+	private_rootfs "$1"
 	mkdir -p "$H_OUTSIDE"
 	ln -s "../../../../../../../../..$H_OUTSIDE" "$1/rootfs/evil-rel"
 }
@@ -286,6 +296,7 @@ t_hostile()
 	tag=$i-$mode-$$
 	b=$TEST_TMP/bundle-$tag
 	H_OUTSIDE=$TEST_TMP/outside-$tag
+	H_MODE=$mode
 	H_ID=$(unique_id)
 
 	# One bundle per mode, made once and copied for each case.
@@ -310,14 +321,16 @@ t_hostile()
 		fi
 		runner=(as_test_user)
 	fi
-	cp -a "$TEST_TMP/base-$mode" "$b"
-	config_set "$b" '.process.args=["/bin/true"]'
-	if [ "$filter" != . ]; then
-		config_set "$b" "$filter" --arg tag "$tag" --arg tmp "$TEST_TMP" \
-			--arg bundle "$b" \
-			--argjson uid "${TEST_UID:-0}" \
-			--argjson beyond "$(subid_beyond 2>/dev/null || echo 0)"
-	fi
+	# The bundle holds config.json; the rootfs is the base bundle's,
+	# shared by absolute path, unless the setup asks for a private copy.
+	mkdir -p "$b"
+	cp -a "$TEST_TMP/base-$mode/config.json" "$b/"
+	config_set "$b" ".root.path=\$shared | .process.args=[\"/bin/true\"] | $filter" \
+		--arg shared "$TEST_TMP/base-$mode/rootfs" \
+		--arg tag "$tag" --arg tmp "$TEST_TMP" --arg bundle "$b" \
+		--argjson uid "${TEST_UID:-0}" \
+		--argjson beyond "$(subid_beyond 2>/dev/null || echo 0)"
+	[ "$mode" = user ] && chown -h "$TEST_UID:$TEST_GID" "$b"
 	[ "$setup" = - ] || "$setup" "$b"
 	[ "$mode" = user ] && chown -h "$TEST_UID:$TEST_GID" "$b/config.json" 2>/dev/null
 
@@ -375,13 +388,12 @@ t_hostile()
 	root_after=$(ls -A /)
 	[ "$root_before" = "$root_after" ] ||
 		fail "the host's / changed: $(diff <(echo "$root_before") <(echo "$root_after") | grep '^[<>]')"
-	new_files=$(find "$TEST_TMP" -xdev -newer "$TEST_TMP/.stamp-$tag" \
-		-not -path "$b" -not -path "$b/*" \
-		-not -path "$TEST_TMP" \
-		-not -path "$H_ROOT" -not -path "$H_ROOT/*" \
-		-not -path "$TEST_TMP/.*" \
-		-not -path "$TEST_TMP/base-*" \
-		-not -path "$TEST_TMP/xdg-run*" 2>/dev/null || true)
+	# (the shared base rootfs may get mount targets: it is the rootfs)
+	new_files=$(find "$TEST_TMP" -xdev \( -path "$b" -o -path "$H_ROOT" \
+		-o -path "$TEST_TMP/.*" -o -path "$TEST_TMP/base-*" \
+		-o -path "$TEST_TMP/xdg-run*" \) -prune -o \
+		-newer "$TEST_TMP/.stamp-$tag" -not -path "$TEST_TMP" -print \
+		2>/dev/null || true)
 	[ -z "$new_files" ] || fail "created outside the bundle: $new_files"
 	if [ -d "$H_OUTSIDE" ] && [ -n "$(ls -A "$H_OUTSIDE")" ]; then
 		fail "a mount or file escaped to $H_OUTSIDE: $(ls -A "$H_OUTSIDE")"
