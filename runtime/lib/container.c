@@ -451,7 +451,7 @@ static void kill_and_reap(pid_t pid)
 
 /* ---- state on disk ---- */
 
-static int write_pid_file(const char *path, pid_t pid, struct ar_error *err)
+int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 {
 	_cleanup_free_ char *copy = ar_xstrdup(path);
 	_cleanup_close_ int dfd = -1;
@@ -524,7 +524,7 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
 		goto fail;
 	if (write_state(l, dirfd, pid, detached, err) < 0)
 		goto fail;
-	if (l->o->pid_file && write_pid_file(l->o->pid_file, pid, err) < 0)
+	if (l->o->pid_file && ar_write_pid_file(l->o->pid_file, pid, err) < 0)
 		goto fail;
 	*pid_out = pid;
 	return 0;

@@ -101,6 +101,9 @@ int ar_container_run_hooks(const struct oci_config *cfg,
  * pty master when >= 0, reap; returns the exit code (128+N on signal). */
 int ar_container_supervise(pid_t pid, int master, const sigset_t *mask);
 
+/* Write PID atomically to the --pid-file PATH (create, run and exec). */
+int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err);
+
 /* The container process: never returns. */
 __attribute__((noreturn)) void ar_container_init(struct ar_launch *l);
 

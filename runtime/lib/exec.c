@@ -478,28 +478,6 @@ fail:
 	_exit(1);
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct ar_error *err)
-{
-	_cleanup_free_ char *copy = ar_xstrdup(path);
-	_cleanup_close_ int dfd = -1;
-	char *slash = strrchr(copy, '/');
-	const char *dir = ".", *name = copy;
-	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
-
-	if (slash) {
-		*slash = '\0';
-		dir = slash == copy ? "/" : copy;
-		name = slash + 1;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return ar_error_set(err, errno, "--pid-file `%s`", path);
-	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) < 0)
-		return ar_error_wrap(err, "--pid-file `%s`", path);
-	return 0;
-}
-
 static void reap(pid_t pid)
 {
 	int st;
@@ -526,7 +504,7 @@ static int follow(struct exec_ctx *c, pid_t joiner_pid, pid_t *pid,
 			*pid = m.value;
 			reap(joiner_pid);
 			if (c->o->pid_file &&
-			    write_pid_file(c->o->pid_file, *pid, err) < 0)
+			    ar_write_pid_file(c->o->pid_file, *pid, err) < 0)
 				return -1;
 			continue;
 		}
