@@ -60,13 +60,17 @@ install_debian() {
 	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
 	      slirp4netns fuse-overlayfs python3 python3-jsonschema iproute2
 	      tmux util-linux procps psmisc"
+	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
+	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
+	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
 	# on Debian 12).
 	optional="libclang-rt-14-dev"
 	if [ "$vm" = 1 ]; then
 		arch=$(dpkg --print-architecture)
 		case "$arch" in
-		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils" ;;
+		# docker.io, containerd: started only inside the VM tests (no_autostart)
+		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils docker.io containerd" ;;
 		*) say "VM tests need an amd64 host; skipping the VM packages on $arch" ;;
 		esac
 	fi
@@ -82,9 +86,48 @@ install_debian() {
 	done
 	# shellcheck disable=SC2086
 	say "installing:" $pkgs
+	no_autostart
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive run apt-get install -y -q \
 		--no-install-recommends $pkgs
+	autostart_done
+	if command -v npm >/dev/null 2>&1; then run npm install -g --no-audit --no-fund @devcontainers/cli || say "npm could not install @devcontainers/cli: test_devcontainer skips its CLI case"; else say "npm not found: test_devcontainer skips its Dev Containers CLI case"; fi
+}
+
+# The postinst of docker.io and containerd starts (and enables) the daemons
+# when systemd runs. They must never run on a test host: they would create
+# cgroups in its cgroup v1 hierarchies; the tests start them inside
+# run-in-vm only. So, for this install, deny service starts with a
+# policy-rc.d (unless one exists), and disable the units we newly installed.
+no_autostart() {
+	rc_added=0
+	new_units=""
+	case " $pkgs " in
+	*" docker.io "*)
+		dpkg -s docker.io >/dev/null 2>&1 || new_units="docker.service docker.socket"
+		dpkg -s containerd >/dev/null 2>&1 || new_units="$new_units containerd.service"
+		;;
+	esac
+	[ "$dry" = 0 ] || return 0
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\n# install-deps.sh: no service starts\nexit 101\n' \
+			>/usr/sbin/policy-rc.d
+		chmod 0755 /usr/sbin/policy-rc.d
+		rc_added=1
+		trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+	fi
+}
+
+autostart_done() {
+	if [ "$rc_added" = 1 ]; then
+		rm -f /usr/sbin/policy-rc.d
+		trap - EXIT
+	fi
+	if [ -n "$new_units" ] && [ -d /run/systemd/system ]; then
+		say "disabling $new_units (started only inside the VM tests)"
+		# shellcheck disable=SC2086
+		run systemctl disable $new_units || true
+	fi
 }
 
 install_fedora() {
@@ -94,8 +137,11 @@ install_fedora() {
 	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
 	      fuse-overlayfs python3 python3-jsonschema iproute tmux
 	      util-linux procps-ng psmisc findutils diffutils"
+	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
+	pkgs="$pkgs cppcheck clang-analyzer" # make static (clang-tidy: clang-tools-extra)
+	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging
 	if [ "$vm" = 1 ]; then
-		pkgs="$pkgs qemu-system-x86 kernel-core xz"
+		pkgs="$pkgs qemu-system-x86 kernel-core xz moby-engine containerd"
 	fi
 	# shellcheck disable=SC2086
 	say "installing:" $pkgs

@@ -105,6 +105,32 @@ static int check_etc(const struct jt_ctx *c, const struct oci_strv *v)
 	return 0;
 }
 
+/* "net": "none" | "host" | {"allow": ["PATTERN", ...]} */
+static int parse_net(const struct jt_ctx *c, const struct jt_node *doc,
+		     struct oci_profile *p)
+{
+	const struct jt_node *net = jt_get(doc, "net");
+
+	if (!net || net->type != JT_OBJECT)
+		return jt_member_string(c, doc, NULL, "net", &p->net);
+	jt_foreach(m, net) {
+		if (strcmp(m->key, "allow") != 0) {
+			char tmp[JT_SHORT_MAX];
+
+			return jt_fail(c, JT_KEY(NULL, "net"),
+				       "\"%s\": unknown property (known: allow)",
+				       jt_short(m->key, tmp, sizeof(tmp)));
+		}
+	}
+	if (jt_member_strv(c, net, JT_KEY(NULL, "net"), "allow",
+			   &p->net_allow) < 0)
+		return -1;
+	if (p->net_allow.n == 0)
+		return jt_fail(c, JT_KEY(JT_KEY(NULL, "net"), "allow"),
+			       "expected at least one host pattern");
+	return 0;
+}
+
 static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 			 struct oci_profile *p)
 {
@@ -116,7 +142,7 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_strv(c, doc, NULL, "hide", &p->hide) < 0 ||
 	    jt_member_strv(c, doc, NULL, "env", &p->env) < 0 ||
 	    jt_member_strv(c, doc, NULL, "etc", &p->etc) < 0 ||
-	    jt_member_string(c, doc, NULL, "net", &p->net) < 0 ||
+	    parse_net(c, doc, p) < 0 ||
 	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0)
 		return -1;

@@ -12,7 +12,9 @@
  *     "hide": ["~/.claude/statsig"],           hidden even inside a bind
  *     "env":  ["ANTHROPIC_API_KEY", "FOO=bar", "LC_*"],
  *     "etc":  ["gitconfig"],                   extra /etc entries
- *     "net":  "none",                          "none" or "host"
+ *     "net":  "none",                          "none" or "host", or
+ *     "net":  {"allow": ["api.example.com", "*.example.org:443"]}
+ *                                              egress allowlist proxy
  *     "workspace": "~/src/project",
  *     "landlock": true
  *   }
@@ -43,6 +45,8 @@ struct oci_profile {
 	struct oci_strv env;
 	struct oci_strv etc;
 	char *net; /* NULL, "none" or "host" */
+	struct oci_strv net_allow; /* "net": {"allow": [...]}; checked by
+				    * the sandbox (egress_policy.h) */
 	char *workspace;
 	struct oci_opt_bool landlock;
 };

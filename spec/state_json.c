@@ -85,6 +85,8 @@ int ar_state_json_generate(const struct ar_state *st, const char *status_name,
 		gen_kv_bool(g, "systemdCgroup", st->systemd_cgroup);
 		gen_kv_bool(g, "rootless", st->rootless);
 		gen_kv_bool(g, "detached", st->detached);
+		if (st->creating)
+			gen_kv_bool(g, "creating", true);
 		gen_kv_bool(g, "hasPoststopHooks", st->has_poststop_hooks);
 		if (st->config_path)
 			gen_kv_str(g, "configPath", st->config_path);
@@ -189,6 +191,7 @@ int ar_state_json_parse(const char *json, const char *filename,
 	st->systemd_cgroup = get_bool(priv, "systemdCgroup");
 	st->rootless = get_bool(priv, "rootless");
 	st->detached = get_bool(priv, "detached");
+	st->creating = get_bool(priv, "creating");
 	st->has_poststop_hooks = get_bool(priv, "hasPoststopHooks");
 	st->config_path = dup_str(priv, "configPath");
 	*out = ar_steal_ptr(&st);

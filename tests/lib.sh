@@ -107,7 +107,8 @@
 #     Run CMD as the test user (as root via setpriv --reuid --regid
 #     --init-groups) with a clean environment: PATH, HOME, USER, LOGNAME,
 #     XDG_RUNTIME_DIR, AGENTRUN, TOP_SRCDIR, TOP_BUILDDIR, TEST_TMP,
-#     AR_USER_ROOT, LANG. The working directory is unchanged. Calls
+#     AR_USER_ROOT, LANG (and ASAN_OPTIONS, UBSAN_OPTIONS when set: the
+#     sanitizer run of .ci/run). The working directory is unchanged. Calls
 #     ensure_test_user.
 # require_agentrun_as_test_user
 #     Skip unless the test user can execute $AGENTRUN (every parent dir
@@ -703,6 +704,8 @@ as_test_user()
 		AGENTRUN="$AGENTRUN" TOP_SRCDIR="$TOP_SRCDIR" \
 		TOP_BUILDDIR="$TOP_BUILDDIR" TEST_TMP="$TEST_TMP" \
 		AR_USER_ROOT="$AR_USER_ROOT" \
+		${ASAN_OPTIONS:+ASAN_OPTIONS="$ASAN_OPTIONS"} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS="$UBSAN_OPTIONS"} \
 		"$@"
 }
 

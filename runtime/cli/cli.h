@@ -70,6 +70,7 @@ int cmd_discard(struct ar_global_opts *g, int argc, char **argv);
 struct ar_create_opts;
 int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 			  bool run, struct ar_create_opts *o, int *rc);
+/* 0: *id set; 1: --help printed (exit 0); -1: usage error (exit 1). */
 int cli_parse_id_only(int argc, char **argv, const char **id);
 
 #endif

@@ -4,9 +4,19 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "../sandbox/overlay.h"
 #include "cli.h"
+
+static const char usage[] =
+	"Usage: agentrun commit SANDBOX [PATHS...]\n"
+	"\n"
+	"Apply the changes of an --overlay sandbox (all, or those under\n"
+	"PATHS) to the real workspace, each file atomically.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help   this help\n";
 
 int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 {
@@ -15,12 +25,14 @@ int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 	int r;
 
 	(void)g;
+	if (argc == 2 &&
+	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		fputs(usage, stdout);
+		return 0;
+	}
 	if (argc < 2 || argv[1][0] == '-') {
-		fprintf(stderr,
-			"Usage: agentrun commit SANDBOX [PATHS...]\n"
-			"Apply the changes of an --overlay sandbox (all, or those under\n"
-			"PATHS) to the real workspace, each file atomically.\n");
-		return argc >= 2 ? 0 : 1;
+		fputs(usage, stderr);
+		return 1;
 	}
 	if (ar_overlay_open(argv[1], &ov, &err) < 0)
 		return cli_fail(&err);

@@ -28,17 +28,26 @@ static void create_usage(FILE *out, bool run)
 	fprintf(out,
 		"Usage: agentrun %s [OPTIONS] ID\n"
 		"\n"
+		"%s\n"
+		"\n"
+		"Options:\n"
 		"  -b, --bundle DIR         bundle directory (default: .)\n"
 		"      --pid-file FILE      write the container process's pid to FILE\n"
 		"      --console-socket S   send the pty master to the unix socket S\n"
 		"      --no-pivot           use MS_MOVE + chroot instead of pivot_root\n"
 		"      --no-new-keyring     keep the runtime's session keyring\n"
-		"      --preserve-fds N     pass fds 3..3+N-1 to the container\n",
-		run ? "run" : "create");
+		"      --preserve-fds N     pass fds 3..3+N-1 to the container\n"
+		"      --no-subreaper       accepted and ignored (runc compatibility)\n",
+		run ? "run" : "create",
+		run ? "Create and start a container; in the foreground, wait for it and\n"
+		      "exit with its exit status." :
+		      "Create a container from the bundle; its process waits for\n"
+		      "`agentrun start`.");
 	if (run)
 		fprintf(out,
 			"  -d, --detach             run in the background\n"
 			"      --keep               keep the stopped container's state\n");
+	fprintf(out, "  -h, --help               this help\n");
 }
 
 /* Shared by create and run: parse the options into o. Returns -1 to exit

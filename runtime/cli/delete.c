@@ -8,6 +8,16 @@
 #include "cli.h"
 #include "container.h"
 
+#define DELETE_USAGE                                                           \
+	"Usage: agentrun delete [OPTIONS] ID\n"                                \
+	"\n"                                                                   \
+	"Delete a stopped or created container: its state, its cgroup; the\n"  \
+	"poststop hooks run.\n"                                                \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -f, --force   kill a running container first (SIGKILL)\n"           \
+	"  -h, --help    this help\n"
+
 int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -25,16 +35,15 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 			force = true;
 			break;
 		case 'h':
-			printf("Usage: agentrun delete [--force] ID\n");
+			fputs(DELETE_USAGE, stdout);
 			return 0;
 		default:
-			fprintf(stderr,
-				"Usage: agentrun delete [--force] ID\n");
+			fputs(DELETE_USAGE, stderr);
 			return 1;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "Usage: agentrun delete [--force] ID\n");
+		fputs(DELETE_USAGE, stderr);
 		return 1;
 	}
 	if (ar_container_delete(cli_state_root(g), argv[optind], force, &err) <

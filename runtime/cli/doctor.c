@@ -19,7 +19,10 @@ int cmd_doctor(struct ar_global_opts *g, int argc, char **argv)
 		       "\n"
 		       "Check what `agentrun sandbox` needs on this machine; one line\n"
 		       "per check (ok, warn, FAIL, skip) with the fix. Exit status 1\n"
-		       "when a required check fails.\n");
+		       "when a required check fails.\n"
+		       "\n"
+		       "Options:\n"
+		       "  -h, --help   this help\n");
 		return 0;
 	}
 	if (argc > 1) {

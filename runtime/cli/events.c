@@ -11,10 +11,15 @@
 #include "cgroup_container.h"
 #include "cli.h"
 
-#define EVENTS_USAGE                                                           \
-	"Usage: agentrun events [--stats] [--interval DURATION] ID\n"          \
-	"  --stats            print the container's stats once and exit\n"     \
-	"  --interval 5s      how often to print stats (ms, s, m; default 5s)\n"
+#define EVENTS_USAGE                                                             \
+	"Usage: agentrun events [OPTIONS] ID\n"                                  \
+	"\n"                                                                     \
+	"Print the container's stats and OOM events as JSON lines.\n"            \
+	"\n"                                                                     \
+	"Options:\n"                                                             \
+	"  -s, --stats         print the stats once and exit\n"                  \
+	"  -i, --interval 5s   how often to print them (ms, s, m; default 5s)\n" \
+	"  -h, --help          this help\n"
 
 /* "5s", "500ms", "1m", "2" (seconds) -> milliseconds; -1 when invalid. */
 static long parse_duration(const char *s)

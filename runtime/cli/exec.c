@@ -14,6 +14,11 @@
 static const char usage[] =
 	"Usage: agentrun exec [OPTIONS] ID [--] ARGS...\n"
 	"       agentrun exec [OPTIONS] --process FILE ID\n"
+	"\n"
+	"Run a process in a running container: every namespace, the cgroup\n"
+	"and the confinement of the container's process.\n"
+	"\n"
+	"Options:\n"
 	"  -p, --process FILE       the process (OCI process JSON)\n"
 	"  -t, --tty                allocate a pseudo terminal\n"
 	"      --console-socket S   send the pty master to unix socket S\n"
@@ -24,7 +29,8 @@ static const char usage[] =
 	"  -u, --user UID[:GID]     run as this user\n"
 	"  -c, --cap CAP            add a capability (repeatable)\n"
 	"      --no-new-privs       set no_new_privileges\n"
-	"      --preserve-fds N     pass fds 3..3+N-1 to the process\n";
+	"      --preserve-fds N     pass fds 3..3+N-1 to the process\n"
+	"  -h, --help               this help\n";
 
 enum {
 	OPT_CONSOLE_SOCKET = 256,

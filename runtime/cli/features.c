@@ -16,7 +16,10 @@ static void features_usage(FILE *out)
 		"Usage: agentrun features\n"
 		"\n"
 		"Print the features this build and the running kernel support,\n"
-		"as the OCI runtime-spec features JSON document.\n");
+		"as the OCI runtime-spec features JSON document.\n"
+		"\n"
+		"Options:\n"
+		"  -h, --help   this help\n");
 }
 
 int cmd_features(struct ar_global_opts *g, int argc, char **argv)

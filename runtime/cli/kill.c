@@ -10,6 +10,16 @@
 #include "container.h"
 #include "signals.h"
 
+#define KILL_USAGE                                                             \
+	"Usage: agentrun kill [OPTIONS] ID [SIGNAL]\n"                         \
+	"\n"                                                                   \
+	"Send SIGNAL (default TERM; a name such as KILL or SIGKILL, or a\n"    \
+	"number) to the container's init process.\n"                           \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -a, --all    send it to every process of the container\n"           \
+	"  -h, --help   this help\n"
+
 int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -27,16 +37,15 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 			all = true;
 			break;
 		case 'h':
-			printf("Usage: agentrun kill [--all] ID [SIGNAL]\n");
+			fputs(KILL_USAGE, stdout);
 			return 0;
 		default:
-			fprintf(stderr,
-				"Usage: agentrun kill [--all] ID [SIGNAL]\n");
+			fputs(KILL_USAGE, stderr);
 			return 1;
 		}
 	}
 	if (optind >= argc || argc - optind > 2) {
-		fprintf(stderr, "Usage: agentrun kill [--all] ID [SIGNAL]\n");
+		fputs(KILL_USAGE, stderr);
 		return 1;
 	}
 	if (argc - optind == 2 &&

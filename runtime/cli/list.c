@@ -9,6 +9,16 @@
 #include "cli.h"
 #include "container.h"
 
+#define LIST_USAGE                                                             \
+	"Usage: agentrun list [OPTIONS]\n"                                     \
+	"\n"                                                                   \
+	"List the containers of the state directory (--root).\n"               \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -f, --format table|json   output format (default table)\n"          \
+	"  -q, --quiet               print the container ids only\n"           \
+	"  -h, --help                this help\n"
+
 int cmd_list(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -40,17 +50,15 @@ int cmd_list(struct ar_global_opts *g, int argc, char **argv)
 			quiet = true;
 			break;
 		case 'h':
-			printf("Usage: agentrun list [--format table|json] [--quiet]\n");
+			fputs(LIST_USAGE, stdout);
 			return 0;
 		default:
-			fprintf(stderr,
-				"Usage: agentrun list [--format table|json] [--quiet]\n");
+			fputs(LIST_USAGE, stderr);
 			return 1;
 		}
 	}
 	if (optind != argc) {
-		fprintf(stderr,
-			"Usage: agentrun list [--format table|json] [--quiet]\n");
+		fputs(LIST_USAGE, stderr);
 		return 1;
 	}
 	if (ar_container_list(cli_state_root(g), format, quiet, stdout, &err) <

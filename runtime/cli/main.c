@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exe_protect.h"
 #include "log.h"
 #include "utils.h"
 
@@ -48,6 +49,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].summary);
+	fprintf(out, "  %-10s %s\n", "help",
+		"this help, or a command's: help COMMAND (= COMMAND --help)");
 	fprintf(out,
 		"\n"
 		"Global options:\n"
@@ -96,6 +99,7 @@ static bool in_initial_userns(void)
 	if (!f)
 		return true;
 	if (fgets(buf, sizeof(buf), f) &&
+	    /* NOLINTNEXTLINE(cert-err34-c): kernel-made text */
 	    sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3)
 		initial = a == 0 && b == 0 && c == 4294967295UL;
 	fclose(f);
@@ -238,14 +242,39 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	if (strcmp(cmd, "help") == 0) {
-		usage(stdout);
-		return 0;
+		char *help_argv[] = { NULL, "--help", NULL };
+
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return 0;
+		}
+		/* `help CMD` is `CMD --help`: one text for both, and for
+		 * the man page agentrun-CMD(1). */
+		for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++) {
+			if (strcmp(commands[i].name, argv[optind + 1]) == 0) {
+				help_argv[0] = argv[optind + 1];
+				optind = 0;
+				opterr = 1;
+				return commands[i].fn(&g, 2, help_argv);
+			}
+		}
+		fprintf(stderr, "agentrun help: unknown command `%s`\n",
+			argv[optind + 1]);
+		return 1;
 	}
 	for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++) {
 		if (strcmp(commands[i].name, cmd) == 0) {
 			int sub_argc = argc - optind;
 			char **sub_argv = argv + optind;
 
+			/* A container must not reach a writable runtime
+			 * binary through /proc/self/exe (CVE-2019-5736). */
+			if (ar_exe_protect_needed_for(cmd)) {
+				struct ar_error err = AR_ERROR_INIT;
+
+				if (ar_exe_protect(argv, &err) < 0)
+					return cli_fail(&err);
+			}
 			/* optind = 0 fully resets glibc's getopt for the
 			 * command's own option parsing. */
 			optind = 0;

@@ -8,6 +8,14 @@
 #include "cgroup_container.h"
 #include "cli.h"
 
+#define PAUSE_USAGE                                                            \
+	"Usage: agentrun pause ID\n"                                           \
+	"\n"                                                                   \
+	"Freeze every process of a running container (cgroup freezer).\n"      \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -h, --help   this help\n"
+
 int cmd_pause(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -19,17 +27,18 @@ int cmd_pause(struct ar_global_opts *g, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			printf("Usage: agentrun pause ID\n");
+			fputs(PAUSE_USAGE, stdout);
 			return 0;
 		}
-		fprintf(stderr, "Usage: agentrun pause ID\n");
+		fputs(PAUSE_USAGE, stderr);
 		return 1;
 	}
 	if (argc - optind != 1) {
-		fprintf(stderr, "Usage: agentrun pause ID\n");
+		fputs(PAUSE_USAGE, stderr);
 		return 1;
 	}
-	if (ar_cgroup_container_pause(cli_state_root(g), argv[optind], &err) < 0)
+	if (ar_cgroup_container_pause(cli_state_root(g), argv[optind], &err) <
+	    0)
 		return cli_fail(&err);
 	return 0;
 }

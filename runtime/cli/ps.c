@@ -9,7 +9,15 @@
 #include "cgroup_container.h"
 #include "cli.h"
 
-#define PS_USAGE "Usage: agentrun ps [--format table|json] ID\n"
+#define PS_USAGE                                                               \
+	"Usage: agentrun ps [OPTIONS] ID\n"                                    \
+	"\n"                                                                   \
+	"List the processes of a container (its cgroup, or its pid\n"          \
+	"namespace when it has no cgroup).\n"                                  \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
+	"  -f, --format table|json   output format (default table)\n"          \
+	"  -h, --help                this help\n"
 
 int cmd_ps(struct ar_global_opts *g, int argc, char **argv)
 {

@@ -31,6 +31,10 @@ static void sandbox_usage(FILE *out)
 		"  --etc NAME           also show host /etc/NAME read-only\n"
 		"  --net none|host      network: none (default; own netns, loopback up)\n"
 		"                       or host (warning: host services reachable)\n"
+		"  --net allow=PATTERN[,PATTERN...]  own netns and an allowlist proxy\n"
+		"                       (HTTP_PROXY/ALL_PROXY): example.com[:PORT],\n"
+		"                       *.example.com, *, 10.0.0.1:80, [::1]:8080;\n"
+		"                       repeatable\n"
 		"  --profile FILE       settings from a JSON profile (contrib/profiles/)\n"
 		"  --tty, --no-tty      give CMD a terminal (default: when stdin is one)\n"
 		"  --landlock auto|on|off  Landlock rules mirroring the mounts (default\n"
@@ -96,12 +100,13 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	int c, rc, status;
 
 	/* every list can hold all of argv */
-	store = ar_xcalloc(5 * (size_t)argc + 5, sizeof(char *));
+	store = ar_xcalloc(6 * (size_t)argc + 6, sizeof(char *));
 	o.ro.v = store;
 	o.rw.v = store + argc + 1;
 	o.hide.v = store + 2 * (argc + 1);
 	o.env.v = store + 3 * (argc + 1);
 	o.etc.v = store + 4 * (argc + 1);
+	o.net_allow.v = store + 5 * (argc + 1);
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_WORKSPACE:
@@ -127,9 +132,12 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 				o.net = AR_SANDBOX_NET_NONE;
 			else if (strcmp(optarg, "host") == 0)
 				o.net = AR_SANDBOX_NET_HOST;
-			else {
+			else if (strncmp(optarg, "allow=", 6) == 0) {
+				o.net = AR_SANDBOX_NET_ALLOW;
+				list_add(&o.net_allow, optarg + 6);
+			} else {
 				fprintf(stderr,
-					"agentrun sandbox: --net: expected none or host, got `%s`\n",
+					"agentrun sandbox: --net: expected none, host or allow=PATTERN[,PATTERN...], got `%s`\n",
 					optarg);
 				return 1;
 			}

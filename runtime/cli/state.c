@@ -15,9 +15,10 @@ int cmd_state(struct ar_global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *json = NULL;
 	const char *id;
 	size_t len;
+	int r = cli_parse_id_only(argc, argv, &id);
 
-	if (cli_parse_id_only(argc, argv, &id) < 0)
-		return 1;
+	if (r != 0)
+		return r < 0 ? 1 : 0;
 	if (ar_container_state(cli_state_root(g), id, &json, &len, &err) < 0)
 		return cli_fail(&err);
 	fwrite(json, 1, len, stdout);

@@ -20,6 +20,11 @@
 
 #define UPDATE_USAGE                                                           \
 	"Usage: agentrun update [OPTIONS] ID\n"                                \
+	"\n"                                                                   \
+	"Change the cgroup limits of a running container. The flags\n"         \
+	"override the values of the --resources file.\n"                       \
+	"\n"                                                                   \
+	"Options:\n"                                                           \
 	"  -r, --resources FILE     linux.resources JSON (\"-\": stdin)\n"     \
 	"  --memory N               memory limit (bytes; k, m, g suffixes; -1 = max)\n" \
 	"  --memory-reservation N   soft limit (memory.low)\n"                 \
@@ -30,7 +35,12 @@
 	"  --cpuset-cpus LIST       CPUs (\"0-3,5\")\n"                        \
 	"  --cpuset-mems LIST       memory nodes\n"                            \
 	"  --pids-limit N           maximum number of tasks (<= 0 = max)\n"    \
-	"  --blkio-weight N         block IO weight (10..1000)\n"
+	"  --blkio-weight N         block IO weight (10..1000)\n"              \
+	"  --cpu-rt-runtime N       realtime runtime per period (us)\n"        \
+	"  --cpu-rt-period N        realtime period (us)\n"                    \
+	"  --kernel-memory N        ignored (no cgroup v2 limit)\n"            \
+	"  --kernel-memory-tcp N    ignored (no cgroup v2 limit)\n"            \
+	"  -h, --help               this help\n"
 
 enum {
 	OPT_MEMORY = 256,

@@ -767,6 +767,12 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		/* ar_cgroup_apply_resources() warns for each one */
 	}
 
+	if (o->before_create) {
+		_cleanup_free_ char *abs = ar_xasprintf("%s%s", mount, rel);
+
+		if (o->before_create(abs, o->before_create_arg, err) < 0)
+			return -1;
+	}
 	leaf = make_path(mountfd, rel, &created, err);
 	if (leaf < 0) {
 		if ((err->code == EACCES || err->code == EPERM ||

@@ -73,6 +73,13 @@ struct ar_cgroup_opts {
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
 		    * or ar_cgroup_enter() later) */
+	/* Optional: called with the absolute path right before the cgroup
+	 * is made, so the caller can record it first (crash safety: a
+	 * runtime killed after the mkdir leaves a cgroup that `delete
+	 * --force` finds). -1 (with err) aborts the creation. */
+	int (*before_create)(const char *path, void *arg,
+			     struct ar_error *err);
+	void *before_create_arg;
 
 	/* For tests; NULL in production. */
 	const char *mount; /* cgroup2 mount to use instead of detecting it;

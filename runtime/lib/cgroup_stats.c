@@ -53,6 +53,7 @@ static void parse_io_stat(const char *buf, struct ar_cgroup_stats *s)
 
 		line = end ? end + 1 : NULL;
 		tok = strtok_r(copy, " ", &save);
+		/* NOLINTNEXTLINE(cert-err34-c): kernel-made "MAJ:MIN" */
 		if (!tok || sscanf(tok, "%u:%u", &st.major, &st.minor) != 2)
 			continue;
 		while ((tok = strtok_r(NULL, " ", &save))) {

@@ -25,12 +25,15 @@
 
 #include "cgroup.h"
 #include "container_internal.h"
+#include "crash_point.h"
+#include "agent_hooks.h"
 #include "hooks.h"
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
 #include "process.h"
 #include "seccomp.h"
+#include "selinux_label.h"
 #include "signals.h"
 #include "state.h"
 #include "terminal.h"
@@ -53,6 +56,9 @@ static void launch_release(struct ar_launch *l)
 	ar_cgroup_free(l->cgroup);
 	l->cgroup = NULL;
 	if (l->cfg)
+		ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
+	l->premade_mounts = NULL;
+	if (l->cfg && l->cfg != l->o->config)
 		oci_config_free(l->cfg);
 	free(l->bundle);
 	free(l->rootfs);
@@ -78,6 +84,7 @@ static bool detect_rootless(int flag)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
+	/* NOLINTNEXTLINE(cert-err34-c): kernel-made text, no overflow */
 	return !(sscanf(buf, "%u %u %u", &a, &b, &c) == 3 && a == 0 && b == 0 &&
 		 c == UINT_MAX);
 }
@@ -136,7 +143,9 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	l->bundle = realpath(bundle, NULL);
 	if (!l->bundle)
 		return ar_error_set(err, errno, "bundle `%s`", bundle);
-	if (oci_config_load_file(l->bundle, &l->cfg, err) < 0)
+	if (o->config)
+		l->cfg = (struct oci_config *)o->config; /* not freed */
+	else if (oci_config_load_file(l->bundle, &l->cfg, err) < 0)
 		return -1;
 	cfg = l->cfg;
 	if (!cfg->process.present || cfg->process.args.n == 0)
@@ -148,6 +157,9 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return ar_error_set_plain(
 			err, EINVAL, "%s: root.path is missing",
 			cfg->filename ? cfg->filename : "config.json");
+	if (ar_selinux_check_labels(cfg->filename, cfg->process.selinux_label,
+				    cfg->linux_.mount_label, err) < 0)
+		return -1;
 	l->rootfs = ar_rootfs_host_path(l->bundle, cfg->root.path);
 	if (stat(l->rootfs, &sb) < 0)
 		return ar_error_set(err, errno, "root.path: rootfs `%s`",
@@ -160,6 +172,9 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return ar_error_set_plain(err, ENOTSUP,
 					  "linux.intelRdt is not supported");
 	l->rootless = detect_rootless(o->rootless);
+	/* hooks/: the agent hooks (the workspace annotation adds a mount) */
+	if (ar_hook_workspace(cfg, l->rootless, err) < 0)
+		return -1;
 
 	if (cfg->process.terminal) {
 		if (o->console_socket) {
@@ -188,7 +203,7 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 					      &l->seccomp, err) < 0)
 			return -1;
 	}
-	return 0;
+	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);
 }
 
 /* ---- hooks ---- */
@@ -252,6 +267,9 @@ static struct oci_config *load_state_config(const struct ar_state *st)
 
 /* ---- the clone and the sync with the container process ---- */
 
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
+		       bool creating, struct ar_error *err);
+
 static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 			       struct ar_error *err)
 {
@@ -275,12 +293,31 @@ static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
  * exists (its final pid) and before it is let go, so every process it
  * creates is accounted. With --cgroup-manager disabled nothing is done.
  */
+/* Record the cgroup in state.json before it exists: a runtime killed
+ * right after the mkdir leaves a cgroup that `delete --force` removes. */
+static int record_planned_cgroup(const char *path, void *arg,
+				 struct ar_error *err)
+{
+	struct ar_launch *l = arg;
+	int r;
+
+	l->cgroup_planned = path;
+	r = write_state(l, l->state_fds[1], l->state_pid, true, err);
+	l->cgroup_planned = NULL;
+	return r;
+}
+
 static int container_cgroup_enter(struct ar_launch *l, pid_t pid,
 				  struct ar_error *err)
 {
 	struct ar_cgroup_opts co = { 0 };
 
 	ar_cgroup_opts_from_config(&co, l->cfg, l->o->id);
+	if (l->state_fds[1] >= 0) {
+		l->state_pid = pid;
+		co.before_create = record_planned_cgroup;
+		co.before_create_arg = l;
+	}
 	co.manager = l->o->cgroups_disabled ? AR_CGROUP_MGR_DISABLED :
 		     l->o->systemd_cgroup   ? AR_CGROUP_MGR_SYSTEMD :
 					      AR_CGROUP_MGR_CGROUPFS;
@@ -323,6 +360,9 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	close(sv[1]);
 	l->sync_fd = sv[0];
 	*first = child;
+	ar_premade_mounts_close(l->premade_mounts, cfg->n_mounts);
+	l->premade_mounts = NULL;
+	ar_crash_point("create-cloned");
 
 	if (!l->plan.slow) {
 		*pid = child;
@@ -369,10 +409,22 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 		}
 	}
 
+	ar_crash_point("create-maps");
 	if (write_oom_score_adj(*pid, &cfg->process, err) < 0)
 		return -1;
 	if (container_cgroup_enter(l, *pid, err) < 0)
 		return -1;
+	if (l->o->on_spawn &&
+	    l->o->on_spawn(*pid, l->o->on_spawn_arg, err) < 0)
+		return -1;
+	ar_crash_point("create-cgroup");
+	/* From here on a runtime killed (kill -9) leaves a container that
+	 * `state` reports as "creating" and `delete --force` cleans: its pid
+	 * and cgroup are on disk. Before, the container process only waits
+	 * for GO on the sync socket and exits when we are gone. */
+	if (write_state(l, l->state_fds[1], *pid, true, err) < 0)
+		return -1;
+	ar_crash_point("create-state-creating");
 	/* Runtime namespace, container process created and waiting:
 	 * prestart (deprecated) then createRuntime. */
 	if (ar_container_run_hooks(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
@@ -473,8 +525,8 @@ int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 	return 0;
 }
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool detached,
-		       struct ar_error *err)
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
+		       bool creating, struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
 	_cleanup_free_ char *config_path =
@@ -487,12 +539,16 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool detached,
 		.rootfs = l->rootfs,
 		.created = created,
 		.owner = geteuid(),
-		.cgroup_path = (char *)ar_cgroup_path(l->cgroup),
+		.cgroup_path = (char *)(l->cgroup_planned ?
+						l->cgroup_planned :
+						ar_cgroup_path(l->cgroup)),
 		.systemd_cgroup = l->o->systemd_cgroup,
 		.rootless = l->rootless,
-		.detached = detached,
+		.detached = l->detached,
+		.creating = creating,
 		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
-		.config_path = config_path,
+		/* an in-memory config has no file (no hooks read it) */
+		.config_path = l->o->config ? NULL : config_path,
 		.annotations = l->cfg->annotations.items,
 		.n_annotations = l->cfg->annotations.n,
 	};
@@ -509,6 +565,7 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
 
 	l->state_fds[0] = rootfd;
 	l->state_fds[1] = dirfd;
+	l->detached = detached;
 	if (l->use_fifo) {
 		/* 0622, umask notwithstanding: the container process opens
 		 * it for writing after switching to process.user. */
@@ -519,11 +576,14 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
 				    O_PATH | O_CLOEXEC | O_NOFOLLOW);
 		if (l->fifo_fd < 0)
 			return ar_error_set(err, errno, "open the exec fifo");
+		ar_crash_point("create-fifo");
 	}
 	if (spawn(l, &pid, &first, master_out, err) < 0)
 		goto fail;
-	if (write_state(l, dirfd, pid, detached, err) < 0)
+	ar_crash_point("create-ready");
+	if (write_state(l, dirfd, pid, false, err) < 0)
 		goto fail;
+	ar_crash_point("create-state-written");
 	if (l->o->pid_file && ar_write_pid_file(l->o->pid_file, pid, err) < 0)
 		goto fail;
 	*pid_out = pid;
@@ -698,6 +758,7 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	sigset_t mask, old;
 	_cleanup_free_ char *cg_path = NULL, *hooks_bundle = NULL;
 	_cleanup_config_ struct oci_config *hooks_cfg = NULL;
+	const struct oci_config *post_cfg = NULL;
 	pid_t pid = -1;
 	int master = -1, r;
 
@@ -751,7 +812,9 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		cg_path = ar_xstrdup(ar_cgroup_path(l.cgroup));
 	if (l.cfg->hooks[OCI_HOOK_POSTSTOP].n > 0) {
 		/* kept for the poststop hooks */
-		hooks_cfg = ar_steal_ptr(&l.cfg);
+		if (l.cfg != o->config)
+			hooks_cfg = ar_steal_ptr(&l.cfg);
+		post_cfg = o->config ? o->config : hooks_cfg;
 		hooks_bundle = ar_xstrdup(l.bundle);
 	}
 	launch_release(&l);
@@ -760,8 +823,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	if (master >= 0)
 		close(master);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (hooks_cfg)
-		run_hooks_warn(hooks_cfg, OCI_HOOK_POSTSTOP, o->id, pid,
+	if (post_cfg)
+		run_hooks_warn(post_cfg, OCI_HOOK_POSTSTOP, o->id, pid,
 			       hooks_bundle, AR_STATUS_STOPPED);
 	if (!o->keep && cg_path && ar_cgroup_destroy(cg_path, err) < 0)
 		return -1;
@@ -819,6 +882,44 @@ static int pidfd_open_(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
+/* After the "0": the container process keeps its end of the exec fifo
+ * open (O_CLOEXEC) until its execve closes it. What it writes before EOF
+ * is why it gave up instead (a failing startContainer hook, Landlock,
+ * seccomp): start fails with it, and the container process, which exits,
+ * is stopped for sure, as crun leaves it. */
+static int wait_exec(int fifo, pid_t pid, int pidfd, const char *id,
+		     struct ar_error *err)
+{
+	char msg[AR_ERROR_MSG_MAX];
+	size_t len = 0;
+	struct pollfd pfd = { .fd = fifo, .events = POLLIN };
+
+	while (len < sizeof(msg) - 1) {
+		ssize_t n;
+
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return ar_error_set(err, errno,
+					    "start `%s`: wait for the exec", id);
+		n = read(fifo, msg + len, sizeof(msg) - 1 - len);
+		if (n == 0)
+			break;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return ar_error_set(err, errno,
+					    "start `%s`: read the exec fifo",
+					    id);
+		len += (size_t)n;
+	}
+	if (len == 0)
+		return 0;
+	msg[len] = '\0';
+	pfd = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	if (pidfd < 0 || poll(&pfd, 1, 5000) <= 0)
+		kill(pid, SIGKILL);
+	return ar_error_set_plain(err, ECANCELED, "start `%s`: %s", id, msg);
+}
+
 int ar_container_start(const char *root, const char *id, struct ar_error *err)
 {
 	struct existing e;
@@ -837,22 +938,37 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 		goto out;
 	}
 	pidfd = pidfd_open_(e.st->pid);
+	ar_crash_point("start-begin");
 	fifo = openat(e.dirfd, AR_EXEC_FIFO,
 		      O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fifo < 0) {
 		ar_error_set(err, errno, "open the exec fifo of `%s`", id);
 		goto out;
 	}
+	ar_crash_point("start-fifo-opened");
 	pfd[0] = (struct pollfd){ .fd = fifo, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 	for (;;) {
-		int n = poll(pfd, pidfd >= 0 ? 2 : 1, -1);
+		/* The timeout only matters after an interrupted start: a
+		 * process already let go never writes again, it execs. */
+		int n = poll(pfd, pidfd >= 0 ? 2 : 1, 200);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			ar_error_set(err, errno,
 				     "wait for the container process");
+			goto out;
+		}
+		if (n == 0) {
+			enum ar_status now = ar_state_status(e.dirfd, e.st);
+
+			if (now == AR_STATUS_CREATED)
+				continue;
+			ar_error_set_plain(
+				err, EINVAL,
+				"container `%s` was started already (status: %s)",
+				id, ar_status_name(now));
 			goto out;
 		}
 		if (pfd[0].revents & POLLIN)
@@ -870,10 +986,14 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 			     "start `%s`: read the exec fifo", id);
 		goto out;
 	}
+	ar_crash_point("start-fifo-read");
 	if (unlinkat(e.dirfd, AR_EXEC_FIFO, 0) < 0) {
 		ar_error_set(err, errno, "remove the exec fifo of `%s`", id);
 		goto out;
 	}
+	ar_crash_point("start-fifo-removed");
+	if (wait_exec(fifo, e.st->pid, pidfd, id, err) < 0)
+		goto out;
 	r = 0;
 	{
 		_cleanup_config_ struct oci_config *cfg =
@@ -1007,9 +1127,11 @@ int ar_container_delete(const char *root, const char *id, bool force,
 			goto out;
 		ar_error_clear(err);
 		wait_gone(e.st);
+		ar_crash_point("delete-killed");
 	}
 	if (e.st->cgroup_path && ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
 		goto out;
+	ar_crash_point("delete-cgroup-removed");
 	r = ar_state_remove(e.rootfd, id, err);
 	if (r == 0 && e.st->has_poststop_hooks) {
 		_cleanup_config_ struct oci_config *cfg =

@@ -22,6 +22,8 @@
 
 #include "error.h"
 
+struct oci_config;
+
 struct ar_create_opts {
 	const char *root; /* state root (--root) */
 	const char *id;
@@ -36,6 +38,23 @@ struct ar_create_opts {
 	bool cgroups_disabled; /* --cgroup-manager disabled */
 	bool systemd_cgroup;
 	int rootless; /* -1 auto, 0 no, 1 yes */
+	/* agentrun sandbox (run only): the config in memory, used instead
+	 * of BUNDLE/config.json, which need not exist (borrowed; NULL:
+	 * read the file) ... */
+	const struct oci_config *config;
+	/* ... and a root filesystem that is a fresh tmpfs mounted over
+	 * root.path in the container's mount namespace, filled by this
+	 * callback (in the container process, rootfd: an O_PATH fd of the
+	 * tmpfs) before the mounts. Mount points are then made in memory
+	 * and vanish with the namespace. NULL: root.path as it is. */
+	int (*rootfs_populate)(int rootfd, void *arg, struct ar_error *err);
+	void *rootfs_populate_arg;
+	/* Called by the runtime once the container process exists in its
+	 * namespaces (its final pid), before the createRuntime hooks and
+	 * before anything of the config runs: the sandbox opens its egress
+	 * proxy's socket in the container's netns here. NULL: none. */
+	int (*on_spawn)(pid_t pid, void *arg, struct ar_error *err);
+	void *on_spawn_arg;
 };
 
 int ar_container_create(const struct ar_create_opts *o, struct ar_error *err);

@@ -32,8 +32,10 @@
 #include "mounts.h"
 #include "namespaces.h"
 #include "net_loopback.h"
+#include "parent_death.h"
 #include "process.h"
 #include "seccomp.h"
+#include "selinux_label.h"
 #include "terminal.h"
 #include "signals.h"
 #include "utils.h"
@@ -150,6 +152,10 @@ static int join_session_keyring(const char *id, struct ar_error *err)
 	return ar_error_set(err, errno, "join a new session keyring");
 }
 
+/* Block until `agentrun start` opens the exec fifo, write "0". Returns
+ * the fifo's write end (O_CLOEXEC), or -1: start keeps reading it until
+ * EOF, which our execve causes; an error written to it before we exit
+ * (a failing startContainer hook) is what start reports. */
 static int wait_for_start(struct ar_launch *l, struct ar_error *err)
 {
 	char path[64];
@@ -169,7 +175,7 @@ static int wait_for_start(struct ar_launch *l, struct ar_error *err)
 	if (write(fd, "0", 1) != 1)
 		return ar_error_set(err, errno,
 				    "wait for start: write the exec fifo");
-	return 0;
+	return ar_steal_fd(&fd);
 }
 
 static int load_seccomp(struct ar_launch *l, struct ar_error *err)
@@ -206,6 +212,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	bool userns = l->plan.new_user || l->plan.join_fd[OCI_NS_USER] >= 0;
 	bool nnp = p->no_new_privileges;
 	bool cwd_done;
+	_cleanup_close_ int started_fd = -1;
 	struct ar_rootfs_opts ro = {
 		.rootfs = l->rootfs,
 		.no_pivot = l->o->no_pivot,
@@ -215,6 +222,9 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.new_cgroupns = l->plan.new_cgroup,
 		.console_path = NULL, /* bound by ar_terminal_setup */
 		.bundle = l->bundle,
+		.premade = l->premade_mounts,
+		.rootfs_populate = l->o->rootfs_populate,
+		.rootfs_populate_arg = l->o->rootfs_populate_arg,
 	};
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
@@ -289,8 +299,10 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid());
-	exe = ar_process_find_executable(p->args.v ? p->args.v[0] : NULL, env,
-					 err);
+	/* execve() below needs args.v too (find_executable checks v[0]) */
+	if (!p->args.v)
+		return ar_error_set_plain(err, EINVAL, "process.args: empty");
+	exe = ar_process_find_executable(p->args.v[0], env, err);
 	if (!exe)
 		return -1;
 	if (ar_process_prepare_fds(l->preserve_fds, err) < 0)
@@ -300,12 +312,13 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	    load_seccomp(l, err) < 0)
 		return -1;
 	if (l->use_fifo) {
-		if (wait_for_start(l, err) < 0) {
+		started_fd = wait_for_start(l, err);
+		if (started_fd < 0) {
 			/* the runtime is gone: say it where we can */
 			dprintf(STDERR_FILENO, "agentrun: %s\n", err->msg);
 			_exit(1);
 		}
-	} else {
+	} else if (l->detached) {
 		prctl(PR_SET_PDEATHSIG, 0);
 	}
 	/* After start, before the user's program, in the container. */
@@ -313,7 +326,12 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 				   l->host_pid, l->bundle, AR_STATUS_CREATED,
 				   err) < 0)
 		goto fail_late;
+	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
+		goto fail_late;
 	if (ar_landlock_apply(cfg, err) < 0)
+		goto fail_late;
+	if (!l->use_fifo && !l->detached &&
+	    ar_die_with_runtime(l->sync_fd, err) < 0)
 		goto fail_late;
 	if (l->seccomp && load_seccomp(l, err) < 0)
 		goto fail_late;
@@ -321,6 +339,10 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	ar_error_set(err, errno, "exec `%s`", exe);
 fail_late:
 	if (l->use_fifo) {
+		/* for `agentrun start`, which reads up to EOF */
+		signal(SIGPIPE, SIG_IGN);
+		if (started_fd >= 0)
+			dprintf(started_fd, "%s", err->msg);
 		dprintf(STDERR_FILENO, "agentrun: %s\n", err->msg);
 		_exit(127);
 	}
@@ -335,6 +357,9 @@ void ar_container_init(struct ar_launch *l)
 	for (int i = 0; i < 2; i++)
 		if (l->state_fds[i] >= 0)
 			close(l->state_fds[i]);
+	/* Until execve: `state` tells a process waiting on the exec fifo
+	 * from one that an interrupted `start` let go by this name. */
+	prctl(PR_SET_NAME, AR_INIT_COMM);
 	if (l->plan.slow && enter_namespaces(l, &err) < 0)
 		die(l, &err);
 	if (ar_sync_recv(l->sync_fd, &m, &err) < 0 || m.type != AR_SYNC_GO)

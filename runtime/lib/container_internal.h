@@ -61,6 +61,7 @@ struct ar_launch {
 	char *rootfs; /* absolute */
 	bool rootless;
 	bool use_fifo; /* create: wait on the exec fifo before execve */
+	bool detached; /* create / run --detach (recorded in state.json) */
 	bool relay_tty; /* run in the foreground owns the terminal */
 	int sync_fd; /* our end of the socketpair */
 	int console_fd; /* --console-socket, connected; -1 */
@@ -70,8 +71,14 @@ struct ar_launch {
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
 	bool setgroups_denied; /* filled in the child from GO */
 	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
+	int *premade_mounts; /* ar_premade_mounts_open(): per mounts[] entry,
+			      * closed in the runtime after the clone */
 	struct ar_cgroup *cgroup; /* from ar_cgroup_create(); path NULL when
 				   * the container runs without one */
+	const char *cgroup_planned; /* the path ar_cgroup_create() is about
+				     * to make, while l->cgroup is NULL */
+	pid_t state_pid; /* the container process, for state.json written
+			  * from the cgroup callback */
 	int state_fds[2]; /* state root and the locked container directory:
 			   * closed first thing in the child (the flock is
 			   * on the open file, shared by the clone) */

@@ -35,8 +35,10 @@
 #include "cgroup.h"
 #include "container_internal.h"
 #include "log.h"
+#include "parent_death.h"
 #include "process.h"
 #include "seccomp.h"
+#include "selinux_label.h"
 #include "signals.h"
 #include "state.h"
 #include "terminal.h"
@@ -384,6 +386,11 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (!c->o->detach)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Visible in the container's pid namespace from now on: until our
+	 * execve, no container process may ptrace us or open our
+	 * /proc/PID/{exe,mem,fd} (CVE-2016-9962, CVE-2019-5736). */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return ar_error_set(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (fchdir(c->root_fd) < 0 || chroot(".") < 0 || chdir("/") < 0)
 		return ar_error_set(err, errno,
 				    "enter the root of container `%s`",
@@ -420,6 +427,10 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 		return -1;
 	if (ar_process_prepare_fds(c->o->preserve_fds, err) < 0)
 		return -1;
+	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
+		return -1;
+	if (!c->o->detach && ar_die_with_runtime(c->sync_fd, err) < 0)
+		return -1;
 	if (c->seccomp && load_seccomp(c, err) < 0)
 		return -1;
 	execve(exe, p->args.v, env);
@@ -434,6 +445,9 @@ __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 	int go[2];
 	long pid;
 
+	/* The process we clone into the container's pid namespace inherits
+	 * this: not even its first instructions are ptrace-able there. */
+	prctl(PR_SET_DUMPABLE, 0);
 	if (c->st->cgroup_path &&
 	    ar_cgroup_enter_path(c->st->cgroup_path, getpid(), &err) < 0) {
 		if (!c->st->rootless)
@@ -545,9 +559,22 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		goto out;
 	if (oci_config_load_file(c.st->config_path ? c.st->config_path :
 						     c.st->bundle,
-				 &c.cfg, err) < 0)
+				 &c.cfg, err) < 0) {
+		/* `agentrun sandbox` hands its config over in memory */
+		for (size_t i = 0; i < c.st->n_annotations; i++)
+			if (strcmp(c.st->annotations[i].key,
+				   "run.agentrun.sandbox") == 0)
+				ar_error_wrap(
+					err,
+					"`%s` is an `agentrun sandbox`, whose config is not on disk: exec into it is not supported",
+					o->id);
 		goto out;
+	}
 	if (build_process(&c, err) < 0)
+		goto out;
+	if (ar_selinux_check_labels(o->process_file ? o->process_file
+						      : c.cfg->filename,
+				    c.proc.selinux_label, NULL, err) < 0)
 		goto out;
 	if (c.cfg->linux_.seccomp) {
 		_cleanup_free_ char *cache =

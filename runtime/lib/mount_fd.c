@@ -105,12 +105,11 @@ static int setattr(int mfd, unsigned int flags, uint64_t set, uint64_t clr,
 	return ar_sys_mount_setattr(mfd, "", flags | AT_EMPTY_PATH, &a);
 }
 
-int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
-	       const struct ar_bind_attrs *attrs, int *mnt_out)
+int ar_bind_tree_open(int source_fd, const char *source, bool recursive,
+		      const struct ar_bind_attrs *attrs)
 {
 	unsigned int tflags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
 	_cleanup_close_ int tree = -1;
-	unsigned long prop;
 
 	if (recursive)
 		tflags |= AT_RECURSIVE;
@@ -142,13 +141,31 @@ int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
 		if (ar_sys_mount_setattr(tree, "", fl, &a) < 0)
 			return -1;
 	}
+	return ar_steal_fd(&tree);
+}
+
+int ar_bind_tree_attach(int tree, int target_fd,
+			const struct ar_bind_attrs *attrs)
+{
+	unsigned long prop = attrs ? attrs->propagation : 0;
+
 	if (ar_sys_move_mount(tree, "", target_fd, "",
 			      MOVE_MOUNT_F_EMPTY_PATH |
 				      MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return -1;
-	prop = attrs ? attrs->propagation : 0;
 	if (prop && setattr(tree, (prop & MS_REC) ? AT_RECURSIVE : 0, 0, 0,
 			    prop & ~(unsigned long)MS_REC) < 0)
+		return -1;
+	return 0;
+}
+
+int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
+	       const struct ar_bind_attrs *attrs, int *mnt_out)
+{
+	_cleanup_close_ int tree =
+		ar_bind_tree_open(source_fd, source, recursive, attrs);
+
+	if (tree < 0 || ar_bind_tree_attach(tree, target_fd, attrs) < 0)
 		return -1;
 	if (mnt_out)
 		*mnt_out = ar_steal_fd(&tree);

@@ -26,6 +26,7 @@
 #include "mount_syscalls.h"
 #include "mounts_internal.h"
 #include "rootfs_path.h"
+#include "selinux_label.h"
 #include "utils.h"
 
 char *ar_rootfs_host_path(const char *bundle, const char *root_path)
@@ -132,7 +133,35 @@ static int bind_host_path(struct ar_rootfs_ctx *ctx, const char *source,
 	return 0;
 }
 
-static void attrs_from_flags(const struct ar_mount_flags *mf,
+/* A bind the runtime made as a detached mount before the clone (an
+ * idmapped one: see mount_premade.c), with its attributes set: attach it
+ * onto dest and apply the propagation. */
+static int attach_premade(struct ar_rootfs_ctx *ctx, int tree,
+			  const char *source, const char *dest, size_t i,
+			  const struct ar_bind_attrs *a, struct ar_error *err)
+{
+	_cleanup_close_ int tfd = -1;
+	struct stat st;
+
+	if (fstat(tree, &st) < 0)
+		return ar_error_set(err, errno,
+				    "bind mount source \"%s\" (mounts[%zu])",
+				    source, i);
+	tfd = ar_mount_target_in_root(ctx->rootfd, dest, S_ISDIR(st.st_mode),
+				      err);
+	if (tfd < 0)
+		return ar_error_wrap(err, "mounts[%zu]", i);
+	if (check_not_root(ctx, tfd, dest, i, err) < 0 ||
+	    check_proc_target(tfd, dest, i, err) < 0)
+		return -1;
+	if (ar_bind_tree_attach(tree, tfd, a) < 0)
+		return mount_error(err, errno, source, dest, i);
+	if (ar_check_inside_root(ctx, tree, dest, err) < 0)
+		return ar_error_wrap(err, "mounts[%zu]", i);
+	return 0;
+}
+
+void ar_mount_flags_to_attrs(const struct ar_mount_flags *mf,
 			     struct ar_bind_attrs *a)
 {
 	uint64_t set, clr;
@@ -160,7 +189,10 @@ static int mount_bind_entry(struct ar_rootfs_ctx *ctx,
 				    "source",
 				    i, m->destination);
 	source = ar_rootfs_host_path(ctx->opts->bundle, m->source);
-	attrs_from_flags(mf, &a);
+	ar_mount_flags_to_attrs(mf, &a);
+	if (ctx->opts->premade && ctx->opts->premade[i] >= 0)
+		return attach_premade(ctx, ctx->opts->premade[i], source,
+				      m->destination, i, &a, err);
 	if (mf->idmap) {
 		const struct oci_linux *l = &ctx->cfg->linux_;
 		bool own = m->uid_mappings.n || m->gid_mappings.n;
@@ -220,6 +252,7 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 	_cleanup_close_ int mfd = -1;
 	_cleanup_close_ int copy_src = -1;
 	_cleanup_close_ int copy_dst = -1;
+	_cleanup_free_ char *labeled = NULL;
 	int r;
 
 	tfd = ar_mount_target_in_root(ctx->rootfd, dest, true, err);
@@ -237,6 +270,9 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 					    dest, i);
 	}
 
+	labeled = ar_selinux_mount_data(data, type, ctx->cfg->linux_.mount_label);
+	if (labeled)
+		data = labeled; /* linux.mountLabel: context= */
 	r = mount_fs_on_fd(tfd, source, type, mf->flags, data);
 	if (r < 0 && errno == EINVAL && streq(type, "devpts") && data &&
 	    strstr(data, "gid=")) {
@@ -410,7 +446,7 @@ static int mount_one(struct ar_rootfs_ctx *ctx, size_t i, struct ar_error *err)
 			struct ar_bind_attrs a = { 0 };
 
 			ar_debug("mqueue refused, binding the host's");
-			attrs_from_flags(&mf, &a);
+			ar_mount_flags_to_attrs(&mf, &a);
 			r = bind_host_path(ctx, "/dev/mqueue", m->destination,
 					   i, true, &a, err);
 		} else if (r < 0) {
@@ -440,16 +476,29 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 					  "root filesystem \"%s\" is the "
 					  "host's root directory",
 					  rootfs);
-	/* A mount point of its own, so pivot_root accepts it. */
-	if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+	/* A mount point of its own, so pivot_root accepts it; or a fresh
+	 * tmpfs that the caller fills (agentrun sandbox, as bubblewrap). */
+	if (ctx->opts->rootfs_populate) {
+		if (mount("tmpfs", rootfs, "tmpfs", MS_NOSUID | MS_NODEV,
+			  "mode=0755") < 0)
+			return ar_error_set(err, errno,
+					    "mount a tmpfs root on \"%s\"",
+					    rootfs);
+	} else if (mount(rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0) {
 		return ar_error_set(err, errno,
 				    "bind the root filesystem "
 				    "\"%s\" onto itself",
 				    rootfs);
+	}
 	ctx->rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ctx->rootfd < 0)
 		return ar_error_set(err, errno, "open root filesystem \"%s\"",
 				    rootfs);
+	if (ctx->opts->rootfs_populate &&
+	    ctx->opts->rootfs_populate(ctx->rootfd,
+				       ctx->opts->rootfs_populate_arg,
+				       err) < 0)
+		return -1;
 	ctx->root_real = ar_fd_path(ctx->rootfd);
 	if (!ctx->root_real)
 		return ar_error_set(err, errno,

@@ -26,6 +26,14 @@ struct ar_rootfs_opts {
 	/* Added: */
 	const char *bundle; /* relative bind sources are relative to it;
 			     * NULL: relative to the current directory */
+	const int *premade; /* per mounts[] entry: a detached mount the
+			     * runtime made (mount_premade.c), or -1; NULL:
+			     * none */
+	/* Non-NULL: the root is a fresh tmpfs mounted over `rootfs`, and
+	 * this fills it (rootfd: O_PATH fd of the tmpfs) before the mounts
+	 * (ar_create_opts.rootfs_populate). */
+	int (*rootfs_populate)(int rootfd, void *arg, struct ar_error *err);
+	void *rootfs_populate_arg;
 };
 
 /*
@@ -53,6 +61,18 @@ struct ar_rootfs_opts {
  */
 int ar_rootfs_setup(const struct oci_config *cfg,
 		    const struct ar_rootfs_opts *opts, struct ar_error *err);
+
+/*
+ * Runs in the runtime before the clone (mount_premade.c): the mounts the
+ * container process cannot make in its user namespace (idmapped binds),
+ * as detached mounts. *out is NULL when there are none, else one fd per
+ * mounts[] entry (-1 for the others), for ar_rootfs_opts.premade; close
+ * them with ar_premade_mounts_close() once the container process is
+ * cloned.
+ */
+int ar_premade_mounts_open(const struct oci_config *cfg, const char *bundle,
+			   int **out, struct ar_error *err);
+void ar_premade_mounts_close(int *fds, size_t n);
 
 /* Parse an OCI mount options list into mount(2) flags, propagation flags
  * and the remaining fs-specific data string (comma separated, allocated

@@ -50,6 +50,19 @@ int ar_check_inside_root(const struct ar_rootfs_ctx *ctx, int fd,
 int ar_bind_fd(int source_fd, const char *source, int target_fd, bool recursive,
 	       const struct ar_bind_attrs *attrs, int *mnt_out);
 
+/* ar_bind_fd() in two steps: a detached copy of the source with the
+ * attributes (incl. the idmap) set, as an fd; then move_mount of it onto
+ * target_fd and the propagation. The copy can be made by the runtime and
+ * attached by the container process (mount_premade.c). */
+int ar_bind_tree_open(int source_fd, const char *source, bool recursive,
+		      const struct ar_bind_attrs *attrs);
+int ar_bind_tree_attach(int tree, int target_fd,
+			const struct ar_bind_attrs *attrs);
+
+/* The attributes of a parsed mount options list, for ar_bind_fd(). */
+void ar_mount_flags_to_attrs(const struct ar_mount_flags *mf,
+			     struct ar_bind_attrs *a);
+
 /* MS_* flags (set and cleared) to MOUNT_ATTR_* set/clear masks. */
 void ar_ms_to_attrs(unsigned long set, unsigned long clear, uint64_t *attr_set,
 		    uint64_t *attr_clr);

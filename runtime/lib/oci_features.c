@@ -12,12 +12,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
-#ifdef HAVE_SELINUX
-#include <selinux/selinux.h>
-#endif
 
 #include "capabilities.h"
 #include "oci_config.h"
+#include "selinux_label.h"
 #include "seccomp.h"
 #include "utils.h"
 
@@ -113,11 +111,7 @@ static bool kernel_has_mount_setattr(void)
 
 static bool selinux_enabled(void)
 {
-#ifdef HAVE_SELINUX
-	return is_selinux_enabled() > 0;
-#else
-	return false;
-#endif
+	return ar_selinux_enabled(); /* false in a --without-selinux build */
 }
 
 static void gen_seccomp(yajl_gen g)

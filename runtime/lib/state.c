@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash_point.h"
 #include "state_json.h"
 #include "utils.h"
 
@@ -120,6 +121,7 @@ int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
 		return ar_error_set(err, errno,
 				    "create state directory for `%s`", id);
 	}
+	ar_crash_point("create-state-dir");
 	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
 					O_NOFOLLOW);
 	if (fd < 0)
@@ -166,8 +168,10 @@ int ar_state_write(int dirfd, const struct ar_state *st, struct ar_error *err)
 
 	if (ar_state_json_generate(st, NULL, true, true, &json, &len, err) < 0)
 		return -1;
-	return ar_write_file_atomic_at(dirfd, AR_STATE_FILE, json, len, 0600,
-				       err);
+	/* Atomic (temp + rename) but not synced: the state describes live
+	 * processes, which a machine crash ends anyway. */
+	return ar_write_file_replace_at(dirfd, AR_STATE_FILE, json, len, 0600,
+					err);
 }
 
 int ar_state_read(int dirfd, const char *id, struct ar_state **out,
@@ -189,66 +193,75 @@ int ar_state_read(int dirfd, const char *id, struct ar_state **out,
 	return ar_state_json_parse(json, name, out, err);
 }
 
-unsigned long long ar_proc_start_time(pid_t pid)
+/* The fields of /proc/PID/stat we use. */
+struct proc_stat {
+	char comm[17];
+	char state;
+	unsigned long long start;
+};
+
+static int read_proc_stat(pid_t pid, struct proc_stat *ps)
 {
 	char path[64], buf[1024];
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
-	char *p;
+	char *open_paren, *p;
+	size_t clen;
 	int field;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = ar_read_all(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = '\0';
-	/* comm may contain spaces and parens: skip to the last ')'. */
+	/* comm may contain spaces and parens: it runs from the first '('
+	 * to the last ')'. */
+	open_paren = strchr(buf, '(');
 	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
+	if (!open_paren || !p || p < open_paren || p[1] == '\0')
+		return -1;
+	clen = (size_t)(p - open_paren - 1);
+	if (clen >= sizeof(ps->comm))
+		clen = sizeof(ps->comm) - 1;
+	memcpy(ps->comm, open_paren + 1, clen);
+	ps->comm[clen] = '\0';
+	ps->state = p[2];
 	/* p+2 is field 3 (state); starttime is field 22. */
 	p += 2;
 	for (field = 3; field < 22 && *p; p++)
 		if (*p == ' ')
 			field++;
-	return strtoull(p, NULL, 10);
+	ps->start = strtoull(p, NULL, 10);
+	return 0;
 }
 
-static bool proc_is_zombie(pid_t pid)
+unsigned long long ar_proc_start_time(pid_t pid)
 {
-	char path[64], buf[512];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	char *p;
+	struct proc_stat ps;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = ar_read_all(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return !p || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X';
+	return read_proc_stat(pid, &ps) < 0 ? 0 : ps.start;
+}
+
+/* Alive and still our container process; fills *ps. */
+static bool pid_alive(const struct ar_state *st, struct proc_stat *ps)
+{
+	if (st->pid <= 0)
+		return false;
+	if (read_proc_stat(st->pid, ps) < 0 || ps->start == 0 ||
+	    (st->pid_start && ps->start != st->pid_start))
+		return false;
+	/* An exited process that nobody reaped yet has stopped too. */
+	return ps->state != 'Z' && ps->state != 'X';
 }
 
 bool ar_state_pid_alive(const struct ar_state *st)
 {
-	unsigned long long start;
+	struct proc_stat ps;
 
-	if (st->pid <= 0)
-		return false;
-	if (kill(st->pid, 0) < 0 && errno == ESRCH)
-		return false;
-	start = ar_proc_start_time(st->pid);
-	if (start == 0 || (st->pid_start && start != st->pid_start))
-		return false;
-	/* An exited process that nobody reaped yet has stopped too. */
-	return !proc_is_zombie(st->pid);
+	return pid_alive(st, &ps);
 }
 
 static bool cgroup_frozen(const char *cgroup_path)
@@ -274,11 +287,17 @@ static bool cgroup_frozen(const char *cgroup_path)
 
 enum ar_status ar_state_status(int dirfd, const struct ar_state *st)
 {
+	struct proc_stat ps;
 	struct stat sb;
 
-	if (!ar_state_pid_alive(st))
+	if (!pid_alive(st, &ps))
 		return AR_STATUS_STOPPED;
-	if (fstatat(dirfd, AR_EXEC_FIFO, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+	if (st->creating)
+		return AR_STATUS_CREATING;
+	/* A fifo left by a `start` killed after it let the process go: the
+	 * process has exec'd (or is about to), it is running. */
+	if (fstatat(dirfd, AR_EXEC_FIFO, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    strcmp(ps.comm, AR_INIT_COMM) == 0)
 		return AR_STATUS_CREATED;
 	if (cgroup_frozen(st->cgroup_path))
 		return AR_STATUS_PAUSED;
@@ -313,7 +332,9 @@ int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
 		return ar_error_set(err, errno, "read state of `%s`", id);
 	dfd = -1; /* owned by d now */
 	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, AR_STATE_FILE) == 0)
 			continue;
 		/* The state directory holds only plain files and fifos. */
 		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT) {
@@ -323,7 +344,16 @@ int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
 					    de->d_name, id);
 		}
 	}
+	ar_crash_point("delete-state-partial");
+	if (unlinkat(dirfd(d), AR_STATE_FILE, 0) < 0 && errno != ENOENT) {
+		int e = errno;
+
+		closedir(d);
+		return ar_error_set(err, e, "remove `%s` of `%s`",
+				    AR_STATE_FILE, id);
+	}
 	closedir(d);
+	ar_crash_point("delete-state-removed");
 	if (unlinkat(rootfd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return ar_error_set(err, errno, "remove state of `%s`", id);
 	return 0;

@@ -21,6 +21,10 @@
 #define AR_ID_MAX 1024
 #define AR_EXEC_FIFO "exec.fifo"
 #define AR_STATE_FILE "state.json"
+/* comm of the container process from the clone to its execve (as runc's
+ * "runc:[2:INIT]"): tells a process still waiting on the exec fifo from
+ * one an interrupted `start` already let go. 15 characters at most. */
+#define AR_INIT_COMM "agentrun:[init]"
 
 enum ar_status {
 	AR_STATUS_CREATING = 0,
@@ -43,6 +47,10 @@ struct ar_state {
 	bool systemd_cgroup;
 	bool rootless;
 	bool detached; /* created with create/run --detach */
+	bool creating; /* written while create/run is still setting the
+			* container up (pid and cgroup known): a runtime
+			* killed then leaves a "creating" container that
+			* delete --force can clean */
 	bool has_poststop_hooks; /* delete must re-read config.json */
 	char *config_path; /* config.json the container was created from */
 	struct oci_kv *annotations;
@@ -87,8 +95,10 @@ static inline void ar_state_freep(struct ar_state **st)
 #define _cleanup_state_ __attribute__((cleanup(ar_state_freep)))
 
 /* The status right now: stopped if the process is gone (or the pid was
- * reused), created while the exec fifo exists, paused when its cgroup is
- * frozen, else running. */
+ * reused); creating while state.json says so (the runtime is still
+ * setting the container up, or was killed doing it); created while the
+ * exec fifo exists and the process has not exec'd yet (its comm is still
+ * AR_INIT_COMM); paused when its cgroup is frozen; else running. */
 enum ar_status ar_state_status(int dirfd, const struct ar_state *st);
 
 /* True when st->pid still is the container process. */
@@ -103,7 +113,8 @@ unsigned long long ar_proc_start_time(pid_t pid);
 int ar_state_oci_json(const struct ar_state *st, enum ar_status status,
 		      char **out, size_t *len, struct ar_error *err);
 
-/* Remove the container directory and everything in it. */
+/* Remove the container directory and everything in it; state.json goes
+ * last, so an interrupted removal still leaves the state to finish it. */
 int ar_state_remove(int rootfd, const char *id, struct ar_error *err);
 
 /* Ids of all containers under the root, sorted; NULL-terminated. */

@@ -170,8 +170,9 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 	return 0;
 }
 
-int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
-			    size_t len, mode_t mode, struct ar_error *err)
+static int write_replace(int dirfd, const char *name, const void *data,
+			 size_t len, mode_t mode, bool durable,
+			 struct ar_error *err)
 {
 	char tmp[PATH_MAX];
 	_cleanup_close_ int fd = -1;
@@ -182,7 +183,7 @@ int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return ar_error_set(err, errno, "create `%s`", tmp);
-	if (ar_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (ar_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		int e = errno;
 		unlinkat(dirfd, tmp, 0);
 		return ar_error_set(err, e, "write `%s`", tmp);
@@ -193,8 +194,21 @@ int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
 		return ar_error_set(err, e, "rename `%s` to `%s`", tmp, name);
 	}
 	/* Make the rename durable. */
-	fsync(dirfd);
+	if (durable)
+		fsync(dirfd);
 	return 0;
+}
+
+int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
+			    size_t len, mode_t mode, struct ar_error *err)
+{
+	return write_replace(dirfd, name, data, len, mode, true, err);
+}
+
+int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
+			     size_t len, mode_t mode, struct ar_error *err)
+{
+	return write_replace(dirfd, name, data, len, mode, false, err);
 }
 
 int ar_parse_u64(const char *s, unsigned long long *out)

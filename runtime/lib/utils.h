@@ -94,6 +94,13 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
  * fsync of the directory. */
 int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
 			    size_t len, mode_t mode, struct ar_error *err);
+/* The same without any fsync: readers see the old or the new content,
+ * never a partial file, but a machine crash may lose the write. For
+ * runtime state that does not outlive the machine's processes anyway
+ * (state.json, pid files; crun does not sync its status files either):
+ * two fsyncs cost 2-30 ms per start on a disk-backed state root. */
+int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
+			     size_t len, mode_t mode, struct ar_error *err);
 
 /* Parse a non-negative decimal integer with overflow checking; the whole
  * string must be consumed. 0 on success, -1 on error (errno set). */

@@ -48,17 +48,23 @@ struct doctor_mount_attr {
 	uint64_t userns_fd;
 };
 
-void ar_doctor_env_default(struct ar_doctor_env *e)
+void ar_doctor_env_for(struct ar_doctor_env *e, uid_t uid, const char *user)
 {
 	const char *p = getenv("AGENTRUN_DOCTOR_PROC");
-	struct passwd *pw;
 
 	memset(e, 0, sizeof(*e));
 	e->proc = p && *p ? p : "/proc";
 	e->etc = "/etc";
-	e->uid = getuid();
-	pw = getpwuid(e->uid);
-	e->user = pw ? pw->pw_name : NULL; /* static storage of libc */
+	e->uid = uid;
+	e->user = user;
+}
+
+void ar_doctor_env_default(struct ar_doctor_env *e)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	/* pw_name: static storage of libc */
+	ar_doctor_env_for(e, getuid(), pw ? pw->pw_name : NULL);
 }
 
 /* First line of PROC/rel as an integer; false when absent/unreadable. */
@@ -77,7 +83,8 @@ static bool read_switch(const struct ar_doctor_env *e, const char *rel,
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	return sscanf(buf, "%lld", out) == 1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return ar_parse_i64(buf, out) == 0;
 }
 
 static void set(struct ar_doctor_result *r, enum ar_doctor_status st,
@@ -189,6 +196,9 @@ static void check_userns(const struct ar_doctor_env *e,
 			r, AR_DOCTOR_FAIL,
 			"sudo sysctl -w kernel.unprivileged_userns_clone=1 (persist it in /etc/sysctl.d/)",
 			"kernel.unprivileged_userns_clone = 0: unprivileged user namespaces are disabled");
+	if (e->no_probes)
+		return set(r, AR_DOCTOR_OK, NULL,
+			   "user namespaces enabled (not probed)");
 	rc = probe(probe_userns, e);
 	if (rc && e->uid != 0 &&
 	    read_switch(e, "sys/kernel/apparmor_restrict_unprivileged_userns",

@@ -32,6 +32,8 @@ struct ar_doctor_env {
 	uid_t uid;
 	const char *user;
 	const char *workspace; /* for the idmapped-mount check; NULL: cwd */
+	bool no_probes; /* skip what forks a probe process (the userns
+			 * check then reads only the sysctls) */
 };
 
 struct ar_doctor_result {
@@ -55,6 +57,8 @@ enum ar_doctor_check {
 
 /* The defaults of this process (AGENTRUN_DOCTOR_PROC honoured). */
 void ar_doctor_env_default(struct ar_doctor_env *e);
+/* The same for a known user (no passwd lookup). */
+void ar_doctor_env_for(struct ar_doctor_env *e, uid_t uid, const char *user);
 
 /* Run one check. */
 void ar_doctor_check(const struct ar_doctor_env *e, enum ar_doctor_check c,

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `agentrun sandbox`, end to end: host -> config (sandbox_config.c) ->
- * preflight (the doctor checks the sandbox depends on) -> a private bundle
- * -> ar_container_run(), the path of every `agentrun run` -> cleanup.
+ * preflight (the doctor checks the sandbox depends on; the ones that fork
+ * a probe only after a failed start) -> ar_container_run(), the path of
+ * every `agentrun run`, with the config in memory and a tmpfs root filled
+ * in the sandbox (sandbox_rootfs.c): nothing is written on the host.
  * With --print-bundle the bundle is written to the user's directory
  * instead, and runs unchanged with `agentrun run` (or another runtime).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,18 +25,6 @@
 #include "utils.h"
 
 /* ---- the bundle ---- */
-
-static int write_at(int dfd, const char *name, const char *data,
-		    struct ar_error *err)
-{
-	_cleanup_close_ int fd = openat(
-		dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		0644);
-
-	if (fd < 0 || ar_write_all(fd, data, strlen(data)) < 0)
-		return ar_error_set(err, errno, "write rootfs/etc/%s", name);
-	return 0;
-}
 
 /* A new directory (0700), or an existing one without a bundle in it. */
 static int prepare_dir(const char *dir, struct ar_error *err)
@@ -63,11 +52,10 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 			    const struct ar_sandbox_host *h, const char *dir,
 			    struct ar_error *err)
 {
-	static const char *const links[] = { "bin",   "sbin",  "lib",
-					     "lib32", "lib64", "libx32" };
 	_cleanup_free_ char *rootfs = NULL;
-	_cleanup_free_ char *passwd = NULL, *group = NULL;
-	_cleanup_close_ int rfd = -1, efd = -1;
+	_cleanup_close_ int rfd = -1;
+	struct sb_rootfs content;
+	int r;
 
 	if (prepare_dir(dir, err) < 0)
 		return -1;
@@ -75,56 +63,23 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 	if (mkdir(rootfs, 0755) < 0)
 		return ar_error_set(err, errno, "create `%s`", rootfs);
 	rfd = open(rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rfd < 0 || mkdirat(rfd, "etc", 0755) < 0)
-		return ar_error_set(err, errno, "create `%s/etc`", rootfs);
-	efd = openat(rfd, "etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (efd < 0)
-		return ar_error_set(err, errno, "open `%s/etc`", rootfs);
-	passwd = ar_sandbox_passwd(h);
-	group = ar_sandbox_group(h);
-	if (write_at(efd, "passwd", passwd, err) < 0 ||
-	    write_at(efd, "group", group, err) < 0)
-		return -1;
-	/* Merged /usr: /bin -> usr/bin and friends, as on the host. */
-	for (size_t i = 0; i < AR_ARRAY_SIZE(links); i++) {
-		char host[32], target[256];
-		ssize_t n;
-
-		snprintf(host, sizeof(host), "/%s", links[i]);
-		n = readlink(host, target, sizeof(target) - 1);
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		if (symlinkat(target, rfd, links[i]) < 0)
-			return ar_error_set(err, errno, "symlink `%s/%s`",
-					    rootfs, links[i]);
-	}
+	if (rfd < 0)
+		return ar_error_set(err, errno, "open `%s`", rootfs);
+	sb_rootfs_init(&content, h);
+	r = sb_rootfs_fill(rfd, &content, err);
+	sb_rootfs_release(&content);
+	if (r < 0)
+		return ar_error_wrap(err, "bundle `%s`", dir);
 	return oci_config_write_file(cfg, dir, err);
-}
-
-static int rm_one(const char *path, const struct stat *sb, int flag,
-		  struct FTW *ftw)
-{
-	(void)sb;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-/* Remove a private bundle; FTW_MOUNT: never cross into a mount (there is
- * none left once the container's mount namespace is gone). */
-static void remove_tree(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 /* ---- preflight ---- */
 
+/* probes: also the checks that fork a probe process (user namespaces).
+ * Before a run they are left out (a fork per start); after a failed run
+ * they explain it. */
 static int preflight(const struct ar_sandbox_host *h, const char *ws,
-		     bool overlay, struct ar_error *err)
+		     bool overlay, bool probes, struct ar_error *err)
 {
 	static const enum ar_doctor_check needed[] = { AR_DOCTOR_USERNS,
 						       AR_DOCTOR_SECCOMP,
@@ -132,9 +87,9 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 	size_t n = AR_ARRAY_SIZE(needed) - (overlay ? 0 : 1);
 	struct ar_doctor_env e;
 
-	ar_doctor_env_default(&e);
-	e.user = h->user;
+	ar_doctor_env_for(&e, h->uid, h->user);
 	e.workspace = ws;
+	e.no_probes = !probes;
 	for (size_t i = 0; i < n; i++) {
 		struct ar_doctor_result r;
 
@@ -142,27 +97,18 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 		if (needed[i] == AR_DOCTOR_OVERLAY &&
 		    r.status == AR_DOCTOR_WARN)
 			r.status = AR_DOCTOR_FAIL; /* asked for: required */
-		if (r.status == AR_DOCTOR_FAIL)
+		if (r.status == AR_DOCTOR_FAIL) {
+			ar_error_clear(err);
 			return ar_error_set_plain(
 				err, EPERM,
 				"sandbox: refusing to start without %s (doctor check `%s`): %s; fix: %s",
 				r.name, r.id, r.detail, r.fix);
+		}
 	}
 	return 0;
 }
 
 /* ---- run ---- */
-
-static char *private_bundle_dir(const char *id)
-{
-	const char *base = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-
-	if (!base || base[0] != '/' || stat(base, &st) < 0 ||
-	    st.st_uid != getuid())
-		base = "/tmp";
-	return ar_xasprintf("%s/agentrun-%s", base, id);
-}
 
 /* --overlay: the sandbox directory, and a copy of the options pointing
  * at its layers. */
@@ -203,6 +149,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_create_opts co;
 	struct ar_sandbox_opts oo;
 	struct ar_overlay ov;
+	struct sb_rootfs content;
+	struct sb_egress egress;
+	bool remove_bundle = false;
 	char id[64];
 	int r;
 
@@ -221,7 +170,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && !ro->print_bundle)
-		r = preflight(&h, info.workspace, o->overlay, err);
+		r = preflight(&h, info.workspace, o->overlay, false, err);
 	if (r < 0) {
 		if (ov.dir) {
 			struct ar_error ignored = AR_ERROR_INIT;
@@ -231,6 +180,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	if (ro->print_bundle) {
+		if (info.net_allow)
+			ar_warn("sandbox: --print-bundle: the egress proxy of --net allow runs only with `agentrun sandbox`; the bundle has the network namespace and the proxy variables, but nothing will listen on 127.0.0.1:%d",
+				AR_EGRESS_PORT);
 		r = ar_sandbox_bundle_write(cfg, &h, ro->print_bundle, err);
 		goto out;
 	}
@@ -242,20 +194,44 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));
-	bundle = private_bundle_dir(id);
-	r = ar_sandbox_bundle_write(cfg, &h, bundle, err);
-	if (r < 0) {
-		remove_tree(bundle);
+	/* No bundle on disk: the config is handed over in memory and the
+	 * root is a tmpfs filled in the sandbox (sandbox_rootfs.c). */
+	bundle = sb_root_mountpoint(h.uid, &remove_bundle);
+	if (!bundle) {
+		r = ar_error_set(err, errno,
+				 "sandbox: create a directory in /tmp");
 		goto out;
 	}
+	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
+	sb_rootfs_init(&content, &h);
 	memset(&co, 0, sizeof(co));
 	co.root = ro->state_root;
 	co.id = id;
 	co.bundle = bundle;
 	co.rootless = -1;
 	co.cgroups_disabled = ro->cgroups_disabled;
-	r = ar_container_run(&co, exit_status, err);
-	remove_tree(bundle);
+	co.config = cfg;
+	co.rootfs_populate = sb_rootfs_populate;
+	co.rootfs_populate_arg = &content;
+	/* --net allow: the proxy starts once the sandbox's netns exists */
+	r = info.net_allow ? sb_egress_init(&egress, o, err) : 0;
+	if (r == 0 && info.net_allow) {
+		co.on_spawn = sb_egress_on_spawn;
+		co.on_spawn_arg = &egress;
+		ar_log(AR_LOG_INFO,
+		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
+		       AR_EGRESS_PORT, egress.policy.n_rules);
+	}
+	if (r == 0)
+		r = ar_container_run(&co, exit_status, err);
+	if (info.net_allow)
+		sb_egress_release(&egress);
+	sb_rootfs_release(&content);
+	if (remove_bundle)
+		rmdir(bundle);
+	/* Explain a failed start with the checks left out before it. */
+	if (r < 0)
+		preflight(&h, info.workspace, o->overlay, true, err);
 	if (ov.dir)
 		ar_log(AR_LOG_INFO,
 		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",

@@ -13,7 +13,9 @@
  *   workspace                         git top-level of cwd (or cwd), rw,
  *                                     same path, same uid (keep-id map)
  *   /tmp /dev/shm                     fresh tmpfs
- *   network                           none (own netns, lo up) or host
+ *   network                           none (own netns, lo up), host, or
+ *                                     allow=PATTERNS: own netns and an
+ *                                     allowlist proxy (sandbox_egress.c)
  *   environment                       allowlist, secrets dropped
  *
  * See docs/sandbox.md for the lists and the reasoning.
@@ -34,6 +36,7 @@ enum ar_sandbox_net {
 	AR_SANDBOX_NET_DEFAULT = 0, /* the profile's, else none */
 	AR_SANDBOX_NET_NONE,
 	AR_SANDBOX_NET_HOST,
+	AR_SANDBOX_NET_ALLOW, /* own netns + the egress allowlist proxy */
 };
 
 /* A list of strings given on the command line (not owned). */
@@ -51,6 +54,7 @@ struct ar_sandbox_opts {
 	struct ar_sandbox_list env; /* --env NAME[=VALUE] */
 	struct ar_sandbox_list etc; /* --etc NAME */
 	enum ar_sandbox_net net;
+	struct ar_sandbox_list net_allow; /* --net allow=PATTERN[,...] */
 	int tty; /* -1 auto (stdin and stdout are terminals), 0, 1 */
 	int landlock; /* -1 auto (when the kernel has it), 0 off, 1 required */
 	const struct oci_profile *profile; /* NULL: none */
@@ -83,6 +87,7 @@ void ar_sandbox_host_release(struct ar_sandbox_host *h);
 struct ar_sandbox_info {
 	char *workspace;
 	bool net_host;
+	bool net_allow; /* the egress proxy runs (sandbox_egress.c) */
 	bool landlock;
 	char protections[256]; /* "userns,mountns,pidns,netns,..." */
 };
@@ -105,9 +110,10 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 			    const struct ar_sandbox_host *h, const char *dir,
 			    struct ar_error *err);
 
-/* Build, check the protections this machine offers (doctor), write a
- * private bundle, run it in the foreground through ar_container_run()
- * and remove the bundle. *exit_status: the command's status. */
+/* Build, check the protections this machine offers (doctor), run it in
+ * the foreground through ar_container_run() with the config in memory
+ * and a tmpfs root (nothing is written on the host; sandbox_rootfs.c).
+ * *exit_status: the command's status. */
 struct ar_sandbox_run_opts {
 	const char *state_root; /* --root */
 	const char *print_bundle; /* --print-bundle DIR: write, don't run */

@@ -20,6 +20,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -45,6 +46,19 @@ bool sb_path_under(const char *path, const char *dir)
 		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 &&
 	       (path[n] == '\0' || path[n] == '/');
+}
+
+char *sb_path_join(struct ar_arena *a, const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name);
+	char *r = oci_arena_alloc(a, dl + nl + 2);
+
+	/* the NUL comes with name (nl + 1) */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
+	memcpy(r, dir, dl);
+	r[dl] = '/';
+	memcpy(r + dl + 1, name, nl + 1);
+	return r;
 }
 
 char *sb_expand_path(const struct ar_sandbox_host *h, const char *p)
@@ -163,9 +177,16 @@ void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,
 
 void sb_bind(struct sb_mounts *m, const char *path, bool rw)
 {
+	struct stat st;
+
 	if (rw)
 		sb_mount_add(m, path, "bind", path,
 			     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+	else if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		/* A file has no submounts: "ro" says the same as "rro",
+		 * and crun (1.8) fails "rro" on a file target (ENOTDIR). */
+		sb_mount_add(m, path, "bind", path,
+			     SB_OPTS("bind", "ro", "nosuid", "nodev"));
 	else
 		sb_mount_add(m, path, "bind", path,
 			     SB_OPTS("rbind", "rro", "nosuid", "nodev"));
@@ -253,8 +274,8 @@ static void kv_add(struct oci_config *cfg, struct oci_kv **items, size_t *cap,
 {
 	struct oci_kv_list *l = &cfg->annotations;
 
-	if (l->n == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
+	if (l->n >= *cap) { /* never write past the vector */
+		*cap = (l->n + 4) * 2;
 		*items = ar_xrealloc(*items, *cap * sizeof(**items));
 	}
 	(*items)[l->n].key = oci_arena_strdup(&cfg->arena, k);
@@ -503,6 +524,12 @@ static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
 		OCI_NS_USER, OCI_NS_MOUNT,  OCI_NS_PID,	    OCI_NS_IPC,
 		OCI_NS_UTS,  OCI_NS_CGROUP, OCI_NS_NETWORK,
 	};
+	/* What the parser derives from the type: the config is handed to
+	 * the runtime in memory, not re-read from a file. */
+	static const int flags[] = {
+		CLONE_NEWUSER, CLONE_NEWNS,	CLONE_NEWPID, CLONE_NEWIPC,
+		CLONE_NEWUTS,  CLONE_NEWCGROUP, CLONE_NEWNET,
+	};
 	size_t n = netns ? AR_ARRAY_SIZE(types) : AR_ARRAY_SIZE(types) - 1;
 
 	l->present = true;
@@ -515,8 +542,10 @@ static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	l->gid_mappings.items[0] = (struct oci_id_mapping){ h->gid, h->gid, 1 };
 	l->gid_mappings.n = 1;
 	l->namespaces = oci_arena_calloc(a, n, sizeof(*l->namespaces));
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		l->namespaces[i].type = types[i];
+		l->namespaces[i].clone_flag = flags[i];
+	}
 	l->n_namespaces = n;
 	strv_set(a, &l->masked_paths,
 		 SB_OPTS("/proc/acpi", "/proc/asound", "/proc/kcore",
@@ -568,18 +597,25 @@ static void process_part(struct oci_config *cfg,
 }
 
 static int env_part(struct oci_config *cfg, const struct ar_sandbox_opts *o,
-		    const struct ar_sandbox_host *h, struct ar_error *err)
+		    const struct ar_sandbox_host *h, bool egress,
+		    struct ar_error *err)
 {
-	size_t np = o->profile ? o->profile->env.n : 0;
-	_cleanup_free_ const char **req =
-		ar_xcalloc(np + o->env.n + 1, sizeof(char *));
+	size_t np = o->profile ? o->profile->env.n : 0, ne = 0;
+	_cleanup_free_ const char **req = NULL;
 
+	while (egress && sb_egress_env[ne])
+		ne++;
+	req = ar_xcalloc(np + o->env.n + ne + 1, sizeof(char *));
 	for (size_t i = 0; i < np; i++)
 		req[i] = o->profile->env.v[i];
 	for (size_t i = 0; i < o->env.n; i++)
 		req[np + i] = o->env.v[i];
-	return ar_sandbox_env_build(&cfg->arena, h->environ, req, np + o->env.n,
-				    h, &cfg->process.env, err);
+	/* last: the proxy variables win over the host's and --env */
+	for (size_t i = 0; i < ne; i++)
+		req[np + o->env.n + i] = sb_egress_env[i];
+	return ar_sandbox_env_build(&cfg->arena, h->environ, req,
+				    np + o->env.n + ne, h, &cfg->process.env,
+				    err);
 }
 
 int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
@@ -602,10 +638,14 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
-	if (net == AR_SANDBOX_NET_DEFAULT)
-		net = pf && pf->net && strcmp(pf->net, "host") == 0 ?
-			      AR_SANDBOX_NET_HOST :
-			      AR_SANDBOX_NET_NONE;
+	net = sb_net_mode(o);
+	if (net == AR_SANDBOX_NET_ALLOW) {
+		struct ar_egress_policy pol;
+
+		if (sb_egress_policy(o, &pol, err) < 0)
+			return -1;
+		ar_egress_policy_release(&pol);
+	}
 	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')
 		return ar_error_set_plain(
 			err, EINVAL,
@@ -614,7 +654,9 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
 
-	cfg->oci_version = oci_arena_strdup(&cfg->arena, "1.2.0");
+	/* Nothing here is newer than runtime-spec 1.1 (rro, idmapped
+	 * mounts); crun 1.8 refuses "1.2.0" (--print-bundle runs there). */
+	cfg->oci_version = oci_arena_strdup(&cfg->arena, "1.1.0");
 	cfg->hostname = oci_arena_strdup(&cfg->arena, "agentrun-sandbox");
 	cfg->root.present = true;
 	cfg->root.path = oci_arena_strdup(&cfg->arena, "rootfs");
@@ -647,6 +689,8 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		r = user_hide(&m, h, pf->hide.v[i], true, err);
 	for (size_t i = 0; i < o->hide.n && !r; i++)
 		r = user_hide(&m, h, o->hide.v[i], false, err);
+	if (net == AR_SANDBOX_NET_ALLOW)
+		sb_egress_mounts(&m);
 	if (r < 0) {
 		free(m.v);
 		return -1;
@@ -657,9 +701,9 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		      h->cwd :
 		      ws;
 	process_part(cfg, o, h, cwd);
-	if (env_part(cfg, o, h, err) < 0)
+	if (env_part(cfg, o, h, net == AR_SANDBOX_NET_ALLOW, err) < 0)
 		return -1;
-	linux_part(cfg, h, net == AR_SANDBOX_NET_NONE);
+	linux_part(cfg, h, net != AR_SANDBOX_NET_HOST);
 	if (oci_seccomp_default(&cfg->arena, &cfg->linux_.seccomp, err) < 0)
 		return ar_error_wrap(err, "sandbox");
 
@@ -667,16 +711,21 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		return -1;
 	info->workspace = ar_xstrdup(ws);
 	info->net_host = net == AR_SANDBOX_NET_HOST;
+	info->net_allow = net == AR_SANDBOX_NET_ALLOW;
 	snprintf(
 		info->protections, sizeof(info->protections),
 		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
 		(unsigned)h->uid, (unsigned)h->gid,
-		info->net_host ? "net=host" : "netns(loopback only)",
+		info->net_host	? "net=host" :
+		info->net_allow ? "netns(loopback only),egress-proxy(allowlist)" :
+				  "netns(loopback only)",
 		info->landlock ? "landlock," : "");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",
-	       info->net_host ? "host" : "none");
+	       info->net_host	? "host" :
+	       info->net_allow ? "allow" :
+				 "none");
 	if (!info->net_host)
 		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_NET_LOOPBACK, "up");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.protections",

@@ -55,14 +55,18 @@ const char *const ar_sandbox_etc_default[] = {
 static void etc_one(struct sb_mounts *m, const struct ar_sandbox_host *h,
 		    const char *name)
 {
-	char *src = oci_arena_printf(m->a, "%s/%s", h->etc, name);
-	char *dest = oci_arena_printf(m->a, "/etc/%s", name);
+	char *src = sb_path_join(m->a, h->etc, name);
+	char *dest = sb_path_join(m->a, "/etc", name);
 	struct stat st;
 
 	if (stat(src, &st) < 0 || sb_has_dest(m, dest))
 		return;
-	sb_mount_add(m, dest, "bind", src,
-		     SB_OPTS("rbind", "rro", "nosuid", "nodev"));
+	if (!S_ISDIR(st.st_mode)) /* as sb_bind(): crun fails "rro" here */
+		sb_mount_add(m, dest, "bind", src,
+			     SB_OPTS("bind", "ro", "nosuid", "nodev"));
+	else
+		sb_mount_add(m, dest, "bind", src,
+			     SB_OPTS("rbind", "rro", "nosuid", "nodev"));
 }
 
 void sb_etc_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,

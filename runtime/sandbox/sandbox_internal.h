@@ -3,6 +3,8 @@
 #ifndef AGENTRUN_SANDBOX_INTERNAL_H
 #define AGENTRUN_SANDBOX_INTERNAL_H
 
+#include "egress_policy.h"
+#include "egress_proxy.h"
 #include "sandbox.h"
 
 /* Mounts in the order added; strings live in the config's arena, the
@@ -39,7 +41,58 @@ void sb_etc_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 		   const struct ar_sandbox_list *extra,
 		   const struct oci_strv *profile_extra);
 
+/* The root directory (sandbox_rootfs.c): generated etc/passwd and
+ * etc/group, the host's merged-/usr links. */
+struct sb_rootfs {
+	char *passwd;
+	char *group;
+	struct {
+		const char *name; /* "bin" */
+		char target[256]; /* "usr/bin" */
+	} links[6];
+	size_t n_links;
+};
+void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h);
+void sb_rootfs_release(struct sb_rootfs *r);
+/* Write it into the directory rfd (an O_PATH fd is enough). */
+int sb_rootfs_fill(int rfd, const struct sb_rootfs *r, struct ar_error *err);
+/* ar_create_opts.rootfs_populate; arg: a struct sb_rootfs. */
+int sb_rootfs_populate(int rootfd, void *arg, struct ar_error *err);
+/* The empty host directory a run's tmpfs root is mounted over (in the
+ * sandbox's mount namespace only); *remove: a fresh one to rmdir after
+ * the run. NULL with errno on failure. */
+char *sb_root_mountpoint(uid_t uid, bool *remove);
+
+/* The network (sandbox_egress.c). */
+/* none, host or allow: the command line's, else the profile's. */
+enum ar_sandbox_net sb_net_mode(const struct ar_sandbox_opts *o);
+/* The allowlist: the profile's patterns and --net allow=... (errors name
+ * the profile file and net.allow[i], or the option). */
+int sb_egress_policy(const struct ar_sandbox_opts *o,
+		     struct ar_egress_policy *p, struct ar_error *err);
+/* An empty /etc/resolv.conf instead of the host's (call it after the
+ * /etc mounts). */
+void sb_egress_mounts(struct sb_mounts *m);
+/* HTTP_PROXY=... and friends for the sandbox's environment, NULL ended. */
+extern const char *const sb_egress_env[];
+/* The proxy of one run: init before ar_container_run, on_spawn as
+ * ar_create_opts.on_spawn (arg: the struct), release after the run.
+ * fn/fn_data: where decisions go (default: deny lines on stderr); an
+ * audit log hooks in here. */
+struct sb_egress {
+	struct ar_egress_policy policy;
+	struct ar_egress_proxy *proxy;
+	ar_egress_event_fn fn;
+	void *fn_data;
+};
+int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
+		   struct ar_error *err);
+int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err);
+void sb_egress_release(struct sb_egress *e);
+
 /* Path helpers (sandbox_config.c). */
+/* "DIR/NAME" in the arena (no printf: it runs ~80 times per start). */
+char *sb_path_join(struct ar_arena *a, const char *dir, const char *name);
 bool sb_path_under(const char *path, const char *dir); /* or equal */
 /* "~/x" -> HOME/x; absolute kept; realpath'd when it exists. NULL with
  * errno when it does not (ENOENT) or is relative (EINVAL). Malloc'd. */

@@ -509,6 +509,24 @@ fig_sandbox()
 	fi
 }
 
+# fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
+# (throughput through it vs direct, added time to first byte), measured by
+# tests/bench/egress-bench.sh; its ROW lines join the table.
+fig_egress()
+{
+	local line
+	want egress_tput || want egress_ttfb || return 0
+	while IFS= read -r line; do
+		case $line in
+		ROW\ *) # shellcheck disable=SC2086
+			emit_row ${line#ROW } ;;
+		BENCH\ *) emit_bench "${line#BENCH }" ;;
+		*) echo "$line" ;;
+		esac
+	done < <(AGENTRUN="$AGENTRUN" bash "$BENCH_DIR/egress-bench.sh" ||
+		note "egress: the proxy figures failed")
+}
+
 # bwrap_min: the command line people write by hand for a throwaway sandbox.
 bwrap_min_argv()
 {
@@ -754,6 +772,7 @@ main()
 	run_pass
 	host_user_pass
 	fig_sandbox
+	fig_egress
 
 	case ${BENCH_VM:-auto} in
 	0) note "VM passes skipped (BENCH_VM=0)" ;;

@@ -190,6 +190,34 @@ t_failing_create_runtime_create()
 	assert_no_state
 }
 
+# create succeeds, the failing startContainer hook fails `start` with the
+# hook's error; the user's program and poststart never run and the
+# container is stopped (delete removes it, poststop runs).
+t_failing_start_container_start()
+{
+	require_root
+	require_cmd jq
+	local b=$TEST_TMP/bfs d=$TEST_TMP/outfs id pid
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sh","-c","echo main >>/out/order; sleep 1000"]'
+	setup_hooks "$b" "$d" startContainer
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar create --bundle "$b" "$id"
+	pid=$(ar state "$id" | jq -r .pid)
+	assert_status '!0' ar start "$id"
+	assert_contains "$ERR" "hooks.startContainer[0]"
+	assert_contains "$ERR" "status 3"
+	assert_not_contains "$(cat "$d/order")" main
+	assert_not_contains "$(cat "$d/order")" poststart
+	[ ! -e "/proc/$pid" ] || [ "$(cut -d' ' -f3 "/proc/$pid/stat")" = Z ] ||
+		fail "container process $pid still running"
+	assert_eq "$(ar state "$id" | jq -r .status)" stopped
+	assert_status 0 ar delete "$id"
+	assert_eq "$(tail -n1 "$d/order")" poststop
+	assert_no_state
+}
+
 t_poststart_poststop_only_warn()
 {
 	require_root
@@ -255,6 +283,8 @@ run_test "hooks: failing startContainer fails run" \
 	t_failing_stage startContainer
 run_test "hooks: failing createRuntime fails create" \
 	t_failing_create_runtime_create
+run_test "hooks: failing startContainer fails start, container stopped" \
+	t_failing_start_container_start
 run_test "hooks: poststart/poststop failures only warn" \
 	t_poststart_poststop_only_warn
 run_test "hooks: timeout kills the hook and fails the operation" t_timeout

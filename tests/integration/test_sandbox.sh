@@ -411,6 +411,35 @@ t_overlay_discard()
 	[ ! -e "$WS/new" ] || fail "a discarded change reached the workspace"
 }
 
+# The start path writes nothing on the host: the root is a tmpfs made in
+# the sandbox (docs/performance.md), the config stays in memory.
+t_root_is_tmpfs_nothing_on_host()
+{
+	local xdg i id
+	sbx_setup
+	xdg=$TEST_XDG_RUNTIME_DIR
+	assert_status 0 sbx -- sh -c 'stat -f -c %T /; ls /etc/passwd /bin/sh'
+	assert_contains "$OUT" "tmpfs"
+	assert_contains "$OUT" "/etc/passwd"
+	if [ -d "$xdg/agentrun-sandbox-root" ]; then
+		assert_eq "$(ls -A "$xdg/agentrun-sandbox-root")" ""
+	fi
+	assert_eq "$(find "$xdg" -maxdepth 1 -name 'agentrun-sandbox-[0-9]*' | wc -l)" "0"
+	# exec into a running sandbox: a clear refusal, not a missing file
+	sbx -- sleep 20 >/dev/null 2>&1 &
+	for i in $(seq 50); do
+		id=$(as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" list -q |
+			grep '^sandbox-' | head -n1)
+		[ -n "$id" ] && break
+		sleep 0.1
+	done
+	[ -n "$id" ] || fail "the sandbox did not show in list"
+	assert_status 1 as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" exec "$id" true
+	assert_contains "$ERR" "exec into it is not supported"
+	as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" kill "$id" KILL
+	wait
+}
+
 run_test "sandbox: own uid, no capabilities, cwd kept" t_identity_and_caps
 run_test "sandbox: files written in the workspace belong to the user" t_workspace_ownership
 run_test "sandbox: ~/.ssh and other secrets are invisible" t_secret_files_hidden
@@ -427,4 +456,5 @@ run_test "sandbox: refuses to start without user namespaces" t_refuses_when_user
 run_test "sandbox: Landlock mirrors the mounts" t_landlock_layer
 run_test "sandbox: --overlay, changes, diff, commit (atomic per file)" t_overlay
 run_test "sandbox: --overlay then discard" t_overlay_discard
+run_test "sandbox: tmpfs root, nothing on the host, exec refused clearly" t_root_is_tmpfs_nothing_on_host
 finish

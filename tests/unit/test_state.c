@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +86,19 @@ UNIT_TEST(json_round_trip)
 	CHECK_INT_EQ(back->n_annotations, 1);
 	CHECK_STR_EQ(back->annotations[0].key, "org.x/y");
 	CHECK_STR_EQ(back->annotations[0].value, "v\"q");
+	CHECK(!back->creating);
+	CHECK(strstr(json, "creating") == NULL);
+
+	/* the "creating" mark of a create in progress survives the trip */
+	free(json);
+	json = NULL;
+	ar_state_free(back);
+	back = NULL;
+	st.creating = true;
+	CHECK(ar_state_json_generate(&st, NULL, true, true, &json, NULL,
+				     &err) == 0);
+	CHECK(ar_state_json_parse(json, "t", &back, &err) == 0);
+	CHECK(back && back->creating);
 }
 
 UNIT_TEST(oci_state_json)
@@ -173,7 +189,8 @@ UNIT_TEST(status_of_live_process)
 	_cleanup_close_ int rootfd = -1, d = -1;
 	struct ar_state st = sample();
 	pid_t child;
-	int status;
+	int status, ready[2];
+	char c;
 
 	CHECK(root != NULL);
 	if (!root)
@@ -181,11 +198,19 @@ UNIT_TEST(status_of_live_process)
 	rootfd = ar_state_root_open(root, false, &err);
 	d = ar_state_dir_create(rootfd, "live", &err);
 	CHECK(d >= 0);
+	CHECK(pipe(ready) == 0);
 	child = fork();
 	if (child == 0) {
+		/* the name of a container process before its execve */
+		prctl(PR_SET_NAME, AR_INIT_COMM);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
+	CHECK(read(ready[0], &c, 1) == 1);
+	close(ready[0]);
+	close(ready[1]);
 	st.pid = child;
 	st.pid_start = ar_proc_start_time(child);
 	st.cgroup_path = NULL;
@@ -193,6 +218,17 @@ UNIT_TEST(status_of_live_process)
 	CHECK(ar_state_status(d, &st) == AR_STATUS_RUNNING);
 	CHECK(mkfifoat(d, AR_EXEC_FIFO, 0600) == 0);
 	CHECK(ar_state_status(d, &st) == AR_STATUS_CREATED);
+	/* create still at work (or killed at work): creating */
+	st.creating = true;
+	CHECK(ar_state_status(d, &st) == AR_STATUS_CREATING);
+	st.creating = false;
+	/* A fifo left by an interrupted start, the process has exec'd (its
+	 * name is not AR_INIT_COMM any more): running. */
+	st.pid = getpid();
+	st.pid_start = ar_proc_start_time(st.pid);
+	CHECK(ar_state_status(d, &st) == AR_STATUS_RUNNING);
+	st.pid = child;
+	st.pid_start = ar_proc_start_time(child);
 	unlinkat(d, AR_EXEC_FIFO, 0);
 	/* A reused pid (different start time) is not our container. */
 	st.pid_start++;
@@ -205,6 +241,53 @@ UNIT_TEST(status_of_live_process)
 	waitpid(child, &status, 0);
 	CHECK(ar_state_status(d, &st) == AR_STATUS_STOPPED);
 	ar_state_remove(rootfd, "live", &err);
+	rmdir(root);
+}
+
+/* State files are replaced atomically (temp + rename, no fsync): the new
+ * content, the mode asked for, no temporary file left behind. */
+UNIT_TEST(write_replace_atomic)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	char tmpl[] = "/tmp/agentrun-state-XXXXXX";
+	char *root = mkdtemp(tmpl);
+	_cleanup_close_ int d = -1;
+	_cleanup_free_ char *back = NULL;
+	struct stat sb;
+	size_t len = 0;
+	int entries = 0;
+
+	CHECK(root != NULL);
+	if (!root)
+		return;
+	d = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(d >= 0);
+	CHECK_INT_EQ(ar_write_file_replace_at(d, "f", "first", 5, 0600, &err),
+		     0);
+	CHECK_INT_EQ(ar_write_file_replace_at(d, "f", "second", 6, 0600, &err),
+		     0);
+	CHECK_INT_EQ(ar_read_file_at(d, "f", 64, &back, &len, &err), 0);
+	CHECK(back && len == 6);
+	if (back)
+		CHECK_STR_EQ(back, "second");
+	CHECK(fstatat(d, "f", &sb, 0) == 0 && (sb.st_mode & 07777) == 0600);
+	{
+		DIR *dir = opendir(root);
+		struct dirent *de;
+
+		CHECK(dir != NULL);
+		while (dir && (de = readdir(dir)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				entries++;
+		if (dir)
+			closedir(dir);
+	}
+	CHECK_INT_EQ(entries, 1); /* only "f" */
+	/* A directory that cannot be written: an error naming the file. */
+	CHECK(ar_write_file_replace_at(d, "no/such/dir", "x", 1, 0600,
+				       &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "no/such/dir");
+	unlinkat(d, "f", 0);
 	rmdir(root);
 }
 

@@ -245,23 +245,30 @@ setup_id_long()
 
 # ---- host snapshots -------------------------------------------------------
 
-# Mount points of the host, without those of other concurrent test runs
-# (their own /tmp/agentrun-test.* dirs) and per-user runtime dirs.
+# Mount points of the host, without those that concurrent work on a shared
+# build machine makes and removes (other test runs' /tmp dirs, per-user
+# runtime dirs, podman's storage and network namespaces, other build
+# trees): a mount this test leaks would be in TEST_TMP, in the host's "/"
+# (checked on its own) or on a path of the host such as /etc.
 host_mounts()
 {
 	awk '{ print $5 " " $9 }' /proc/self/mountinfo |
 		awk -v own="$TEST_TMP" '
 			index($1, "/tmp/") == 1 && index($1, own) != 1 { next }
-			index($1, "/run/user/") == 1 { next }
+			$1 ~ "^/(run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next }
 			{ print }' | LC_ALL=C sort
 }
 
-# Processes the run may have left: root or cwd in TEST_TMP, or the state
-# root on the command line (one grep and one find: cheap under load).
+# Processes the run may have left: the case's tag in the environment (the
+# runtime and its clones carry it, and so does the container's process
+# after execve: it is in process.env), root or cwd in TEST_TMP, or the
+# state root on the command line (cheap under load: two greps, one find).
 leftover_procs()
 {
 	{
 		grep -lsaF -- "$H_ROOT" /proc/[0-9]*/cmdline |
+			sed 's|^/proc/\([0-9]*\)/.*|\1|'
+		grep -lsFz -- "AR_HOSTILE_TAG=$H_TAG" /proc/[0-9]*/environ |
 			sed 's|^/proc/\([0-9]*\)/.*|\1|'
 		find /proc -mindepth 2 -maxdepth 2 \( -name root -o -name cwd \) \
 			-lname "$TEST_TMP*" 2>/dev/null |
@@ -298,6 +305,7 @@ t_hostile()
 	H_OUTSIDE=$TEST_TMP/outside-$tag
 	H_MODE=$mode
 	H_ID=$(unique_id)
+	H_TAG=$tag-$RANDOM
 
 	# One bundle per mode, made once and copied for each case.
 	if [ "$mode" = root ]; then
@@ -325,8 +333,9 @@ t_hostile()
 	# shared by absolute path, unless the setup asks for a private copy.
 	mkdir -p "$b"
 	cp -a "$TEST_TMP/base-$mode/config.json" "$b/"
-	config_set "$b" ".root.path=\$shared | .process.args=[\"/bin/true\"] | $filter" \
-		--arg shared "$TEST_TMP/base-$mode/rootfs" \
+	config_set "$b" ".root.path=\$shared | .process.args=[\"/bin/true\"] |
+		.process.env+=[\"AR_HOSTILE_TAG=\" + \$htag] | $filter" \
+		--arg shared "$TEST_TMP/base-$mode/rootfs" --arg htag "$H_TAG" \
 		--arg tag "$tag" --arg tmp "$TEST_TMP" --arg bundle "$b" \
 		--argjson uid "${TEST_UID:-0}" \
 		--argjson beyond "$(subid_beyond 2>/dev/null || echo 0)"
@@ -340,7 +349,8 @@ t_hostile()
 	sleep 0.01
 
 	rc=0
-	"${runner[@]}" timeout -k 5 120 "$AGENTRUN" --root "$H_ROOT" \
+	"${runner[@]}" env AR_HOSTILE_TAG="$H_TAG" \
+		timeout -k 5 120 "$AGENTRUN" --root "$H_ROOT" \
 		run --bundle "$b" "$H_ID" </dev/null \
 		>"$TEST_TMP/.out-$tag" 2>"$TEST_TMP/.err-$tag" || rc=$?
 	out=$(head -c 2000 "$TEST_TMP/.err-$tag")

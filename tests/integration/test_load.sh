@@ -8,27 +8,35 @@
 # create/start/state/kill/delete. Afterwards: no state left, no process
 # left, no new host mount, no worker error, every `list --format json`
 # output valid JSON and every `state` output valid JSON with a known
-# status.
+# status; no file descriptor of any process (the test's shells included)
+# left pointing into the test's directory, and the test shell holds no
+# more fds than before.
 . "$(dirname "$0")/../lib.sh"
 
 LOAD_CONTAINERS=${LOAD_CONTAINERS:-200}
 LOAD_WORKERS=${LOAD_WORKERS:-8}
 
+# Mount points of the host, without those that concurrent work on a shared
+# build machine makes and removes (other test runs' /tmp dirs, per-user
+# runtime dirs, podman's storage and network namespaces, other trees).
 host_mounts()
 {
 	awk '{ print $5 }' /proc/self/mountinfo |
 		awk -v own="$TEST_TMP" '
 			index($1, "/tmp/") == 1 && index($1, own) != 1 { next }
-			index($1, "/run/user/") == 1 { next }
+			$1 ~ "^/(run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next }
 			{ print }' | LC_ALL=C sort
 }
 
-# Processes whose root is the shared rootfs (container processes) or
-# whose command line names the state root (runtime processes).
+# Processes of this test: the tag in the environment (runtime processes,
+# their clones, and the containers' processes after execve: the tag is in
+# process.env), the state root on the command line, or root in TEST_TMP.
 leftover_procs()
 {
 	{
 		grep -lsaF -- "$AR_ROOT" /proc/[0-9]*/cmdline |
+			sed 's|^/proc/\([0-9]*\)/.*|\1|'
+		grep -lsFz -- "AR_LOAD_TAG=$LOAD_TAG" /proc/[0-9]*/environ |
 			sed 's|^/proc/\([0-9]*\)/.*|\1|'
 		find /proc -mindepth 2 -maxdepth 2 -name root \
 			-lname "$TEST_TMP*" 2>/dev/null |
@@ -37,6 +45,14 @@ leftover_procs()
 		[ -d "/proc/$pid" ] || continue
 		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
 	done
+}
+
+# File descriptors of any process, other than the test's own output
+# log, that point into TEST_TMP (a leaked state dir, fifo, bundle file).
+leftover_fds()
+{
+	find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -lname "$TEST_TMP/*" \
+		-printf '%p -> %l\n' 2>/dev/null | grep -vF "$TEST_TMP/.log." || true
 }
 
 state_dirs()
@@ -57,14 +73,14 @@ worker()
 			jq --arg s "exit $code" '.process.args=["sh","-c",$s]' \
 				"$LOAD/config.json" >"$b/config.json"
 			rc=0
-			timeout 60 "$AGENTRUN" --root "$AR_ROOT" run --bundle "$b" \
+			timeout 60 env AR_LOAD_TAG="$LOAD_TAG" "$AGENTRUN" --root "$AR_ROOT" run --bundle "$b" \
 				"$id" </dev/null >/dev/null 2>"$b/err" || rc=$?
 			[ "$rc" = "$code" ] ||
 				echo "$id: run exit $rc, expected $code: $(cat "$b/err")"
 		else
 			jq '.process.args=["sleep","1000"]' "$LOAD/config.json" \
 				>"$b/config.json"
-			timeout 60 "$AGENTRUN" --root "$AR_ROOT" create --bundle "$b" \
+			timeout 60 env AR_LOAD_TAG="$LOAD_TAG" "$AGENTRUN" --root "$AR_ROOT" create --bundle "$b" \
 				"$id" </dev/null >/dev/null 2>"$b/err" ||
 				{ echo "$id: create failed: $(cat "$b/err")"; continue; }
 			st=$(timeout 30 "$AGENTRUN" --root "$AR_ROOT" state "$id" | jq -r .status)
@@ -94,6 +110,7 @@ hammer()
 	local n=0 out i st
 	while [ ! -e "$LOAD/stop" ]; do
 		n=$((n + 1))
+		sleep 0.02 # hammer, but leave the 2 cores to the workers too
 		out=$("$AGENTRUN" --root "$AR_ROOT" list --format json 2>&1) ||
 			echo "list failed: $out"
 		jq -e 'type == "array"' <<<"$out" >/dev/null 2>&1 ||
@@ -121,16 +138,20 @@ hammer()
 t_load()
 {
 	require_root
-	local w mounts_before mounts_after errs t0 secs hammered
+	local w mounts_before mounts_after errs t0 secs hammered fds_before
 	LOAD=$TEST_TMP/load
+	LOAD_TAG=$$-$RANDOM
 	mkdir -p "$LOAD"
 	make_bundle "$LOAD/base"
 	# One shared read-only rootfs; a bundle per container holds only
 	# its config.json.
-	jq --arg r "$LOAD/base/rootfs" \
-		'.root={path:$r,readonly:true} | .process.terminal=false' \
+	jq --arg r "$LOAD/base/rootfs" --arg t "AR_LOAD_TAG=$LOAD_TAG" \
+		'.root={path:$r,readonly:true} | .process.terminal=false |
+		 .process.env += [$t]' \
 		"$LOAD/base/config.json" >"$LOAD/config.json"
 	mounts_before=$(host_mounts)
+	fds_before=$(ls /proc/$BASHPID/fd | wc -l)
+	[ -z "$(leftover_fds)" ] || fail "fds into TEST_TMP before the test: $(leftover_fds)"
 	t0=$(date +%s)
 	hammer 1 &
 	hammer 2 &
@@ -153,6 +174,9 @@ $errs"
 		sleep 0.1
 	done
 	[ -z "$(leftover_procs)" ] || fail "processes left: $(leftover_procs | head)"
+	[ -z "$(leftover_fds)" ] || fail "fds left into TEST_TMP: $(leftover_fds | head)"
+	assert_eq "$(ls /proc/$BASHPID/fd | wc -l)" "$fds_before" \
+		"fds of the test shell"
 	mounts_after=$(host_mounts)
 	if [ "$mounts_before" != "$mounts_after" ]; then
 		local new

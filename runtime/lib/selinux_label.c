@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SELinux labels without libselinux on the start path.
+ *
+ * libselinux runs a constructor in every process that links it (statfs of
+ * selinuxfs, a read of /proc/filesystems: docs/performance.md), even when
+ * no label is ever used. What agentrun needs from it is two kernel writes,
+ * done here directly, like crun does:
+ *   - setexeccon_raw(label)  = write label to /proc/thread-self/attr/exec
+ *   - security_check_context = write label to <selinuxfs>/context
+ * and is_selinux_enabled() = selinuxfs is mounted and a policy is loaded.
+ * A build configured --without-selinux refuses any label with the same
+ * clear error as a host without SELinux.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "selinux_label.h"
+#include "utils.h"
+
+#ifndef SELINUX_MAGIC
+#define SELINUX_MAGIC 0xf97cff8c
+#endif
+
+#define SELINUXFS "/sys/fs/selinux"
+
+static bool is_set(const char *s)
+{
+	return s && *s;
+}
+
+bool ar_selinux_enabled(void)
+{
+#ifdef HAVE_SELINUX
+	struct statfs sf;
+
+	/* mounted selinuxfs, and a loaded policy (policyvers exists then) */
+	return statfs(SELINUXFS, &sf) == 0 &&
+	       (unsigned long)sf.f_type == (unsigned long)SELINUX_MAGIC &&
+	       access(SELINUXFS "/policyvers", F_OK) == 0;
+#else
+	return false;
+#endif
+}
+
+static int unavailable(const char *what, const char *path, const char *label,
+		       struct ar_error *err)
+{
+#ifdef HAVE_SELINUX
+	return ar_error_set_plain(
+		err, ENOTSUP,
+		"%s: %s: the SELinux label `%s` is requested, but SELinux is not enabled on this host (leave it empty or remove it)",
+		what, path, label);
+#else
+	return ar_error_set_plain(
+		err, ENOTSUP,
+		"%s: %s: the SELinux label `%s` is requested, but this agentrun was built without SELinux support (--without-selinux; leave it empty or remove it)",
+		what, path, label);
+#endif
+}
+
+/* The loaded policy accepts `label` (security_check_context). */
+static int check_context(const char *what, const char *path, const char *label,
+			 struct ar_error *err)
+{
+	_cleanup_close_ int fd = open(SELINUXFS "/context",
+				      O_RDWR | O_CLOEXEC);
+	size_t len = strlen(label) + 1; /* the kernel takes the NUL too */
+
+	if (fd < 0)
+		return ar_error_set(err, errno, "%s: %s: check `%s`: open %s",
+				    what, path, label, SELINUXFS "/context");
+	if (write(fd, label, len) < 0)
+		return ar_error_set(
+			err, errno,
+			"%s: %s: `%s` is not a valid SELinux context for the loaded policy",
+			what, path, label);
+	return 0;
+}
+
+int ar_selinux_check_labels(const char *what, const char *process_label,
+			    const char *mount_label, struct ar_error *err)
+{
+	if (!is_set(process_label) && !is_set(mount_label))
+		return 0;
+	if (!what)
+		what = "config.json";
+	if (!ar_selinux_enabled()) {
+		if (is_set(process_label))
+			return unavailable(what, "process.selinuxLabel",
+					   process_label, err);
+		return unavailable(what, "linux.mountLabel", mount_label, err);
+	}
+	if (is_set(process_label) &&
+	    check_context(what, "process.selinuxLabel", process_label, err) < 0)
+		return -1;
+	if (is_set(mount_label) &&
+	    check_context(what, "linux.mountLabel", mount_label, err) < 0)
+		return -1;
+	return 0;
+}
+
+#ifdef HAVE_SELINUX
+static int write_exec_attr(const char *label, struct ar_error *err)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	size_t len = strlen(label);
+
+	fd = open("/proc/thread-self/attr/exec", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		/* kernels before 3.17 have no /proc/thread-self */
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/attr/exec",
+			 (long)syscall(SYS_gettid));
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return ar_error_set(err, errno,
+				    "process.selinuxLabel: open attr/exec");
+	if (write(fd, label, len) != (ssize_t)len)
+		return ar_error_set(
+			err, errno,
+			"process.selinuxLabel: set the exec context `%s`",
+			label);
+	return 0;
+}
+#endif
+
+int ar_selinux_set_exec_label(const char *label, struct ar_error *err)
+{
+	if (!is_set(label))
+		return 0;
+#ifdef HAVE_SELINUX
+	return write_exec_attr(label, err);
+#else
+	return unavailable("config", "process.selinuxLabel", label, err);
+#endif
+}
+
+char *ar_selinux_mount_data(const char *data, const char *type,
+			    const char *label)
+{
+	static const char *const no_context[] = { "proc", "sysfs", "cgroup",
+						  "cgroup2", "bind", "none" };
+	char *out;
+
+	if (!is_set(label) || !type)
+		return NULL;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(no_context); i++)
+		if (strcmp(type, no_context[i]) == 0)
+			return NULL;
+	if (data && strstr(data, "context="))
+		return NULL; /* the config's own context= wins */
+	if (asprintf(&out, "%s%scontext=\"%s\"", is_set(data) ? data : "",
+		     is_set(data) ? "," : "", label) < 0)
+		return NULL;
+	return out;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * SELinux labels: process.selinuxLabel (the exec context of the
+ * container's process) and linux.mountLabel (context= of the container's
+ * filesystem mounts). Written straight to the kernel's interfaces
+ * (/proc/thread-self/attr/exec, selinuxfs), as libselinux's
+ * setexeccon_raw() and security_check_context() do: no library, and
+ * nothing at all on the start path when no label is configured.
+ */
+#ifndef AGENTRUN_SELINUX_LABEL_H
+#define AGENTRUN_SELINUX_LABEL_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "oci_config.h"
+
+/* SELinux is enabled on this host (selinuxfs mounted, a policy loaded). */
+bool ar_selinux_enabled(void);
+
+/* In the runtime, before anything is started: a non-empty label on a
+ * host without SELinux (or in a --without-selinux build) is an error
+ * naming the file and the JSON path; an invalid label for the loaded
+ * policy too. Empty or absent labels: nothing is checked (no syscall).
+ * `what` names the source for the message (the config's file name, or
+ * "exec --process FILE"). */
+int ar_selinux_check_labels(const char *what, const char *process_label,
+			    const char *mount_label, struct ar_error *err);
+
+/* In the container process, last before execve: set the exec context to
+ * `label` (nothing if NULL or empty). */
+int ar_selinux_set_exec_label(const char *label, struct ar_error *err);
+
+/* The fs-specific mount data for a mount of `type` with `label`:
+ * "context=\"LABEL\"" appended to `data`, as a new string; NULL when
+ * unchanged (no label, or a filesystem that takes no context=: proc,
+ * sysfs, cgroup, binds). */
+char *ar_selinux_mount_data(const char *data, const char *type,
+			    const char *label);
+
+#endif

@@ -1,0 +1,985 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The egress proxy (see egress_proxy.h): HTTP CONNECT, plain HTTP with an
+ * absolute URI (filtered by its target and Host header, forwarded in
+ * origin form with "Connection: close") and SOCKS5 CONNECT, all on the
+ * same socket (a first byte 0x05 is SOCKS5). Every target goes through
+ * the policy twice: by name, then by each address the name resolves to.
+ */
+#define _GNU_SOURCE
+#include "egress_proxy.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "utils.h"
+
+#define AR_EGRESS_MAX_SETUP 64 /* connections being set up at once */
+#define AR_EGRESS_MAX_RELAYS 512 /* established connections */
+#define HEAD_MAX 16384 /* request head (HTTP) */
+#define SETUP_TIMEOUT_S 30 /* to receive the request */
+#define CONNECT_TIMEOUT_MS 10000 /* per address */
+/* Bound per direction. Pipes start at the kernel's default (64 KiB) and
+ * grow to this once full (a bulk transfer): pipe pages count against the
+ * user's pipe-user-pages-soft, shared with the agent's own pipes. */
+#define RELAY_PIPE_BYTES (1024 * 1024)
+
+/* An established connection: fd[0] the client (the sandbox), fd[1] the
+ * upstream. Bytes read from fd[d] wait in pipe[d] until written to
+ * fd[!d]; the pipe is the only buffer (splice: no copy to user space). */
+struct relay {
+	int fd[2];
+	int pipe[2][2];
+	size_t queued[2], cap[2];
+	bool eof[2]; /* fd[d] gave end of file */
+	bool shut[2]; /* fd[!d]'s write side is shut down */
+	bool grown[2]; /* pipe[d] was offered RELAY_PIPE_BYTES */
+	bool dead; /* finished or broken: to be freed */
+	struct relay *next;
+};
+
+struct ar_egress_proxy {
+	int listen_fd;
+	int wake_fd; /* eventfd: new relays, a finished setup, stop */
+	struct ar_egress_policy policy;
+	ar_egress_event_fn fn;
+	void *data;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	struct relay *pending; /* handed over by setup threads */
+	int n_setup;
+	int refs; /* the relay thread and each setup thread */
+	bool stopping;
+};
+
+/* ---- helpers ---- */
+
+static void wake(struct ar_egress_proxy *p)
+{
+	uint64_t one = 1;
+
+	if (write(p->wake_fd, &one, sizeof(one)) < 0) {
+		/* the counter is saturated: a wakeup is pending anyway */
+	}
+}
+
+static void proxy_free(struct ar_egress_proxy *p)
+{
+	ar_egress_policy_release(&p->policy);
+	if (p->wake_fd >= 0)
+		close(p->wake_fd);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+static void proxy_unref(struct ar_egress_proxy *p)
+{
+	bool last;
+
+	pthread_mutex_lock(&p->lock);
+	last = --p->refs == 0;
+	pthread_mutex_unlock(&p->lock);
+	if (last)
+		proxy_free(p);
+}
+
+static void relay_free(struct relay *r)
+{
+	for (int d = 0; d < 2; d++) {
+		if (r->fd[d] >= 0)
+			close(r->fd[d]);
+		for (int k = 0; k < 2; k++)
+			if (r->pipe[d][k] >= 0)
+				close(r->pipe[d][k]);
+	}
+	free(r);
+}
+
+static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
+		 uint16_t port, const char *addr, bool allowed,
+		 const char *reason)
+{
+	struct ar_egress_event ev = { .proto = proto,
+				      .host = host,
+				      .port = port,
+				      .addr = addr,
+				      .allowed = allowed,
+				      .reason = reason };
+
+	if (p->fn)
+		p->fn(&ev, p->data);
+}
+
+void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data)
+{
+	(void)data;
+	if (!ev->allowed && ev->reason) {
+		char line[1100];
+		int n = snprintf(line, sizeof(line), "%s\n", ev->reason);
+
+		/* one write: lines of concurrent threads do not mix */
+		if (n > 0 &&
+		    write(STDERR_FILENO, line,
+			  (size_t)n < sizeof(line) ? (size_t)n :
+						     sizeof(line) - 1) < 0) {
+			/* nothing to do about a closed stderr */
+		}
+	} else if (ev->allowed) {
+		ar_debug("egress: %s %s:%u via %s allowed", ev->proto, ev->host,
+			 (unsigned)ev->port, ev->addr ? ev->addr : "?");
+	}
+}
+
+static int read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
+{
+	const void *a =
+		sa->sa_family == AF_INET ?
+			(const void *)&(
+				(const struct sockaddr_in *)(const void *)sa)
+				->sin_addr :
+			(const void *)&(
+				(const struct sockaddr_in6 *)(const void *)sa)
+				->sin6_addr;
+
+	if (!inet_ntop(sa->sa_family, a, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
+}
+
+/* Non-blocking connect bounded by CONNECT_TIMEOUT_MS; a blocking socket
+ * on success. */
+static int connect_timeout(const struct addrinfo *ai)
+{
+	int fd = socket(ai->ai_family,
+			SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	struct pollfd pfd;
+	int e = 0, r;
+	socklen_t len = sizeof(e);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		if (errno != EINPROGRESS) {
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
+		do
+			r = poll(&pfd, 1, CONNECT_TIMEOUT_MS);
+		while (r < 0 && errno == EINTR);
+		if (r == 0)
+			e = ETIMEDOUT;
+		else if (r < 0 ||
+			 getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+			e = errno;
+		if (e) {
+			close(fd);
+			errno = e;
+			return -1;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+enum dial_result { DIAL_OK, DIAL_DENIED, DIAL_NORESOLVE, DIAL_FAILED };
+
+/* The policy, DNS and the connection for HOST:PORT. `reason` gets the
+ * line to show the agent when the result is not DIAL_OK. */
+static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
+			     const char *host, uint16_t port, int *out,
+			     char *reason, size_t size)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res = NULL;
+	enum ar_addr_class refused = AR_ADDR_PUBLIC;
+	char refused_addr[INET6_ADDRSTRLEN] = "", addr[INET6_ADDRSTRLEN];
+	char ports[8];
+	int r, e = 0;
+
+	*out = -1;
+	if (!ar_egress_host_allowed(&p->policy, host, port)) {
+		ar_egress_deny_reason(reason, size, host, port, AR_ADDR_PUBLIC,
+				      NULL);
+		emit(p, proto, host, port, NULL, false, reason);
+		return DIAL_DENIED;
+	}
+	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
+	r = getaddrinfo(host, ports, &hints, &res);
+	if (r != 0) {
+		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
+			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		emit(p, proto, host, port, NULL, false, reason);
+		return DIAL_NORESOLVE;
+	}
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		enum ar_addr_class c;
+
+		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+			continue;
+		addr_text(ai->ai_addr, addr, sizeof(addr));
+		c = ar_egress_addr_check(&p->policy, ai->ai_addr);
+		if (c != AR_ADDR_PUBLIC) {
+			if (refused == AR_ADDR_PUBLIC) {
+				refused = c;
+				snprintf(refused_addr, sizeof(refused_addr),
+					 "%s", addr);
+			}
+			continue;
+		}
+		*out = connect_timeout(ai);
+		if (*out >= 0) {
+			freeaddrinfo(res);
+			emit(p, proto, host, port, addr, true, NULL);
+			return DIAL_OK;
+		}
+		e = errno;
+		snprintf(refused_addr, sizeof(refused_addr), "%s", addr);
+	}
+	freeaddrinfo(res);
+	if (e) {
+		snprintf(reason, size,
+			 "agentrun: cannot connect to %s:%u (%s): %s", host,
+			 (unsigned)port, refused_addr, strerror(e));
+		emit(p, proto, host, port, refused_addr, false, reason);
+		errno = e;
+		return DIAL_FAILED;
+	}
+	if (refused == AR_ADDR_PUBLIC) {
+		snprintf(reason, size,
+			 "agentrun: cannot resolve %s: no address", host);
+		emit(p, proto, host, port, NULL, false, reason);
+		return DIAL_NORESOLVE;
+	}
+	ar_egress_deny_reason(reason, size, host, port, refused, refused_addr);
+	emit(p, proto, host, port, refused_addr, false, reason);
+	return DIAL_DENIED;
+}
+
+/* ---- HTTP ---- */
+
+static void http_reply(int fd, int code, const char *status, const char *body)
+{
+	char buf[2048];
+	int n = snprintf(buf, sizeof(buf),
+			 "HTTP/1.1 %d %s\r\n"
+			 "Content-Type: text/plain; charset=utf-8\r\n"
+			 "Content-Length: %zu\r\n"
+			 "Connection: close\r\n"
+			 "X-Agentrun-Egress: %s\r\n\r\n%s\n",
+			 code, status, strlen(body) + 1,
+			 code == 403 ? "blocked" : "error", body);
+
+	if (n > 0)
+		(void)!ar_write_all(fd, buf,
+				    (size_t)n < sizeof(buf) ? (size_t)n :
+							      sizeof(buf) - 1);
+}
+
+static void http_dial_failed(int fd, enum dial_result r, const char *reason)
+{
+	if (r == DIAL_DENIED)
+		http_reply(fd, 403, "Forbidden", reason);
+	else
+		http_reply(fd, 502, "Bad Gateway", reason);
+}
+
+/* Read the request head; returns its length (through "\r\n\r\n"), -1 on
+ * errors (a reply was sent when there is anything to say), *len the
+ * bytes read (the head and anything after it). */
+static ssize_t http_read_head(int fd, char *buf, size_t size, size_t *len)
+{
+	*len = 0;
+	for (;;) {
+		char *end;
+		ssize_t n;
+
+		buf[*len] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		if (end)
+			return end + 4 - buf;
+		if (*len + 1 >= size) {
+			http_reply(fd, 431, "Request Header Fields Too Large",
+				   "agentrun: request head too large");
+			return -1;
+		}
+		n = read(fd, buf + *len, size - 1 - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		if (memchr(buf + *len, '\0', (size_t)n)) {
+			http_reply(fd, 400, "Bad Request",
+				   "agentrun: NUL byte in the request head");
+			return -1;
+		}
+		*len += (size_t)n;
+	}
+}
+
+/* The value of header `name` in the head (lines after the first), or
+ * NULL; *vlen its length without surrounding blanks. */
+static const char *header_find(const char *head, const char *name, size_t *vlen)
+{
+	size_t nl = strlen(name);
+
+	for (const char *l = strstr(head, "\r\n"); l && l[2] != '\r';
+	     l = strstr(l + 2, "\r\n")) {
+		const char *s = l + 2, *e = strstr(s, "\r\n");
+
+		if (e && (size_t)(e - s) > nl && s[nl] == ':' &&
+		    strncasecmp(s, name, nl) == 0) {
+			s += nl + 1;
+			while (s < e && (*s == ' ' || *s == '\t'))
+				s++;
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			*vlen = (size_t)(e - s);
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* More than one header `name`: requests that two hops could read
+ * differently (which Host counts?) are refused. */
+static bool header_repeated(const char *head, const char *name)
+{
+	size_t vlen;
+	const char *v = header_find(head, name, &vlen);
+	const char *next;
+
+	if (!v)
+		return false;
+	next = strstr(v, "\r\n");
+	return next && next[2] != '\r' && header_find(next, name, &vlen);
+}
+
+static bool hop_by_hop(const char *line, size_t len)
+{
+	static const char *const names[] = { "connection", "proxy-connection",
+					     "keep-alive",
+					     "proxy-authorization", NULL };
+
+	for (const char *const *n = names; *n; n++) {
+		size_t nl = strlen(*n);
+
+		if (len > nl && line[nl] == ':' &&
+		    strncasecmp(line, *n, nl) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Plain HTTP: check, connect, send the head rewritten to origin form. */
+static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
+			size_t head_len, size_t len, const char *method,
+			const char *target, const char *version, int *up)
+{
+	char host[256], reason[1024], hhost[256];
+	const char *auth, *path, *hv;
+	size_t alen, hvlen;
+	uint16_t port, hport;
+	enum dial_result r;
+	char *out;
+	size_t olen = 0, cap = head_len + 256;
+
+	if (strncasecmp(target, "http://", 7) == 0) {
+		auth = target + 7;
+		alen = strcspn(auth, "/?#");
+		path = auth[alen] == '/' ? auth + alen : NULL;
+	} else if (target[0] == '/') {
+		auth = header_find(buf, "Host", &alen);
+		path = target;
+		if (!auth) {
+			http_reply(
+				c, 400, "Bad Request",
+				"agentrun: no Host header and no absolute URI");
+			return -1;
+		}
+	} else {
+		http_reply(
+			c, 400, "Bad Request",
+			"agentrun: this proxy takes http:// URIs and CONNECT (https)");
+		return -1;
+	}
+	if (memchr(auth, '@', alen) ||
+	    !ar_egress_split_hostport(auth, alen, host, sizeof(host), 80,
+				      &port)) {
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: malformed host in the request target");
+		return -1;
+	}
+	if (header_repeated(buf, "Host")) {
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: more than one Host header");
+		return -1;
+	}
+	hv = header_find(buf, "Host", &hvlen);
+	if (hv && (!ar_egress_split_hostport(hv, hvlen, hhost, sizeof(hhost),
+					     80, &hport) ||
+		   strcmp(hhost, host) != 0)) {
+		snprintf(
+			reason, sizeof(reason),
+			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%.*s) names another host than the request",
+			host, (unsigned)port, (int)(hvlen > 200 ? 200 : hvlen),
+			hv);
+		emit(p, "http", host, port, NULL, false, reason);
+		http_reply(c, 403, "Forbidden", reason);
+		return -1;
+	}
+	r = dial(p, "http", host, port, up, reason, sizeof(reason));
+	if (r != DIAL_OK) {
+		http_dial_failed(c, r, reason);
+		return -1;
+	}
+	/* origin form, hop-by-hop headers dropped, one request only */
+	out = ar_xmalloc(cap + strlen(host) + 16);
+	/* "http://h?q" has the path "/?q"; a fragment is never sent */
+	olen = (size_t)sprintf(out, "%s %s%.*s %s\r\n", method, path ? "" : "/",
+			       path ? (int)strcspn(path, "#") :
+				      (int)strcspn(auth + alen, "#"),
+			       path ? path : auth + alen, version);
+	if (!hv)
+		olen += (size_t)sprintf(out + olen, "Host: %.*s\r\n", (int)alen,
+					auth);
+	for (const char *l = strstr(buf, "\r\n") + 2; l < buf + head_len - 2;) {
+		const char *e = strstr(l, "\r\n");
+		size_t ll = (size_t)(e - l);
+
+		if (!hop_by_hop(l, ll)) {
+			memcpy(out + olen, l, ll + 2);
+			olen += ll + 2;
+		}
+		l = e + 2;
+	}
+	olen += (size_t)sprintf(out + olen, "Connection: close\r\n\r\n");
+	if (ar_write_all(*up, out, olen) < 0 ||
+	    (len > head_len &&
+	     ar_write_all(*up, buf + head_len, len - head_len) < 0)) {
+		free(out);
+		return -1;
+	}
+	free(out);
+	return 0;
+}
+
+static int http_setup(struct ar_egress_proxy *p, int c, int *up)
+{
+	_cleanup_free_ char *buf = ar_xmalloc(HEAD_MAX + 1);
+	char method[32], version[16], host[256], reason[1024];
+	_cleanup_free_ char *target = NULL;
+	char *sp1, *sp2, *eol;
+	size_t len, tlen;
+	ssize_t head_len = http_read_head(c, buf, HEAD_MAX + 1, &len);
+	uint16_t port;
+	enum dial_result r;
+
+	if (head_len < 0)
+		return -1;
+	eol = strstr(buf, "\r\n");
+	sp1 = memchr(buf, ' ', (size_t)(eol - buf));
+	sp2 = sp1 ? memrchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	if (!sp1 || !sp2 || sp1 == sp2 ||
+	    (size_t)(sp1 - buf) >= sizeof(method) ||
+	    (size_t)(eol - sp2 - 1) >= sizeof(version) ||
+	    strncmp(sp2 + 1, "HTTP/1.", 7) != 0) {
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: malformed request line");
+		return -1;
+	}
+	memcpy(method, buf, (size_t)(sp1 - buf));
+	method[sp1 - buf] = '\0';
+	memcpy(version, sp2 + 1, (size_t)(eol - sp2 - 1));
+	version[eol - sp2 - 1] = '\0';
+	tlen = (size_t)(sp2 - sp1 - 1);
+	target = ar_xasprintf("%.*s", (int)tlen, sp1 + 1);
+	if (strcmp(method, "CONNECT") != 0)
+		return http_forward(p, c, buf, (size_t)head_len, len, method,
+				    target, version, up);
+	if (!ar_egress_split_hostport(target, tlen, host, sizeof(host), 443,
+				      &port)) {
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: CONNECT needs HOST:PORT");
+		return -1;
+	}
+	r = dial(p, "connect", host, port, up, reason, sizeof(reason));
+	if (r != DIAL_OK) {
+		http_dial_failed(c, r, reason);
+		return -1;
+	}
+	if (ar_write_all(c, "HTTP/1.1 200 Connection established\r\n\r\n", 39) <
+		    0 ||
+	    (len > (size_t)head_len &&
+	     ar_write_all(*up, buf + head_len, len - (size_t)head_len) < 0))
+		return -1;
+	return 0;
+}
+
+/* ---- SOCKS5 (RFC 1928) ---- */
+
+static void socks_reply(int fd, uint8_t code)
+{
+	uint8_t b[10] = { 5, code, 0, 1 }; /* bound address 0.0.0.0:0 */
+
+	(void)!ar_write_all(fd, b, sizeof(b));
+}
+
+static int socks_setup(struct ar_egress_proxy *p, int c, int *up)
+{
+	uint8_t b[262], hdr[4], pb[2];
+	char host[256], reason[1024];
+	uint16_t port;
+	enum dial_result r;
+	bool noauth = false;
+
+	if (read_full(c, b, 2) < 0 || read_full(c, b + 2, b[1]) < 0)
+		return -1;
+	for (size_t i = 0; i < b[1]; i++)
+		noauth |= b[2 + i] == 0;
+	if (!noauth) {
+		(void)!ar_write_all(c, "\x05\xff", 2);
+		return -1;
+	}
+	if (ar_write_all(c, "\x05\x00", 2) < 0 || read_full(c, hdr, 4) < 0 ||
+	    hdr[0] != 5)
+		return -1;
+	if (hdr[3] == 1 || hdr[3] == 4) {
+		size_t n = hdr[3] == 1 ? 4 : 16;
+
+		if (read_full(c, b, n) < 0 ||
+		    !inet_ntop(hdr[3] == 1 ? AF_INET : AF_INET6, b, host,
+			       sizeof(host)))
+			return -1;
+	} else if (hdr[3] == 3) {
+		if (read_full(c, b, 1) < 0 || read_full(c, b + 1, b[0]) < 0)
+			return -1;
+		if (!ar_egress_host_normalize((char *)b + 1, b[0], host,
+					      sizeof(host))) {
+			socks_reply(c, 0x04);
+			return -1;
+		}
+	} else {
+		socks_reply(c, 0x08); /* address type not supported */
+		return -1;
+	}
+	if (read_full(c, pb, 2) < 0)
+		return -1;
+	port = (uint16_t)((pb[0] << 8) | pb[1]);
+	if (hdr[1] != 1) {
+		socks_reply(c, 0x07); /* only CONNECT */
+		return -1;
+	}
+	if (port == 0) {
+		socks_reply(c, 0x02);
+		return -1;
+	}
+	r = dial(p, "socks5", host, port, up, reason, sizeof(reason));
+	if (r != DIAL_OK) {
+		socks_reply(c, r == DIAL_DENIED	     ? 0x02 :
+			       r == DIAL_NORESOLVE   ? 0x04 :
+			       errno == ECONNREFUSED ? 0x05 :
+			       errno == ETIMEDOUT    ? 0x06 :
+						       0x04);
+		return -1;
+	}
+	socks_reply(c, 0x00);
+	return 0;
+}
+
+/* ---- connection setup threads ---- */
+
+struct setup {
+	struct ar_egress_proxy *p;
+	int fd;
+};
+
+static struct relay *relay_new(int client, int up)
+{
+	struct relay *r = ar_xcalloc(1, sizeof(*r));
+
+	r->fd[0] = client;
+	r->fd[1] = up;
+	for (int d = 0; d < 2; d++) {
+		int sz;
+
+		if (pipe2(r->pipe[d], O_CLOEXEC | O_NONBLOCK) < 0) {
+			r->pipe[d][0] = r->pipe[d][1] = -1;
+			if (d == 0)
+				r->pipe[1][0] = r->pipe[1][1] = -1;
+			relay_free(r);
+			return NULL;
+		}
+		sz = fcntl(r->pipe[d][1], F_GETPIPE_SZ);
+		r->cap[d] = sz > 0 ? (size_t)sz : 65536;
+		fcntl(r->fd[d], F_SETFL, fcntl(r->fd[d], F_GETFL) | O_NONBLOCK);
+	}
+	return r;
+}
+
+static void *setup_main(void *arg)
+{
+	struct setup *s = arg;
+	struct ar_egress_proxy *p = s->p;
+	int c = s->fd, up = -1, rc;
+	struct timeval tv = { .tv_sec = SETUP_TIMEOUT_S };
+	uint8_t first;
+	struct relay *r = NULL;
+
+	free(s);
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (recv(c, &first, 1, MSG_PEEK) == 1)
+		rc = first == 5 ? socks_setup(p, c, &up) :
+				  http_setup(p, c, &up);
+	else
+		rc = -1;
+	if (rc == 0) {
+		tv.tv_sec = 0;
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		r = relay_new(c, up);
+	}
+	if (!r) {
+		close(c);
+		if (up >= 0)
+			close(up);
+	}
+	pthread_mutex_lock(&p->lock);
+	if (r && p->stopping) {
+		relay_free(r);
+		r = NULL;
+	}
+	if (r) {
+		r->next = p->pending;
+		p->pending = r;
+	}
+	p->n_setup--;
+	pthread_mutex_unlock(&p->lock);
+	wake(p);
+	proxy_unref(p);
+	return NULL;
+}
+
+static void start_setup(struct ar_egress_proxy *p, int c)
+{
+	struct setup *s = ar_xmalloc(sizeof(*s));
+	pthread_attr_t attr;
+	pthread_t t;
+
+	s->p = p;
+	s->fd = c;
+	pthread_mutex_lock(&p->lock);
+	p->n_setup++;
+	p->refs++;
+	pthread_mutex_unlock(&p->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 1024 * 1024); /* NSS modules */
+	if (pthread_create(&t, &attr, setup_main, s) != 0) {
+		close(c);
+		free(s);
+		pthread_mutex_lock(&p->lock);
+		p->n_setup--;
+		p->refs--;
+		pthread_mutex_unlock(&p->lock);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* ---- the relay loop ---- */
+
+/* A full pipe: a bulk transfer; larger batches cost less per byte. */
+static void pipe_grow(struct relay *r, int d)
+{
+	int sz;
+
+	if (r->grown[d])
+		return;
+	r->grown[d] = true;
+	if (fcntl(r->pipe[d][1], F_SETPIPE_SZ, RELAY_PIPE_BYTES) < 0)
+		return; /* over the user's pipe limits: keep the size */
+	sz = fcntl(r->pipe[d][1], F_GETPIPE_SZ);
+	if (sz > 0 && (size_t)sz > r->cap[d])
+		r->cap[d] = (size_t)sz;
+}
+
+/* One direction: splice from fd[d] into its pipe and on to fd[!d] while
+ * poll said so (`rd`, `wr`); a short transfer means "drained" or "full"
+ * and ends the attempts until poll reports the fd again, so that hardly
+ * a splice returns EAGAIN. false when the connection is broken. */
+static bool relay_move(struct relay *r, int d, bool rd, bool wr)
+{
+	bool full = false; /* fd[!d] took less than offered: wait for poll */
+
+	/* a bounded number of rounds: one busy connection does not hold
+	 * up the others */
+	for (int round = 0; round < 8 && (rd || wr); round++) {
+		size_t room = r->cap[d] - r->queued[d];
+		bool progress = false;
+		ssize_t n;
+
+		if (rd && !r->eof[d] && room > 0) {
+			n = splice(r->fd[d], NULL, r->pipe[d][1], NULL, room,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				r->queued[d] += (size_t)n;
+				progress = true;
+				if (r->queued[d] == r->cap[d])
+					pipe_grow(r, d);
+				wr = !full; /* pass it on unless known full */
+				rd = (size_t)n == room;
+			} else if (n == 0) {
+				r->eof[d] = true;
+			} else if (errno == EAGAIN || errno == EINTR) {
+				rd = false;
+			} else {
+				return false;
+			}
+		} else {
+			rd = false;
+		}
+		if (wr && r->queued[d] > 0) {
+			n = splice(r->pipe[d][0], NULL, r->fd[!d], NULL,
+				   r->queued[d],
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				full = (size_t)n < r->queued[d];
+				wr = !full;
+				r->queued[d] -= (size_t)n;
+				progress = true;
+			} else if (errno == EAGAIN || errno == EINTR) {
+				full = true;
+				wr = false;
+			} else {
+				return false;
+			}
+		} else {
+			wr = false;
+		}
+		if (!progress)
+			break;
+	}
+	return true;
+}
+
+/* Move what poll reported as movable (rev[k]: revents of fd[k]); false
+ * when the connection is finished (both directions closed) or broken. */
+static bool relay_pump(struct relay *r, const short rev[2])
+{
+	const short in = POLLIN | POLLHUP | POLLERR;
+	const short out = POLLOUT | POLLHUP | POLLERR;
+
+	for (int d = 0; d < 2; d++) {
+		if (!relay_move(r, d, rev[d] & in, rev[!d] & out))
+			return false;
+		if (r->eof[d] && r->queued[d] == 0 && !r->shut[d]) {
+			shutdown(r->fd[!d], SHUT_WR);
+			r->shut[d] = true;
+		}
+	}
+	return !(r->shut[0] && r->shut[1]);
+}
+
+static short relay_events(const struct relay *r, int k)
+{
+	short ev = 0;
+
+	if (!r->eof[k] && r->queued[k] < r->cap[k])
+		ev |= POLLIN;
+	if (r->queued[!k] > 0)
+		ev |= POLLOUT;
+	return ev;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 8192 &&
+	    rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max < 8192 ? rl.rlim_max : 8192;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void *relay_main(void *arg)
+{
+	struct ar_egress_proxy *p = arg;
+	struct relay *active = NULL;
+	size_t n_active = 0, cap = 2 + 2 * AR_EGRESS_MAX_RELAYS;
+	_cleanup_free_ struct pollfd *pfd = ar_xcalloc(cap, sizeof(*pfd));
+	_cleanup_free_ struct relay **who =
+		ar_xcalloc(cap, sizeof(struct relay *));
+
+	for (;;) {
+		size_t n = 2;
+		bool stopping, accepting;
+
+		pthread_mutex_lock(&p->lock);
+		stopping = p->stopping;
+		while (p->pending) {
+			struct relay *r = p->pending;
+
+			p->pending = r->next;
+			r->next = active;
+			active = r;
+			n_active++;
+		}
+		accepting = p->n_setup < AR_EGRESS_MAX_SETUP &&
+			    n_active + (size_t)p->n_setup <
+				    AR_EGRESS_MAX_RELAYS;
+		pthread_mutex_unlock(&p->lock);
+		if (stopping)
+			break;
+		pfd[0] = (struct pollfd){ .fd = p->wake_fd, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = accepting ? p->listen_fd : -1,
+					  .events = POLLIN };
+		for (struct relay *r = active; r; r = r->next) {
+			for (int k = 0; k < 2; k++) {
+				short ev = relay_events(r, k);
+
+				pfd[n] = (struct pollfd){ .fd = ev ? r->fd[k] :
+								     -1,
+							  .events = ev };
+				who[n++] = r;
+			}
+		}
+		if (poll(pfd, n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			ar_warn("egress proxy: poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[0].revents) {
+			uint64_t v;
+
+			(void)!read(p->wake_fd, &v, sizeof(v));
+		}
+		if (pfd[1].revents & POLLIN) {
+			int c = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c >= 0)
+				start_setup(p, c);
+		}
+		/* pump each relay with activity once, drop finished ones */
+		for (size_t i = 2; i < n; i += 2) {
+			struct relay *r = who[i];
+
+			short rev[2] = { pfd[i].revents, pfd[i + 1].revents };
+
+			if (!rev[0] && !rev[1])
+				continue;
+			if (!relay_pump(r, rev))
+				r->dead = true;
+		}
+		for (struct relay **pp = &active; *pp;) {
+			struct relay *r = *pp;
+
+			if (r->dead) {
+				*pp = r->next;
+				relay_free(r);
+				n_active--;
+			} else {
+				pp = &r->next;
+			}
+		}
+	}
+	while (active) {
+		struct relay *r = active;
+
+		active = r->next;
+		relay_free(r);
+	}
+	return NULL;
+}
+
+/* ---- start / stop ---- */
+
+int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
+			  ar_egress_event_fn fn, void *data,
+			  struct ar_egress_proxy **out, struct ar_error *err)
+{
+	struct ar_egress_proxy *p = ar_xcalloc(1, sizeof(*p));
+	sigset_t all, old;
+	int e;
+
+	*out = NULL;
+	p->listen_fd = listen_fd;
+	p->policy = *policy;
+	memset(policy, 0, sizeof(*policy));
+	p->fn = fn;
+	p->data = data;
+	p->refs = 1;
+	pthread_mutex_init(&p->lock, NULL);
+	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->wake_fd < 0) {
+		e = errno;
+		close(listen_fd);
+		proxy_free(p);
+		return ar_error_set(err, e, "egress proxy: eventfd");
+	}
+	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
+	raise_nofile();
+	/* the proxy's threads take no signals: they stay with the thread
+	 * that forwards them to the sandbox */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&p->thread, NULL, relay_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		close(listen_fd);
+		proxy_free(p);
+		return ar_error_set(err, e, "egress proxy: start its thread");
+	}
+	*out = p;
+	return 0;
+}
+
+void ar_egress_proxy_stop(struct ar_egress_proxy *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_mutex_unlock(&p->lock);
+	wake(p);
+	pthread_join(p->thread, NULL);
+	close(p->listen_fd);
+	p->listen_fd = -1;
+	proxy_unref(p);
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sandbox's egress proxy: HTTP (CONNECT and absolute-URI requests)
+ * and SOCKS5 (CONNECT; IPv4, IPv6 and domain addresses) on one
+ * listening socket, deciding every connection with egress_policy.h.
+ *
+ * It runs in agentrun's own process (the one that waits for the
+ * sandbox), outside the sandbox: the listening socket is created inside
+ * the sandbox's network namespace (ar_egress_listen_in) and accepted
+ * here, so the agent talks to 127.0.0.1:PORT and nothing of the agent's
+ * runs the proxy. Names are resolved here (getaddrinfo), never inside.
+ *
+ * Threads: one relay thread (poll loop: accept, splice between the
+ * client and the upstream through a bounded pipe per direction) and a
+ * short-lived thread per connection while it is being set up (request
+ * parsing, DNS, connect), at most AR_EGRESS_MAX_SETUP at once.
+ */
+#ifndef AGENTRUN_EGRESS_PROXY_H
+#define AGENTRUN_EGRESS_PROXY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "egress_policy.h"
+#include "error.h"
+
+/* The proxy's port on the sandbox's loopback. */
+#define AR_EGRESS_PORT 3128
+
+/* One decision, for the deny line on stderr and for an audit writer.
+ * Called from the proxy's threads (concurrently): keep it thread-safe. */
+struct ar_egress_event {
+	const char *proto; /* "http", "connect" (HTTP CONNECT), "socks5" */
+	const char *host; /* as requested, normalised */
+	uint16_t port;
+	const char *addr; /* the address connected to or refused, or NULL */
+	bool allowed; /* the connection was made */
+	const char *reason; /* refused: the deny line; failed: why */
+};
+typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
+				   void *data);
+
+struct ar_egress_proxy;
+
+/* Start serving `listen_fd` (taken over) with `policy` (taken over).
+ * `fn` (may be NULL) sees every decision. */
+int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
+			  ar_egress_event_fn fn, void *data,
+			  struct ar_egress_proxy **out, struct ar_error *err);
+/* Stop accepting, close every connection, free. NULL is fine. */
+void ar_egress_proxy_stop(struct ar_egress_proxy *p);
+
+/* A TCP socket listening on 127.0.0.1:port inside the network namespace
+ * of process `pid` (through its user namespace, which owns it), lo
+ * brought up. A short-lived child joins the namespaces and passes the
+ * socket back; the caller's own namespaces never change. */
+int ar_egress_listen_in(pid_t pid, uint16_t port, int *fd,
+			struct ar_error *err);
+
+/* The deny line printed on stderr (the default event function): data
+ * is unused. */
+void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data);
+
+#endif

@@ -1,0 +1,224 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Crash safety (issue 9): agentrun is killed with SIGKILL at every named
+# point of create, start and delete (the AGENTRUN_TEST_CRASH_AT hook,
+# runtime/lib/crash_point.h lists the points), as root and rootless.
+# Afterwards:
+#   - `state` answers sensibly: a status that fits the point, or a clear
+#     "agentrun: ..." error -- never a crash or a hang;
+#   - `list` works;
+#   - an interrupted `start` does not leave a container that a second
+#     `start` waits on forever;
+#   - `delete --force` cleans up completely: no state directory, no
+#     process (the pid in state.json, and every process carrying this
+#     case's tag in its environment: the runtime's clones before execve and
+#     the container's processes after it), no mount of the bundle, no
+#     cgroup (the one state.json recorded, and as root on a pure cgroup2
+#     host agentrun/ID, where the default config's cgroup goes; on a
+#     hybrid host the runtime makes none: tests/vm runs this file in a VM).
+. "$(dirname "$0")/../lib.sh"
+
+# The points, by the command that is killed; CRASH_STATUS is the set of
+# `state` answers that make sense after each ("error" = no state yet or
+# any more: a clear error).
+declare -A CRASH_STATUS=(
+	[create-state-dir]=error
+	[create-fifo]=error
+	[create-cloned]=error
+	[create-maps]=error
+	[create-cgroup]="error creating stopped"
+	[create-state-creating]="creating stopped"
+	[create-ready]="creating stopped"
+	[create-state-written]=created
+	[start-begin]=created
+	[start-fifo-opened]="created running stopped"
+	[start-fifo-read]="created running"
+	[start-fifo-removed]=running
+	[delete-killed]=stopped
+	[delete-cgroup-removed]=stopped
+	[delete-state-partial]=stopped
+	[delete-state-removed]=error
+)
+CREATE_POINTS="create-state-dir create-fifo create-cloned create-maps create-cgroup create-state-creating create-ready create-state-written"
+START_POINTS="start-begin start-fifo-opened start-fifo-read start-fifo-removed"
+DELETE_POINTS="delete-killed delete-cgroup-removed delete-state-partial delete-state-removed"
+
+# Every point must exist in the runtime (a renamed point would make its
+# case pass without crashing anything: the 137 check catches that too).
+t_points_listed()
+{
+	local p
+	for p in $CREATE_POINTS $START_POINTS $DELETE_POINTS; do
+		grep -q "^ \* *$p " "$TOP_SRCDIR/runtime/lib/crash_point.h" ||
+			fail "point $p is not documented in crash_point.h"
+		grep -rqF "ar_crash_point(\"$p\")" "$TOP_SRCDIR/runtime/lib" ||
+			fail "point $p is not in the runtime"
+	done
+}
+
+# cr MODE ARGS...: agentrun as root or as the test user (rootless).
+cr()
+{
+	local mode=$1
+	shift
+	if [ "$mode" = root ]; then
+		ar "$@"
+	else
+		ar_user "$@"
+	fi
+}
+
+# cr_crash MODE POINT TAG ARGS...: the same, killed at POINT.
+cr_crash()
+{
+	local mode=$1 point=$2 tag=$3 root=$AR_ROOT
+	shift 3
+	if [ "$mode" = root ]; then
+		env AGENTRUN_TEST_CRASH_AT="$point" AR_CRASH_TAG="$tag" \
+			"$AGENTRUN" --root "$AR_ROOT" "$@"
+	else
+		ar_user list -q >/dev/null # makes AR_USER_ROOT
+		as_test_user env AGENTRUN_TEST_CRASH_AT="$point" \
+			AR_CRASH_TAG="$tag" "$AGENTRUN" --root "$AR_USER_ROOT" "$@"
+	fi
+}
+
+# Pids of this case: the recorded pid while it is alive, and every process
+# whose environment holds the tag.
+case_procs()
+{
+	local tag=$1 pid=$2
+	{
+		if [ -n "$pid" ] && [ "$pid" != 0 ] && [ -e "/proc/$pid" ]; then
+			grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null ||
+				echo "$pid"
+		fi
+		grep -lsFz "AR_CRASH_TAG=$tag" /proc/[0-9]*/environ |
+			sed 's|^/proc/\([0-9]*\)/environ$|\1|'
+	} | sort -u | while read -r p; do
+		# zombies waiting for their reaper are gone already
+		grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null ||
+			echo "$p"
+	done
+}
+
+t_crash()
+{
+	local mode=$1 point=$2 b=$TEST_TMP/b-$1-$2 id tag root st status
+	local pid='' cg='' expect=${CRASH_STATUS[$2]} mounts_before
+	require_root
+	# One bundle per mode, made once; a case's bundle holds its
+	# config.json and shares the base's rootfs by absolute path.
+	if [ "$mode" = root ]; then
+		root=$AR_ROOT
+		[ -d "$TEST_TMP/base-root" ] || {
+			make_bundle "$TEST_TMP/base-root.tmp" &&
+				mv "$TEST_TMP/base-root.tmp" "$TEST_TMP/base-root"
+		}
+	else
+		require_subids
+		require_agentrun_as_test_user
+		root=$AR_USER_ROOT
+		[ -d "$TEST_TMP/base-rootless" ] || {
+			make_bundle_as_test_user "$TEST_TMP/base-rootless.tmp" --rootless &&
+				mv "$TEST_TMP/base-rootless.tmp" "$TEST_TMP/base-rootless"
+		}
+	fi
+	mkdir -p "$b"
+	cp -a "$TEST_TMP/base-$mode/config.json" "$b/"
+	[ "$mode" = root ] || chown "$TEST_UID:$TEST_GID" "$b"
+	id=$(unique_id)
+	tag="$id-$RANDOM"
+	config_set "$b" '.root.path=$r | .process.args=["sleep","1000"] |
+		.process.env += ["AR_CRASH_TAG=" + $t]' --arg t "$tag" \
+		--arg r "$TEST_TMP/base-$mode/rootfs"
+	mounts_before=$(grep -F "$TEST_TMP" /proc/self/mountinfo || true)
+	defer cr "$mode" delete --force "$id"
+
+	STATUS=0
+	case $point in
+	create-*)
+		cr_crash "$mode" "$point" "$tag" create --bundle "$b" "$id" \
+			</dev/null >"$TEST_TMP/out" 2>&1 || STATUS=$?
+		;;
+	start-*)
+		assert_status 0 cr "$mode" create --bundle "$b" "$id"
+		cr_crash "$mode" "$point" "$tag" start "$id" \
+			</dev/null >"$TEST_TMP/out" 2>&1 || STATUS=$?
+		;;
+	delete-*)
+		assert_status 0 cr "$mode" create --bundle "$b" "$id"
+		assert_status 0 cr "$mode" start "$id"
+		cr_crash "$mode" "$point" "$tag" delete --force "$id" \
+			</dev/null >"$TEST_TMP/out" 2>&1 || STATUS=$?
+		;;
+	esac
+	assert_eq "$STATUS" 137 "agentrun was not killed at $point: $(cat "$TEST_TMP/out")"
+
+	# state: a status that fits, or a clear error; never a crash.
+	STATUS=0
+	st=$(timeout 20 "$AGENTRUN" --root "$root" state "$id" 2>"$TEST_TMP/err") ||
+		STATUS=$?
+	if [ "$STATUS" = 0 ]; then
+		status=$(jq -r .status <<<"$st") || fail "state is not JSON: $st"
+		pid=$(jq -r '.pid // empty' <<<"$st")
+	else
+		[ "$STATUS" -lt 124 ] || fail "state crashed or hung (exit $STATUS)"
+		grep -q '^agentrun: ' "$TEST_TMP/err" ||
+			fail "state: no clear error: $(cat "$TEST_TMP/err")"
+		status=error
+	fi
+	echo "after a kill at $point ($mode): state exit $STATUS: $status $(cat "$TEST_TMP/err")"
+	[[ " $expect " == *" $status "* ]] ||
+		fail "state after a kill at $point: '$status', expected one of: $expect"
+	if [ -f "$root/$id/state.json" ]; then
+		cg=$(jq -r '.agentrun.cgroupPath // empty' "$root/$id/state.json")
+		[ -n "$pid" ] || pid=$(jq -r '.agentrun.pid // empty' "$root/$id/state.json")
+	fi
+	assert_status 0 cr "$mode" list
+
+	# An interrupted start must not leave a container that a second
+	# start waits on forever.
+	if [[ $point == start-* ]]; then
+		STATUS=0
+		timeout 20 "$AGENTRUN" --root "$root" start "$id" \
+			>/dev/null 2>"$TEST_TMP/err" || STATUS=$?
+		echo "second start: exit $STATUS $(cat "$TEST_TMP/err")"
+		[ "$STATUS" != 124 ] || fail "a second start after a kill at $point hangs"
+		if [ "$point" = start-begin ]; then
+			assert_eq "$STATUS" 0 "start after a kill at $point"
+		fi
+	fi
+
+	assert_status 0 cr "$mode" delete --force "$id"
+	assert_eq "$(ls -A "$root" | grep -vx '.seccomp-cache' || true)" "" \
+		"state left after delete --force"
+	assert_status '!0' cr "$mode" state "$id"
+	assert_contains "$ERR" "does not exist"
+	for _ in $(seq 100); do
+		[ -z "$(case_procs "$tag" "$pid")" ] && break
+		sleep 0.1
+	done
+	assert_eq "$(case_procs "$tag" "$pid")" "" "processes left (pid in state: ${pid:-none})"
+	assert_eq "$(grep -F "$TEST_TMP" /proc/self/mountinfo || true)" \
+		"$mounts_before" "mounts left"
+	if [ "$mode" = root ] &&
+		[ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ]; then
+		[ ! -e "/sys/fs/cgroup/agentrun/$id" ] ||
+			fail "cgroup /sys/fs/cgroup/agentrun/$id left"
+	fi
+	if [ -n "$cg" ]; then
+		[ ! -e "$cg" ] || fail "cgroup $cg left"
+		echo "cgroup $cg removed"
+	fi
+}
+
+run_test "every crash point exists in the runtime" t_points_listed
+for mode in root rootless; do
+	for p in $CREATE_POINTS $START_POINTS $DELETE_POINTS; do
+		run_test "$mode: kill -9 at $p, then state, delete --force" \
+			t_crash "$mode" "$p"
+	done
+done
+finish

@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# contrib/devcontainer/ runs through podman with agentrun: (1) the podman
+# command lines that devcontainer.json amounts to (`devcontainer up` runs
+# the image with its runArgs, the workspace bind-mounted at
+# /workspace, then `podman exec`s into it); (2) the real Dev Containers
+# CLI (`devcontainer up --docker-path podman` + `devcontainer exec`) when
+# it is installed (in PATH, or $DEVCONTAINER). No registry is reachable:
+# the config's image is replaced by a local busybox image (`podman import`)
+# and, as root on a host with cgroup v1 trees, `--cgroups=disabled` is
+# added. agentrun's argv log proves podman really ran agentrun.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v podman >/dev/null || ! command -v conmon >/dev/null; then
+	skip "podman/conmon not installed (contrib/install-deps.sh installs them)"
+fi
+if [ "$(id -u)" != 0 ]; then
+	skip "needs root (podman with isolated storage under TEST_TMP)"
+fi
+command -v jq >/dev/null || skip "jq not installed"
+
+PM=$TEST_TMP/podman
+CALLS=$PM/calls.log
+IMAGE=localhost/agentrun-devcontainer-busybox
+CONF=$TOP_SRCDIR/contrib/devcontainer/devcontainer.json
+
+# podman on isolated storage, agentrun by name through the shipped drop-in
+# (as test_podman.sh); the file events backend: `devcontainer up` waits
+# for the start event.
+setup_podman()
+{
+	local conf=$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf
+	mkdir -p "$PM/bin" "$PM/tmp"
+	cat >"$PM/bin/agentrun" <<-EOF
+	#!/bin/sh
+	echo "\$*" >>"$CALLS"
+	exec "$AGENTRUN" "\$@"
+	EOF
+	chmod 0755 "$PM/bin/agentrun"
+	sed -e '/^agentrun = \[/,/^\]/c agentrun = ["'"$PM/bin/agentrun"'"]' \
+		-e '/^\[engine\]/a events_logfile_path = "'"$PM/events.log"'"' \
+		"$conf" >"$PM/containers.conf"
+	grep -q "^agentrun = \[\"$PM/bin/agentrun\"\]" "$PM/containers.conf" ||
+		{ echo "Bail out! cannot rewrite $conf"; exit 1; }
+	cat >>"$PM/containers.conf" <<-EOF
+
+	[containers]
+	default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+	EOF
+	cat >"$PM/pm" <<-EOF
+	#!/bin/sh
+	export CONTAINERS_CONF="$PM/containers.conf"
+	exec podman --root "$PM/storage" --runroot "$PM/run" \\
+		--storage-driver vfs --tmpdir "$PM/tmp" --events-backend file \\
+		--cgroup-manager cgroupfs "\$@"
+	EOF
+	chmod 0755 "$PM/pm"
+	make_rootfs "$PM/rootfs"
+	tar -C "$PM/rootfs" -c . | "$PM/pm" import - "$IMAGE" >/dev/null 2>&1
+}
+
+pm()
+{
+	"$PM/pm" "$@"
+}
+
+# The workspace with the config as .devcontainer/devcontainer.json, its
+# image replaced by the local one.
+make_workspace()
+{
+	local ws=$1
+	mkdir -p "$ws/.devcontainer"
+	jq --arg img "$IMAGE" '.image = $img | .runArgs += ["--cgroups=disabled"]' \
+		"$CONF" >"$ws/.devcontainer/devcontainer.json"
+	echo from-host >"$ws/file.txt"
+}
+
+t_config_is_valid()
+{
+	# shellcheck disable=SC2016 # jq's $i
+	assert_status 0 jq -e '.runArgs | index("--runtime") as $i
+		| .[$i + 1] == "agentrun"' "$CONF"
+	assert_status 0 jq -e '.workspaceFolder == "/workspace"' "$CONF"
+}
+
+# What `devcontainer up` + `devcontainer exec` run, by hand.
+t_podman_command_lines()
+{
+	local ws=$TEST_TMP/ws1 c
+	make_workspace "$ws"
+	: >"$CALLS"
+	local -a run_args
+	mapfile -t run_args < <(jq -r '.runArgs[]' "$ws/.devcontainer/devcontainer.json")
+	assert_status 0 pm run -d \
+		--mount "source=$ws,target=/workspace,type=bind" \
+		-u "$(jq -r .containerUser "$CONF")" "${run_args[@]}" \
+		--entrypoint /bin/sh "$IMAGE" \
+		-c 'echo Container started; trap "exit 0" 15; while sleep 1 & wait $!; do :; done'
+	c=$OUT
+	defer pm rm -f "$c"
+	assert_status 0 pm exec -w "$(jq -r .workspaceFolder "$CONF")" "$c" \
+		sh -c 'cat file.txt; echo from-container >out.txt'
+	assert_eq "$OUT" from-host
+	assert_eq "$(cat "$ws/out.txt")" from-container
+	# the runArgs took effect: no capabilities, no network but lo
+	assert_status 0 pm exec "$c" sh -c 'grep CapEff /proc/self/status; ls /sys/class/net'
+	assert_contains "$OUT" "CapEff:	0000000000000000"
+	assert_eq "$(echo "$OUT" | tail -n1)" lo
+	assert_status 0 pm stop -t 2 "$c"
+	grep -q ' create ' "$CALLS" || fail "agentrun was not called: $(cat "$CALLS")"
+	grep -q ' exec ' "$CALLS" || fail "agentrun exec was not called"
+}
+
+t_devcontainer_cli()
+{
+	local ws=$TEST_TMP/ws2 dc=${DEVCONTAINER:-} major id
+	[ -n "$dc" ] || dc=$(command -v devcontainer || true)
+	[ -n "$dc" ] ||
+		skip "the Dev Containers CLI is not installed (npm install -g @devcontainers/cli, or DEVCONTAINER=PATH)"
+	major=$(node --version 2>/dev/null | sed 's/^v\([0-9]*\).*/\1/')
+	[ "${major:-0}" -ge 20 ] ||
+		skip "the Dev Containers CLI needs node >= 20 (have ${major:-none})"
+	make_workspace "$ws"
+	: >"$CALLS"
+	assert_status 0 timeout 120 "$dc" up --docker-path "$PM/pm" \
+		--workspace-folder "$ws"
+	assert_contains "$OUT" '"outcome":"success"'
+	id=$(grep -o '"containerId":"[0-9a-f]*"' <<<"$OUT" | cut -d'"' -f4)
+	[ -n "$id" ] || fail "no containerId in: $OUT"
+	defer pm rm -f "$id"
+	assert_status 5 timeout 60 "$dc" exec --docker-path "$PM/pm" \
+		--workspace-folder "$ws" sh -c 'cat /workspace/file.txt; pwd; exit 5'
+	assert_contains "$OUT" from-host
+	assert_contains "$OUT" /workspace
+	grep -q "create --bundle .*$id" "$CALLS" ||
+		fail "podman did not create the container with agentrun: $(cat "$CALLS")"
+	grep -q ' exec ' "$CALLS" || fail "agentrun exec was not called"
+}
+
+setup_podman
+run_test "devcontainer: devcontainer.json names agentrun and /workspace" \
+	t_config_is_valid
+run_test "devcontainer: its podman command lines run with agentrun" \
+	t_podman_command_lines
+run_test "devcontainer: devcontainer up/exec through podman with agentrun" \
+	t_devcontainer_cli
+finish

@@ -1,0 +1,299 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `agentrun sandbox --net allow=...`: the egress allowlist proxy (HTTP
+# CONNECT, plain HTTP, SOCKS5), address classes, deny reasons, no DNS
+# inside. Rootless (the test user) and as root. Only loopback servers and
+# a network namespace the test creates itself are ever contacted.
+. "$(dirname "$0")/../lib.sh"
+
+PY=/usr/bin/python3
+DASH=$'\xe2\x80\x94'
+
+# eg_setup MODE: MODE user (the test user) or root. A home and a git
+# workspace in TEST_TMP; sets H, WS, MODE.
+eg_setup()
+{
+	MODE=$1
+	if [ "$MODE" = root ]; then
+		require_root
+		H=$TEST_TMP/rhome-$RANDOM$RANDOM
+	else
+		require_agentrun_as_test_user
+		if [ ! -d "$AR_USER_ROOT" ]; then
+			mkdir -p "$AR_USER_ROOT"
+			chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
+			chmod 0700 "$AR_USER_ROOT"
+		fi
+		H=$TEST_TMP/home-$RANDOM$RANDOM
+	fi
+	WS=$H/proj
+	mkdir -p "$WS/.git"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$H"
+	chmod 0755 "$H"
+}
+
+# eg [SANDBOX OPTIONS] -- CMD...: the sandbox, from $WS, as MODE.
+eg()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
+			--no-tty "$@")
+	else
+		as_test_user env HOME="$H" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+	fi
+}
+
+# start_server: an HTTP server on 127.0.0.1:random port, serving
+# index.html ("hello-from-host") and big (1 MiB). Sets PORT.
+start_server()
+{
+	require_cmd timeout curl
+	[ -x "$PY" ] || skip "needs $PY"
+	local dir=$TEST_TMP/www-$RANDOM$RANDOM addr=127.0.0.1
+	mkdir -p "$dir"
+	echo "hello-from-host" >"$dir/index.html"
+	head -c 1048576 /dev/zero >"$dir/big"
+	timeout 120 "$PY" -c '
+import http.server, socketserver, sys, os
+os.chdir(sys.argv[1])
+h = http.server.SimpleHTTPRequestHandler
+h.log_message = lambda *a: None
+socketserver.TCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer((sys.argv[3], 0), h)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()' "$dir" "$dir/port" "$addr" </dev/null >/dev/null 2>&1 &
+	SERVER_PID=$!
+	defer kill "$SERVER_PID"
+	wait_until 10 test -s "$dir/port"
+	PORT=$(cat "$dir/port")
+	curl -fsS -m 5 --noproxy '*' "http://$addr:$PORT/" |
+		grep -q hello-from-host ||
+		fail "the test server is not reachable from the host"
+}
+
+# curl inside the sandbox, through the proxy of the environment
+# (--noproxy '': NO_PROXY lists 127.0.0.1 for the sandbox's own servers)
+CURL="curl -sS -m 10 --noproxy ''"
+
+t_allowed_exact_loopback()
+{
+	eg_setup "$1"
+	start_server
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- sh -c "
+		env | grep -i _proxy= | sort
+		$CURL http://127.0.0.1:$PORT/
+		$CURL -o /dev/null -w 'big=%{size_download}\n' http://127.0.0.1:$PORT/big
+		busybox wget -q -O - http://127.0.0.1:$PORT/ | sed 's/^/busybox:/'
+		$CURL -x socks5://127.0.0.1:3128 http://127.0.0.1:$PORT/ | sed 's/^/socks-ip:/'
+		"
+	assert_contains "$OUT" "HTTP_PROXY=http://127.0.0.1:3128"
+	assert_contains "$OUT" "https_proxy=http://127.0.0.1:3128"
+	assert_contains "$OUT" "ALL_PROXY=socks5h://127.0.0.1:3128"
+	assert_contains "$OUT" "no_proxy=localhost,127.0.0.1,::1"
+	assert_contains "$OUT" "hello-from-host"
+	assert_contains "$OUT" "big=1048576"
+	assert_contains "$OUT" "busybox:hello-from-host"
+	assert_contains "$OUT" "socks-ip:hello-from-host"
+	assert_contains "$ERR" "egress-proxy(allowlist)"
+	# the same server on another port of the allowlist: refused
+	assert_status 0 eg --net "allow=127.0.0.1:$((PORT == 65535 ? 1 : PORT + 1))" \
+		-- sh -c "$CURL -i http://127.0.0.1:$PORT/; true"
+	assert_not_contains "$OUT" "hello-from-host"
+	assert_contains "$OUT" "403 Forbidden"
+	assert_contains "$OUT" "agentrun: blocked 127.0.0.1:$PORT $DASH not in the allowlist"
+}
+
+t_not_allowed_403()
+{
+	eg_setup "$1"
+	assert_status 0 eg --net allow=allowed.test -- sh -c "
+		$CURL -i http://evil.test/; echo curl-http=\$?
+		$CURL https://evil.test/; echo curl-https=\$?"
+	assert_contains "$OUT" "HTTP/1.1 403 Forbidden"
+	assert_contains "$OUT" "agentrun: blocked evil.test:80 $DASH not in the allowlist; add --net allow=evil.test"
+	assert_contains "$OUT" "curl-https=56"
+	# the same lines on the sandbox's stderr
+	assert_contains "$ERR" "agentrun: blocked evil.test:80 $DASH not in the allowlist; add --net allow=evil.test"
+	assert_contains "$ERR" "agentrun: blocked evil.test:443 $DASH not in the allowlist; add --net allow=evil.test"
+}
+
+t_name_to_loopback_refused()
+{
+	eg_setup "$1"
+	start_server
+	# localhost is allowed by name, but it resolves to loopback
+	assert_status 0 eg --net allow=localhost -- sh -c "
+		$CURL -i http://localhost:$PORT/; echo curl=\$?
+		$CURL -x socks5h://127.0.0.1:3128 http://localhost:$PORT/; echo socks=\$?"
+	assert_not_contains "$OUT" "hello-from-host"
+	assert_contains "$OUT" "403 Forbidden"
+	assert_match "$OUT" "agentrun: blocked localhost:$PORT $DASH resolves to (127\\.0\\.0\\.1|::1), a loopback address; allow that exact address with --net allow="
+	assert_contains "$OUT" "socks=97"
+	assert_contains "$ERR" "agentrun: blocked localhost:$PORT $DASH resolves to"
+	# a raw loopback address of another port is refused the same way
+	assert_status 0 eg --net 'allow=*' -- sh -c "$CURL -i http://127.0.0.1:$PORT/; true"
+	assert_contains "$OUT" "127.0.0.1 is a loopback address"
+	assert_not_contains "$OUT" "hello-from-host"
+	assert_status 0 eg --net 'allow=*' -- sh -c "$CURL -i http://169.254.169.254/; true"
+	assert_contains "$OUT" "169.254.169.254 is a cloud metadata address"
+}
+
+t_plain_http_host_header()
+{
+	eg_setup "$1"
+	start_server
+	# a request to an allowed target with the Host of another name
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- sh -c "
+		$CURL -i -H 'Host: evil.test' http://127.0.0.1:$PORT/; true"
+	assert_not_contains "$OUT" "hello-from-host"
+	assert_contains "$OUT" "403 Forbidden"
+	assert_contains "$OUT" "the Host header (evil.test) names another host"
+	# a raw absolute-URI request for a disallowed host
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- "$PY" -c '
+import socket
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+s.sendall(b"GET http://evil.test/ HTTP/1.1\r\nHost: evil.test\r\n\r\n")
+print(s.recv(4096).decode())'
+	assert_contains "$OUT" "403 Forbidden"
+	assert_contains "$OUT" "agentrun: blocked evil.test:80 $DASH not in the allowlist"
+}
+
+t_socks5_refused()
+{
+	eg_setup "$1"
+	start_server
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- sh -c "
+		$CURL --socks5-hostname 127.0.0.1:3128 http://evil.test/; echo socks=\$?
+		$CURL --socks5-hostname 127.0.0.1:3128 http://127.0.0.1:$PORT/"
+	assert_contains "$OUT" "socks=97"
+	assert_contains "$OUT" "hello-from-host"
+	assert_contains "$ERR" "agentrun: blocked evil.test:80 $DASH not in the allowlist"
+	# the reply code itself: 0x02, connection not allowed by ruleset
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- "$PY" -c '
+import socket
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+s.sendall(b"\x05\x01\x00"); assert s.recv(2) == b"\x05\x00"
+s.sendall(b"\x05\x01\x00\x03\x09evil.test\x01\xbb")
+print("reply=%d" % s.recv(10)[1])
+s = socket.create_connection(("127.0.0.1", 3128), timeout=10)
+s.sendall(b"\x05\x01\x00"); s.recv(2)
+s.sendall(b"\x05\x01\x00\x01\x0a\x00\x00\x01\x00\x16")
+print("ip-reply=%d" % s.recv(10)[1])'
+	assert_contains "$OUT" "reply=2"
+	assert_contains "$OUT" "ip-reply=2"
+	assert_contains "$ERR" "agentrun: blocked 10.0.0.1:22 $DASH not in the allowlist"
+}
+
+t_no_dns_inside()
+{
+	eg_setup "$1"
+	assert_status 0 eg --net 'allow=*' -- sh -c '
+		getent hosts example.com; echo getent=$?
+		echo resolv-bytes=$(wc -c </etc/resolv.conf)
+		'"$PY"' -c "
+import socket
+try:
+    socket.getaddrinfo(\"example.com\", 443)
+    print(\"resolved\")
+except socket.gaierror as e:
+    print(\"gaierror\")"'
+	assert_contains "$OUT" "getent=2"
+	assert_contains "$OUT" "gaierror"
+	assert_not_contains "$OUT" "resolved"
+	assert_contains "$OUT" "resolv-bytes=0"
+}
+
+t_direct_connect_fails()
+{
+	eg_setup "$1"
+	start_server
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- sh -c "
+		curl -sS -m 3 --noproxy '*' http://127.0.0.1:$PORT/; echo direct=\$?
+		(exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && echo TCP-REACHED
+		$PY -c '
+import socket
+try:
+    socket.create_connection((\"10.0.0.1\", 80), timeout=2); print(\"REACHED\")
+except OSError as e: print(\"unreachable\")'"
+	assert_contains "$OUT" "direct=7"
+	assert_not_contains "$OUT" "hello-from-host"
+	assert_not_contains "$OUT" "REACHED"
+	assert_contains "$OUT" "unreachable"
+}
+
+t_profile_and_errors()
+{
+	eg_setup "$1"
+	start_server
+	printf '{"net": {"allow": ["127.0.0.1:%s"]}}\n' "$PORT" >"$H/p.json"
+	printf '{"net": {"allow": ["ok.test", "https://x.test"]}}\n' >"$H/bad.json"
+	chmod 0644 "$H/p.json" "$H/bad.json"
+	assert_status 0 eg --profile "$H/p.json" -- sh -c "$CURL http://127.0.0.1:$PORT/"
+	assert_contains "$OUT" "hello-from-host"
+	assert_status '!0' eg --profile "$H/bad.json" -- true
+	assert_contains "$ERR" "bad.json: net.allow[1]"
+	assert_contains "$ERR" "not a URL"
+	assert_status '!0' eg --net allow=a.test:0 -- true
+	assert_contains "$ERR" "--net allow=\`a.test:0\`"
+	# --net none on the command line wins over the profile's allowlist
+	assert_status 0 eg --profile "$H/p.json" --net none -- sh -c 'echo "[$HTTP_PROXY]"'
+	assert_contains "$OUT" "[]"
+}
+
+# Wildcards, against names of a test-controlled /etc/hosts (a private
+# mount namespace) that point at a server in a network namespace made
+# by this test (10.200.0.2 on its lo). Root only: the namespaces.
+t_wildcard_test_netns()
+{
+	eg_setup root
+	require_cmd unshare ip
+	[ -x "$PY" ] || skip "needs $PY"
+	local hosts=$TEST_TMP/hosts-$RANDOM
+	printf '127.0.0.1 localhost\n10.200.0.2 a.test.example b.sub.test.example other.example\n' >"$hosts"
+	cat >"$TEST_TMP/wild.sh" <<EOF
+set -u
+mount --bind "$hosts" /etc/hosts
+ip link set lo up
+ip addr add 10.200.0.2/32 dev lo
+mkdir -p "$TEST_TMP/wwild" && echo hello-from-netns >"$TEST_TMP/wwild/index.html"
+cd "$TEST_TMP/wwild"
+timeout 60 $PY -m http.server 8088 --bind 10.200.0.2 >/dev/null 2>&1 &
+for i in \$(seq 50); do curl -s -o /dev/null http://10.200.0.2:8088/ && break; sleep 0.1; done
+cd "$WS"
+S="$AGENTRUN --root $AR_ROOT sandbox --no-tty"
+C="curl -sS -m 10 --noproxy ''"
+echo "== wildcard + exact address"
+HOME=$H \$S --net 'allow=*.test.example,10.200.0.2:8088' -- sh -c "
+	\$C http://a.test.example:8088/ | sed 's/^/a:/'
+	\$C http://b.sub.test.example:8088/ | sed 's/^/b:/'
+	\$C -i http://other.example:8088/ | sed 's/^/other:/'
+	\$C -i http://test.example:8088/ | sed 's/^/bare:/'"
+echo "== wildcard alone: a private address"
+HOME=$H \$S --net 'allow=*.test.example' -- sh -c "
+	\$C -i http://a.test.example:8088/ | sed 's/^/priv:/'"
+kill %1
+EOF
+	assert_status 0 unshare --mount --net bash "$TEST_TMP/wild.sh"
+	assert_contains "$OUT" "a:hello-from-netns"
+	assert_contains "$OUT" "b:hello-from-netns"
+	assert_contains "$OUT" "other:agentrun: blocked other.example:8088 $DASH not in the allowlist; add --net allow=other.example"
+	assert_contains "$OUT" "bare:agentrun: blocked test.example:8088 $DASH not in the allowlist"
+	assert_contains "$OUT" "priv:agentrun: blocked a.test.example:8088 $DASH resolves to 10.200.0.2, a private (RFC 1918) address; allow that exact address with --net allow=10.200.0.2:8088"
+	assert_not_contains "$OUT" "priv:hello"
+}
+
+for mode in user root; do
+	run_test "egress ($mode): an exactly allowed loopback server is reachable through the proxy" t_allowed_exact_loopback $mode
+	run_test "egress ($mode): not allowed: 403 with the reason, same line on stderr" t_not_allowed_403 $mode
+	run_test "egress ($mode): a name resolving to loopback is refused" t_name_to_loopback_refused $mode
+	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
+	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode
+	run_test "egress ($mode): no DNS inside the sandbox" t_no_dns_inside $mode
+	run_test "egress ($mode): direct connections bypassing the proxy fail" t_direct_connect_fails $mode
+	run_test "egress ($mode): profile \"net\": {\"allow\": [...]} and pattern errors" t_profile_and_errors $mode
+done
+run_test "egress (root): wildcards against a test network namespace" t_wildcard_test_netns
+finish

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `make install DESTDIR=...` puts everything in its FHS place under the
+# prefix (binary, man pages, bash and zsh completion, the podman
+# containers.conf drop-in, the seccomp profile, the agent profiles), the
+# installed binary runs, and `make uninstall` removes every file again.
+. "$(dirname "$0")/../lib.sh"
+
+[ -f "$TOP_BUILDDIR/Makefile" ] || skip "no Makefile in $TOP_BUILDDIR"
+command -v make >/dev/null || skip "make is not installed"
+
+P=/opt/agentrun-test
+D=$TEST_TMP/destdir
+
+do_make()
+{
+	# not the jobserver or flags of an outer `make check`
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP_BUILDDIR" \
+		prefix=$P sysconfdir=$P/etc DESTDIR="$D" "$@"
+}
+
+expected_files()
+{
+	local f
+	echo "$P/bin/agentrun"
+	echo "$P/etc/containers/containers.conf.d/agentrun.conf"
+	echo "$P/share/agentrun/seccomp/agent-default.json"
+	for f in "$TOP_SRCDIR"/contrib/profiles/*.json; do
+		echo "$P/share/agentrun/profiles/${f##*/}"
+	done
+	echo "$P/share/zsh/site-functions/_agentrun"
+	# shellcheck disable=SC2016 # a literal ${datadir}
+	if grep -q '^bashcompletiondir = ${datadir}' "$TOP_BUILDDIR/Makefile"; then
+		echo "$P/share/bash-completion/completions/agentrun"
+	fi
+	if grep -q '^GO_MD2MAN = .' "$TOP_BUILDDIR/Makefile"; then
+		for f in "$TOP_SRCDIR"/docs/man/*.1.md; do
+			f=${f##*/}
+			echo "$P/share/man/man1/${f%.md}"
+		done
+	fi
+}
+
+t_install_lists_all_files()
+{
+	local got want
+	rm -rf "$D"
+	assert_status 0 do_make install
+	got=$(cd "$D" && find . -type f | sed 's/^\.//' | sort)
+	want=$(expected_files | sort)
+	assert_eq "$got" "$want" "installed files"
+	# the completion goes where bash-completion looks when installed
+	# under its own prefix
+	# shellcheck disable=SC2016 # a literal ${datadir}
+	if ! grep -q '^bashcompletiondir = ${datadir}' "$TOP_BUILDDIR/Makefile"; then
+		[ -n "$(find "$D" -path '*/completions/agentrun')" ] ||
+			fail "no bash completion installed"
+	fi
+	# data files are copies of the sources
+	cmp "$D$P/share/agentrun/seccomp/agent-default.json" \
+		"$TOP_SRCDIR/contrib/seccomp/agent-default.json"
+	cmp "$D$P/etc/containers/containers.conf.d/agentrun.conf" \
+		"$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf"
+	assert_status 0 "$D$P/bin/agentrun" --version
+	assert_contains "$OUT" "agentrun version"
+	# the man pages are installed where man finds them
+	if [ -f "$D$P/share/man/man1/agentrun.1" ] && command -v man >/dev/null; then
+		assert_status 0 env MANPATH="$D$P/share/man" MANWIDTH=80 \
+			man agentrun-sandbox
+		assert_contains "$OUT" "--overlay"
+	fi
+	assert_status 0 do_make uninstall
+	got=$(cd "$D" && find . -type f)
+	assert_eq "$got" "" "files left after make uninstall"
+}
+
+run_test "install: make install DESTDIR puts every file in place" \
+	t_install_lists_all_files
+finish

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "selinux_label.h"
+#include "unit.h"
+
+UNIT_TEST(mount_data_gets_context)
+{
+	char *d = ar_selinux_mount_data("mode=755,size=65536k", "tmpfs",
+					"system_u:object_r:container_file_t:s0");
+
+	CHECK_STR_EQ(d,
+		     "mode=755,size=65536k,context=\"system_u:object_r:container_file_t:s0\"");
+	free(d);
+	d = ar_selinux_mount_data(NULL, "mqueue", "a:b:c:s0:c1,c2");
+	CHECK_STR_EQ(d, "context=\"a:b:c:s0:c1,c2\"");
+	free(d);
+}
+
+UNIT_TEST(mount_data_unchanged)
+{
+	/* no label, empty label, filesystems without context=, own context= */
+	CHECK(ar_selinux_mount_data("mode=755", "tmpfs", NULL) == NULL);
+	CHECK(ar_selinux_mount_data("mode=755", "tmpfs", "") == NULL);
+	CHECK(ar_selinux_mount_data(NULL, "proc", "a:b:c:s0") == NULL);
+	CHECK(ar_selinux_mount_data(NULL, "sysfs", "a:b:c:s0") == NULL);
+	CHECK(ar_selinux_mount_data(NULL, "cgroup2", "a:b:c:s0") == NULL);
+	CHECK(ar_selinux_mount_data("context=\"x:y:z:s0\"", "tmpfs",
+				    "a:b:c:s0") == NULL);
+}
+
+UNIT_TEST(empty_labels_are_a_no_op)
+{
+	struct ar_error err = AR_ERROR_INIT;
+
+	CHECK_INT_EQ(ar_selinux_check_labels("c.json", NULL, NULL, &err), 0);
+	CHECK_INT_EQ(ar_selinux_check_labels("c.json", "", "", &err), 0);
+	CHECK_INT_EQ(ar_selinux_set_exec_label("", &err), 0);
+	CHECK_INT_EQ(ar_selinux_set_exec_label(NULL, &err), 0);
+}
+
+UNIT_TEST(label_without_selinux_names_the_path)
+{
+	struct ar_error err = AR_ERROR_INIT;
+
+	if (ar_selinux_enabled())
+		return; /* a host with SELinux: the error path does not apply */
+	CHECK_INT_EQ(ar_selinux_check_labels("c.json", "u:r:t:s0", NULL, &err),
+		     -1);
+	CHECK_STR_CONTAINS(err.msg, "c.json: process.selinuxLabel: ");
+	CHECK_STR_CONTAINS(err.msg, "`u:r:t:s0`");
+	ar_error_clear(&err);
+	CHECK_INT_EQ(ar_selinux_check_labels("c.json", "", "u:o:t:s0", &err),
+		     -1);
+	CHECK_STR_CONTAINS(err.msg, "c.json: linux.mountLabel: ");
+#ifdef HAVE_SELINUX
+	CHECK_STR_CONTAINS(err.msg, "SELinux is not enabled on this host");
+#else
+	CHECK_STR_CONTAINS(err.msg, "built without SELinux support");
+#endif
+}
+
+UNIT_MAIN()
