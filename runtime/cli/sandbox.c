@@ -35,7 +35,8 @@ static void sandbox_usage(FILE *out)
 		"                       (HTTP_PROXY/ALL_PROXY): example.com[:PORT],\n"
 		"                       *.example.com, *, 10.0.0.1:80, [::1]:8080;\n"
 		"                       repeatable\n"
-		"  --profile FILE       settings from a JSON profile (contrib/profiles/)\n"
+		"  --profile FILE|NAME  settings from a JSON profile (a file, or a name:\n"
+		"                       claude, codex, aider or ~/.config/agentrun/profiles/NAME.json)\n"
 		"  --tty, --no-tty      give CMD a terminal (default: when stdin is one)\n"
 		"  --landlock auto|on|off  Landlock rules mirroring the mounts (default\n"
 		"                       auto: on when the kernel has it; on: required)\n"
@@ -188,9 +189,13 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		return 1;
 	}
 	o.argv = argv + optind;
-	if (profile_path &&
-	    oci_profile_load_file(profile_path, &profile, &err) < 0)
-		return cli_fail(&err);
+	if (profile_path) {
+		_cleanup_free_ char *file = NULL;
+
+		if (ar_sandbox_profile_resolve(profile_path, &file, &err) < 0 ||
+		    oci_profile_load_file(file, &profile, &err) < 0)
+			return cli_fail(&err);
+	}
 	o.profile = profile;
 	ro.state_root = cli_state_root(g);
 	ro.cgroups_disabled = g->cgroup_manager == AR_CGROUP_MANAGER_DISABLED;

@@ -119,6 +119,12 @@ struct ar_sandbox_run_opts {
 	const char *print_bundle; /* --print-bundle DIR: write, don't run */
 	bool cgroups_disabled; /* --cgroup-manager disabled */
 };
+/* --profile VALUE: a path as it is, or a profile name looked up as
+ * NAME.json in ~/.config/agentrun/profiles, then the installed profiles
+ * (profile_lookup.c). *path is malloc'd. */
+int ar_sandbox_profile_resolve(const char *value, char **path,
+			       struct ar_error *err);
+
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		   const struct ar_sandbox_run_opts *r, int *exit_status,
 		   struct ar_error *err);

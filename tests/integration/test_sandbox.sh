@@ -275,6 +275,15 @@ t_profile()
 	assert_contains "$OUT" "secret-token-value yes"
 	assert_not_contains "$OUT" "WROTE-HIDDEN"
 	assert_eq "$(tail -1 "$H/.agent/state")" "more"
+	# a profile by name: ~/.config/agentrun/profiles/NAME.json
+	mkdir -p "$H/.config/agentrun/profiles"
+	cp "$p" "$H/.config/agentrun/profiles/mytool.json"
+	chown -R "$TEST_UID:$TEST_GID" "$H/.config"
+	assert_status 0 sbx --profile mytool -- sh -c 'echo "$FOO_TOKEN $SET_BY_PROFILE"'
+	assert_contains "$OUT" "secret-token-value yes"
+	assert_status 1 sbx --profile nosuchtool -- true
+	assert_contains "$ERR" "no such profile"
+	assert_contains "$ERR" "$H/.config/agentrun/profiles"
 	# errors in a profile name the file and the JSON path
 	echo '{"rw": ["~/.agent", 3]}' >"$p"
 	assert_status 1 sbx --profile "$p" -- true
@@ -429,7 +438,7 @@ t_root_is_tmpfs_nothing_on_host()
 	sbx -- sleep 20 >/dev/null 2>&1 &
 	for i in $(seq 50); do
 		id=$(as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" list -q |
-			grep '^sandbox-' | head -n1)
+			grep '^sandbox-' | head -n1) || true
 		[ -n "$id" ] && break
 		sleep 0.1
 	done
