@@ -12,119 +12,52 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "error.h"
+#include "json_gen.h"
 #include "utils.h"
 
-/* yajl_gen with a sticky failure flag, so the emitters stay linear. */
-struct w {
-	yajl_gen g;
-	bool failed;
-};
-
-static void ck(struct w *w, yajl_gen_status st)
+static void k_strv(struct jgen *w, const char *k, const struct oci_strv *v)
 {
-	if (st != yajl_gen_status_ok)
-		w->failed = true;
-}
-
-static void s(struct w *w, const char *v)
-{
-	ck(w, yajl_gen_string(w->g, (const unsigned char *)v, strlen(v)));
-}
-
-static void k_s(struct w *w, const char *k, const char *v)
-{
-	if (!v)
-		return;
-	s(w, k);
-	s(w, v);
-}
-
-static void k_u(struct w *w, const char *k, unsigned long long v)
-{
-	char buf[32];
-	int n = snprintf(buf, sizeof(buf), "%llu", v);
-
-	s(w, k);
-	ck(w, yajl_gen_number(w->g, buf, (size_t)n));
-}
-
-static void k_i(struct w *w, const char *k, long long v)
-{
-	s(w, k);
-	ck(w, yajl_gen_integer(w->g, v));
-}
-
-static void k_b(struct w *w, const char *k, bool v)
-{
-	s(w, k);
-	ck(w, yajl_gen_bool(w->g, v));
-}
-
-static void mo(struct w *w)
-{
-	ck(w, yajl_gen_map_open(w->g));
-}
-
-static void mc(struct w *w)
-{
-	ck(w, yajl_gen_map_close(w->g));
-}
-
-static void ao(struct w *w)
-{
-	ck(w, yajl_gen_array_open(w->g));
-}
-
-static void ac(struct w *w)
-{
-	ck(w, yajl_gen_array_close(w->g));
-}
-
-static void k_strv(struct w *w, const char *k, const struct oci_strv *v)
-{
-	s(w, k);
-	ao(w);
+	jg_str(w, k);
+	jg_array_open(w);
 	for (size_t i = 0; i < v->n; i++)
-		s(w, v->v[i]);
-	ac(w);
+		jg_str(w, v->v[i]);
+	jg_array_close(w);
 }
 
 /* Optional string vector: written only when non-empty. */
-static void k_strv_opt(struct w *w, const char *k, const struct oci_strv *v)
+static void k_strv_opt(struct jgen *w, const char *k, const struct oci_strv *v)
 {
 	if (v->n)
 		k_strv(w, k, v);
 }
 
-static void k_kv(struct w *w, const char *k, const struct oci_kv_list *l)
+static void k_kv(struct jgen *w, const char *k, const struct oci_kv_list *l)
 {
 	if (!l->n)
 		return;
-	s(w, k);
-	mo(w);
+	jg_str(w, k);
+	jg_map_open(w);
 	for (size_t i = 0; i < l->n; i++)
-		k_s(w, l->items[i].key, l->items[i].value);
-	mc(w);
+		jg_key_str(w, l->items[i].key, l->items[i].value);
+	jg_map_close(w);
 }
 
-static void k_idmaps(struct w *w, const char *k,
+static void k_idmaps(struct jgen *w, const char *k,
 		     const struct oci_id_mappings *m)
 {
 	if (!m->n)
 		return;
-	s(w, k);
-	ao(w);
+	jg_str(w, k);
+	jg_array_open(w);
 	for (size_t i = 0; i < m->n; i++) {
-		mo(w);
-		k_u(w, "containerID", m->items[i].container_id);
-		k_u(w, "hostID", m->items[i].host_id);
-		k_u(w, "size", m->items[i].size);
-		mc(w);
+		jg_map_open(w);
+		jg_key_u64(w, "containerID", m->items[i].container_id);
+		jg_key_u64(w, "hostID", m->items[i].host_id);
+		jg_key_u64(w, "size", m->items[i].size);
+		jg_map_close(w);
 	}
-	ac(w);
+	jg_array_close(w);
 }
 
 static const char *const cap_set_keys[OCI_CAP_NSETS] = {
@@ -135,120 +68,121 @@ static const char *const cap_set_keys[OCI_CAP_NSETS] = {
 	[OCI_CAP_AMBIENT] = "ambient",
 };
 
-static void w_process(struct w *w, const struct oci_process *p)
+static void w_process(struct jgen *w, const struct oci_process *p)
 {
 	const struct oci_user *u = &p->user;
 
-	s(w, "process");
-	mo(w);
-	k_b(w, "terminal", p->terminal);
+	jg_str(w, "process");
+	jg_map_open(w);
+	jg_key_bool(w, "terminal", p->terminal);
 	if (p->console_size.set) {
-		s(w, "consoleSize");
-		mo(w);
-		k_u(w, "height", p->console_size.height);
-		k_u(w, "width", p->console_size.width);
-		mc(w);
+		jg_str(w, "consoleSize");
+		jg_map_open(w);
+		jg_key_u64(w, "height", p->console_size.height);
+		jg_key_u64(w, "width", p->console_size.width);
+		jg_map_close(w);
 	}
-	s(w, "user");
-	mo(w);
-	k_u(w, "uid", u->uid);
-	k_u(w, "gid", u->gid);
+	jg_str(w, "user");
+	jg_map_open(w);
+	jg_key_u64(w, "uid", u->uid);
+	jg_key_u64(w, "gid", u->gid);
 	if (u->umask.set)
-		k_u(w, "umask", u->umask.v);
+		jg_key_u64(w, "umask", u->umask.v);
 	if (u->n_additional_gids) {
-		s(w, "additionalGids");
-		ao(w);
+		jg_str(w, "additionalGids");
+		jg_array_open(w);
 		for (size_t i = 0; i < u->n_additional_gids; i++)
-			ck(w, yajl_gen_integer(w->g, u->additional_gids[i]));
-		ac(w);
+			jg_check(w,
+				 yajl_gen_integer(w->g, u->additional_gids[i]));
+		jg_array_close(w);
 	}
-	k_s(w, "username", u->username);
-	mc(w);
+	jg_key_str(w, "username", u->username);
+	jg_map_close(w);
 	k_strv(w, "args", &p->args);
 	k_strv_opt(w, "env", &p->env);
-	k_s(w, "cwd", p->cwd ? p->cwd : "/");
+	jg_key_str(w, "cwd", p->cwd ? p->cwd : "/");
 	if (p->capabilities.present) {
-		s(w, "capabilities");
-		mo(w);
+		jg_str(w, "capabilities");
+		jg_map_open(w);
 		for (int i = 0; i < OCI_CAP_NSETS; i++)
 			if (p->capabilities.set_present[i])
 				k_strv(w, cap_set_keys[i],
 				       &p->capabilities.names[i]);
-		mc(w);
+		jg_map_close(w);
 	}
 	if (p->n_rlimits) {
-		s(w, "rlimits");
-		ao(w);
+		jg_str(w, "rlimits");
+		jg_array_open(w);
 		for (size_t i = 0; i < p->n_rlimits; i++) {
-			mo(w);
-			k_s(w, "type", p->rlimits[i].type);
-			k_u(w, "hard", p->rlimits[i].hard);
-			k_u(w, "soft", p->rlimits[i].soft);
-			mc(w);
+			jg_map_open(w);
+			jg_key_str(w, "type", p->rlimits[i].type);
+			jg_key_u64(w, "hard", p->rlimits[i].hard);
+			jg_key_u64(w, "soft", p->rlimits[i].soft);
+			jg_map_close(w);
 		}
-		ac(w);
+		jg_array_close(w);
 	}
-	k_b(w, "noNewPrivileges", p->no_new_privileges);
-	k_s(w, "apparmorProfile", p->apparmor_profile);
+	jg_key_bool(w, "noNewPrivileges", p->no_new_privileges);
+	jg_key_str(w, "apparmorProfile", p->apparmor_profile);
 	if (p->oom_score_adj.set)
-		k_i(w, "oomScoreAdj", p->oom_score_adj.v);
-	k_s(w, "selinuxLabel", p->selinux_label);
+		jg_key_i64(w, "oomScoreAdj", p->oom_score_adj.v);
+	jg_key_str(w, "selinuxLabel", p->selinux_label);
 	if (p->io_priority.set) {
-		s(w, "ioPriority");
-		mo(w);
-		k_s(w, "class", p->io_priority.class_name);
-		k_i(w, "priority", p->io_priority.priority);
-		mc(w);
+		jg_str(w, "ioPriority");
+		jg_map_open(w);
+		jg_key_str(w, "class", p->io_priority.class_name);
+		jg_key_i64(w, "priority", p->io_priority.priority);
+		jg_map_close(w);
 	}
 	if (p->scheduler.set) {
 		const struct oci_scheduler *sc = &p->scheduler;
 
-		s(w, "scheduler");
-		mo(w);
-		k_s(w, "policy", sc->policy_name);
+		jg_str(w, "scheduler");
+		jg_map_open(w);
+		jg_key_str(w, "policy", sc->policy_name);
 		if (sc->nice.set)
-			k_i(w, "nice", sc->nice.v);
+			jg_key_i64(w, "nice", sc->nice.v);
 		if (sc->priority.set)
-			k_i(w, "priority", sc->priority.v);
+			jg_key_i64(w, "priority", sc->priority.v);
 		k_strv_opt(w, "flags", &sc->flags);
 		if (sc->runtime.set)
-			k_u(w, "runtime", sc->runtime.v);
+			jg_key_u64(w, "runtime", sc->runtime.v);
 		if (sc->deadline.set)
-			k_u(w, "deadline", sc->deadline.v);
+			jg_key_u64(w, "deadline", sc->deadline.v);
 		if (sc->period.set)
-			k_u(w, "period", sc->period.v);
-		mc(w);
+			jg_key_u64(w, "period", sc->period.v);
+		jg_map_close(w);
 	}
 	if (p->exec_cpu_affinity_initial || p->exec_cpu_affinity_final) {
-		s(w, "execCPUAffinity");
-		mo(w);
-		k_s(w, "initial", p->exec_cpu_affinity_initial);
-		k_s(w, "final", p->exec_cpu_affinity_final);
-		mc(w);
+		jg_str(w, "execCPUAffinity");
+		jg_map_open(w);
+		jg_key_str(w, "initial", p->exec_cpu_affinity_initial);
+		jg_key_str(w, "final", p->exec_cpu_affinity_final);
+		jg_map_close(w);
 	}
-	mc(w);
+	jg_map_close(w);
 }
 
-static void w_mounts(struct w *w, const struct oci_config *cfg)
+static void w_mounts(struct jgen *w, const struct oci_config *cfg)
 {
-	s(w, "mounts");
-	ao(w);
+	jg_str(w, "mounts");
+	jg_array_open(w);
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct oci_mount *m = &cfg->mounts[i];
 
-		mo(w);
-		k_s(w, "destination", m->destination);
-		k_s(w, "type", m->type);
-		k_s(w, "source", m->source);
+		jg_map_open(w);
+		jg_key_str(w, "destination", m->destination);
+		jg_key_str(w, "type", m->type);
+		jg_key_str(w, "source", m->source);
 		k_strv_opt(w, "options", &m->options);
 		k_idmaps(w, "uidMappings", &m->uid_mappings);
 		k_idmaps(w, "gidMappings", &m->gid_mappings);
-		mc(w);
+		jg_map_close(w);
 	}
-	ac(w);
+	jg_array_close(w);
 }
 
-static void w_hooks(struct w *w, const struct oci_config *cfg)
+static void w_hooks(struct jgen *w, const struct oci_config *cfg)
 {
 	bool any = false;
 
@@ -256,130 +190,132 @@ static void w_hooks(struct w *w, const struct oci_config *cfg)
 		any |= cfg->hooks[i].n > 0;
 	if (!any)
 		return;
-	s(w, "hooks");
-	mo(w);
+	jg_str(w, "hooks");
+	jg_map_open(w);
 	for (int i = 0; i < OCI_HOOK_NSTAGES; i++) {
 		const struct oci_hook_list *l = &cfg->hooks[i];
 
 		if (!l->n)
 			continue;
-		s(w, oci_hook_stage_name((enum oci_hook_stage)i));
-		ao(w);
+		jg_str(w, oci_hook_stage_name((enum oci_hook_stage)i));
+		jg_array_open(w);
 		for (size_t j = 0; j < l->n; j++) {
-			mo(w);
-			k_s(w, "path", l->items[j].path);
+			jg_map_open(w);
+			jg_key_str(w, "path", l->items[j].path);
 			k_strv_opt(w, "args", &l->items[j].args);
 			k_strv_opt(w, "env", &l->items[j].env);
 			if (l->items[j].timeout.set)
-				k_i(w, "timeout", l->items[j].timeout.v);
-			mc(w);
+				jg_key_i64(w, "timeout", l->items[j].timeout.v);
+			jg_map_close(w);
 		}
-		ac(w);
+		jg_array_close(w);
 	}
-	mc(w);
+	jg_map_close(w);
 }
 
-static void w_seccomp(struct w *w, const struct oci_seccomp *sc)
+static void w_seccomp(struct jgen *w, const struct oci_seccomp *sc)
 {
-	s(w, "seccomp");
-	mo(w);
-	k_s(w, "defaultAction", oci_seccomp_action_name(sc->default_action));
+	jg_str(w, "seccomp");
+	jg_map_open(w);
+	jg_key_str(w, "defaultAction",
+		   oci_seccomp_action_name(sc->default_action));
 	if (sc->default_errno_ret.set)
-		k_u(w, "defaultErrnoRet", sc->default_errno_ret.v);
+		jg_key_u64(w, "defaultErrnoRet", sc->default_errno_ret.v);
 	k_strv_opt(w, "architectures", &sc->architectures);
 	k_strv_opt(w, "flags", &sc->flags);
-	k_s(w, "listenerPath", sc->listener_path);
-	k_s(w, "listenerMetadata", sc->listener_metadata);
-	s(w, "syscalls");
-	ao(w);
+	jg_key_str(w, "listenerPath", sc->listener_path);
+	jg_key_str(w, "listenerMetadata", sc->listener_metadata);
+	jg_str(w, "syscalls");
+	jg_array_open(w);
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
 		const struct oci_seccomp_syscall *sy = &sc->syscalls[i];
 
-		mo(w);
+		jg_map_open(w);
 		k_strv(w, "names", &sy->names);
-		k_s(w, "action", oci_seccomp_action_name(sy->action));
+		jg_key_str(w, "action", oci_seccomp_action_name(sy->action));
 		if (sy->errno_ret.set)
-			k_u(w, "errnoRet", sy->errno_ret.v);
+			jg_key_u64(w, "errnoRet", sy->errno_ret.v);
 		if (sy->n_args) {
-			s(w, "args");
-			ao(w);
+			jg_str(w, "args");
+			jg_array_open(w);
 			for (size_t j = 0; j < sy->n_args; j++) {
-				mo(w);
-				k_u(w, "index", sy->args[j].index);
-				k_u(w, "value", sy->args[j].value);
-				k_u(w, "valueTwo", sy->args[j].value_two);
-				k_s(w, "op",
-				    oci_seccomp_op_name(sy->args[j].op));
-				mc(w);
+				jg_map_open(w);
+				jg_key_u64(w, "index", sy->args[j].index);
+				jg_key_u64(w, "value", sy->args[j].value);
+				jg_key_u64(w, "valueTwo",
+					   sy->args[j].value_two);
+				jg_key_str(w, "op",
+					   oci_seccomp_op_name(sy->args[j].op));
+				jg_map_close(w);
 			}
-			ac(w);
+			jg_array_close(w);
 		}
-		mc(w);
+		jg_map_close(w);
 	}
-	ac(w);
-	mc(w);
+	jg_array_close(w);
+	jg_map_close(w);
 }
 
-static void w_devices(struct w *w, const struct oci_linux *l)
+static void w_devices(struct jgen *w, const struct oci_linux *l)
 {
 	if (!l->n_devices)
 		return;
-	s(w, "devices");
-	ao(w);
+	jg_str(w, "devices");
+	jg_array_open(w);
 	for (size_t i = 0; i < l->n_devices; i++) {
 		const struct oci_device *d = &l->devices[i];
 		char type[2] = { d->type, '\0' };
 
-		mo(w);
-		k_s(w, "path", d->path);
-		k_s(w, "type", type);
+		jg_map_open(w);
+		jg_key_str(w, "path", d->path);
+		jg_key_str(w, "type", type);
 		if (d->type != 'p') {
-			k_i(w, "major", d->major);
-			k_i(w, "minor", d->minor);
+			jg_key_i64(w, "major", d->major);
+			jg_key_i64(w, "minor", d->minor);
 		}
 		if (d->file_mode.set)
-			k_u(w, "fileMode", d->file_mode.v);
+			jg_key_u64(w, "fileMode", d->file_mode.v);
 		if (d->uid.set)
-			k_u(w, "uid", d->uid.v);
+			jg_key_u64(w, "uid", d->uid.v);
 		if (d->gid.set)
-			k_u(w, "gid", d->gid.v);
-		mc(w);
+			jg_key_u64(w, "gid", d->gid.v);
+		jg_map_close(w);
 	}
-	ac(w);
+	jg_array_close(w);
 }
 
-static void w_linux(struct w *w, const struct oci_linux *l)
+static void w_linux(struct jgen *w, const struct oci_linux *l)
 {
-	s(w, "linux");
-	mo(w);
+	jg_str(w, "linux");
+	jg_map_open(w);
 	k_idmaps(w, "uidMappings", &l->uid_mappings);
 	k_idmaps(w, "gidMappings", &l->gid_mappings);
-	s(w, "namespaces");
-	ao(w);
+	jg_str(w, "namespaces");
+	jg_array_open(w);
 	for (size_t i = 0; i < l->n_namespaces; i++) {
-		mo(w);
-		k_s(w, "type", oci_ns_type_name(l->namespaces[i].type));
-		k_s(w, "path", l->namespaces[i].path);
-		mc(w);
+		jg_map_open(w);
+		jg_key_str(w, "type", oci_ns_type_name(l->namespaces[i].type));
+		jg_key_str(w, "path", l->namespaces[i].path);
+		jg_map_close(w);
 	}
-	ac(w);
+	jg_array_close(w);
 	w_devices(w, l);
-	k_s(w, "cgroupsPath", l->cgroups_path);
-	k_s(w, "rootfsPropagation", l->rootfs_propagation);
+	jg_key_str(w, "cgroupsPath", l->cgroups_path);
+	jg_key_str(w, "rootfsPropagation", l->rootfs_propagation);
 	if (l->seccomp)
 		w_seccomp(w, l->seccomp);
 	k_kv(w, "sysctl", &l->sysctl);
 	k_strv_opt(w, "maskedPaths", &l->masked_paths);
 	k_strv_opt(w, "readonlyPaths", &l->readonly_paths);
-	k_s(w, "mountLabel", l->mount_label);
+	jg_key_str(w, "mountLabel", l->mount_label);
 	if (l->personality.set) {
-		s(w, "personality");
-		mo(w);
-		k_s(w, "domain", l->personality.domain);
+		jg_str(w, "personality");
+		jg_map_open(w);
+		jg_key_str(w, "domain", l->personality.domain);
 		k_strv_opt(w, "flags", &l->personality.flags);
-		mc(w);
+		jg_map_close(w);
 	}
-	mc(w);
+	jg_map_close(w);
 }
 
 /* What the writer cannot render: refused, never dropped. */
@@ -406,59 +342,32 @@ static int check_supported(const struct oci_config *cfg, struct ar_error *err)
 	return 0;
 }
 
-static void yajl_gen_freep(yajl_gen *g)
-{
-	if (*g)
-		yajl_gen_free(*g);
-}
-
 int oci_config_to_json(const struct oci_config *cfg, char **out, size_t *len,
 		       struct ar_error *err)
 {
-	_cleanup_(yajl_gen_freep) yajl_gen g = yajl_gen_alloc(NULL);
-	struct w w = { .g = g };
-	const unsigned char *buf;
-	size_t blen;
-	char *r;
+	_cleanup_jgen_ struct jgen w = { 0 };
 
-	if (!g)
-		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
-	if (check_supported(cfg, err) < 0)
+	if (check_supported(cfg, err) < 0 || jg_init(&w, err) < 0)
 		return -1;
-	yajl_gen_config(g, yajl_gen_beautify, 1);
-	yajl_gen_config(g, yajl_gen_indent_string, "\t");
-	yajl_gen_config(g, yajl_gen_escape_solidus, 0);
-	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-
-	mo(&w);
-	k_s(&w, "ociVersion", cfg->oci_version ? cfg->oci_version : "1.2.0");
+	jg_map_open(&w);
+	jg_key_str(&w, "ociVersion",
+		   cfg->oci_version ? cfg->oci_version : "1.2.0");
 	w_process(&w, &cfg->process);
 	if (cfg->root.present || cfg->root.path) {
-		s(&w, "root");
-		mo(&w);
-		k_s(&w, "path", cfg->root.path);
-		k_b(&w, "readonly", cfg->root.readonly);
-		mc(&w);
+		jg_str(&w, "root");
+		jg_map_open(&w);
+		jg_key_str(&w, "path", cfg->root.path);
+		jg_key_bool(&w, "readonly", cfg->root.readonly);
+		jg_map_close(&w);
 	}
-	k_s(&w, "hostname", cfg->hostname);
-	k_s(&w, "domainname", cfg->domainname);
+	jg_key_str(&w, "hostname", cfg->hostname);
+	jg_key_str(&w, "domainname", cfg->domainname);
 	w_mounts(&w, cfg);
 	w_hooks(&w, cfg);
 	k_kv(&w, "annotations", &cfg->annotations);
 	w_linux(&w, &cfg->linux_);
-	mc(&w);
-	if (w.failed || yajl_gen_get_buf(g, &buf, &blen) != yajl_gen_status_ok)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"write config.json: JSON generation failed (invalid UTF-8 in a string?)");
-	r = ar_xmalloc(blen + 2);
-	memcpy(r, buf, blen);
-	if (blen == 0 || r[blen - 1] != '\n')
-		r[blen++] = '\n';
-	r[blen] = '\0';
-	*out = r;
-	*len = blen;
-	return 0;
+	jg_map_close(&w);
+	return jg_finish(&w, "write config.json", out, len, err);
 }
 
 int oci_config_write_file(const struct oci_config *cfg, const char *dir,
