@@ -18,7 +18,7 @@ struct ar_arena_chunk {
 	max_align_t data[];
 };
 
-static void arena_oom(void)
+static _Noreturn void arena_oom(void)
 {
 	static const char msg[] = "agentrun: out of memory\n";
 	ssize_t r = write(2, msg, sizeof(msg) - 1);

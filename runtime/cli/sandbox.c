@@ -45,6 +45,11 @@ static void sandbox_usage(FILE *out)
 		"                       discard)\n"
 		"  --name NAME          the --overlay sandbox's name (default: sandbox-DATE)\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
+		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
+		"                       files changed, exit); `-`: stderr (docs/audit.md)\n"
+		"  --learn PROFILE      run with more of the host shown read-only and any\n"
+		"                       destination allowed, record what CMD used, write\n"
+		"                       it as a profile for --profile\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"See docs/sandbox.md; `agentrun doctor` checks this machine.\n");
@@ -65,6 +70,8 @@ enum {
 	OPT_LANDLOCK,
 	OPT_OVERLAY,
 	OPT_NAME,
+	OPT_AUDIT,
+	OPT_LEARN,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -89,6 +96,8 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "landlock", required_argument, NULL, OPT_LANDLOCK },
 		{ "overlay", no_argument, NULL, OPT_OVERLAY },
 		{ "name", required_argument, NULL, OPT_NAME },
+		{ "audit", required_argument, NULL, OPT_AUDIT },
+		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,6 +170,12 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		case OPT_NAME:
 			o.name = optarg;
 			break;
+		case OPT_AUDIT:
+			o.audit = optarg;
+			break;
+		case OPT_LEARN:
+			o.learn = optarg;
+			break;
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)
 				o.landlock = -1;
@@ -189,6 +204,11 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		return 1;
 	}
 	o.argv = argv + optind;
+	if ((o.audit || o.learn) && ro.print_bundle) {
+		fprintf(stderr,
+			"agentrun sandbox: --audit and --learn observe a run; --print-bundle does not run\n");
+		return 1;
+	}
 	if (profile_path) {
 		_cleanup_free_ char *file = NULL;
 

@@ -192,15 +192,23 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
-	if (cfg->linux_.seccomp) {
+	if (cfg->linux_.seccomp || o->seccomp_default) {
 		/* Compiling a profile costs tens of milliseconds; the
 		 * compiled program is cached under the state root, keyed by
 		 * the whole profile. */
 		_cleanup_free_ char *cache = o->root ?
 			ar_xasprintf("%s/.seccomp-cache", o->root) : NULL;
 
-		if (ar_seccomp_compile_cached(cfg->linux_.seccomp, cache,
-					      &l->seccomp, err) < 0)
+		if (cfg->linux_.seccomp && o->seccomp_default)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"linux.seccomp: the config has a profile and the embedded one was asked for");
+		if (cfg->linux_.seccomp ?
+			    ar_seccomp_compile_cached(cfg->linux_.seccomp,
+						      cache, &l->seccomp,
+						      err) < 0 :
+			    ar_seccomp_compile_default_cached(
+				    cache, &l->seccomp, err) < 0)
 			return -1;
 	}
 	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);
@@ -304,6 +312,7 @@ static int record_planned_cgroup(const char *path, void *arg,
 	l->cgroup_planned = path;
 	r = write_state(l, l->state_fds[1], l->state_pid, true, err);
 	l->cgroup_planned = NULL;
+	l->cgroup_recorded = r == 0;
 	return r;
 }
 
@@ -332,6 +341,26 @@ static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
 	return -1;
 }
 
+/* The container process may set itself up while the runtime writes
+ * state.json (it waits for EXEC before its execve): when nothing of the
+ * runtime has to run between the two, i.e. no prestart/createRuntime/
+ * createContainer/startContainer hooks, and no other message than an
+ * error goes from the container process to the runtime before its
+ * execve (no exec fifo, no terminal, no seccomp listener). The user
+ * namespace's ids, oom_score_adj and the cgroup are still set before
+ * GO. Only for the in-memory config of `agentrun sandbox` for now. */
+static bool overlap_setup(const struct ar_launch *l)
+{
+	const struct oci_config *cfg = l->cfg;
+
+	return l->o->config && !l->plan.slow && !l->use_fifo &&
+	       !cfg->process.terminal && !ar_launch_needs_host_pid(cfg) &&
+	       cfg->hooks[OCI_HOOK_PRESTART].n == 0 &&
+	       cfg->hooks[OCI_HOOK_CREATE_RUNTIME].n == 0 &&
+	       !(cfg->linux_.seccomp && cfg->linux_.seccomp->listener_path) &&
+	       !(l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp));
+}
+
 /* Returns 0 with *pid (the container process) filled, -1 with err; on
  * error *pid (or *first) is the process to kill. */
 static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
@@ -348,6 +377,7 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return ar_error_set(err, errno, "socketpair");
 	l->sync_fd = sv[1];
+	l->overlap = overlap_setup(l);
 	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, err);
 	if (child < 0) {
 		close(sv[0]);
@@ -417,12 +447,16 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	if (l->o->on_spawn &&
 	    l->o->on_spawn(*pid, l->o->on_spawn_arg, err) < 0)
 		return -1;
+	if (l->overlap && ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
+		return -1;
 	ar_crash_point("create-cgroup");
 	/* From here on a runtime killed (kill -9) leaves a container that
 	 * `state` reports as "creating" and `delete --force` cleans: its pid
 	 * and cgroup are on disk. Before, the container process only waits
-	 * for GO on the sync socket and exits when we are gone. */
-	if (write_state(l, l->state_fds[1], *pid, true, err) < 0)
+	 * for GO on the sync socket and exits when we are gone. (Already on
+	 * disk when the cgroup was recorded before its mkdir and made.) */
+	if (!(l->cgroup_recorded && ar_cgroup_path(l->cgroup)) &&
+	    write_state(l, l->state_fds[1], *pid, true, err) < 0)
 		return -1;
 	ar_crash_point("create-state-creating");
 	/* Runtime namespace, container process created and waiting:
@@ -433,8 +467,14 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 				   *pid, l->bundle, AR_STATUS_CREATING,
 				   err) < 0)
 		return -1;
-	if (ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
-		return -1;
+	if (ar_sync_send(l->sync_fd, l->overlap ? AR_SYNC_EXEC : AR_SYNC_GO,
+			 denied, err) < 0) {
+		/* overlap: a container process that failed meanwhile has
+		 * closed its end; its ERROR is read below */
+		if (!l->overlap)
+			return -1;
+		ar_error_clear(err);
+	}
 	if (ar_launch_needs_host_pid(cfg) &&
 	    ar_sync_send(l->sync_fd, AR_SYNC_HOST_PID, *pid, err) < 0)
 		return -1;
@@ -965,10 +1005,16 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 
 			if (now == AR_STATUS_CREATED)
 				continue;
-			ar_error_set_plain(
-				err, EINVAL,
-				"container `%s` was started already (status: %s)",
-				id, ar_status_name(now));
+			if (now == AR_STATUS_STOPPED)
+				ar_error_set_plain(
+					err, ECHILD,
+					"container `%s`: the container process exited before start",
+					id);
+			else
+				ar_error_set_plain(
+					err, EINVAL,
+					"container `%s` was started already (status: %s)",
+					id, ar_status_name(now));
 			goto out;
 		}
 		if (pfd[0].revents & POLLIN)

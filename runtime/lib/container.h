@@ -55,6 +55,11 @@ struct ar_create_opts {
 	 * proxy's socket in the container's netns here. NULL: none. */
 	int (*on_spawn)(pid_t pid, void *arg, struct ar_error *err);
 	void *on_spawn_arg;
+	/* agentrun sandbox: the config has no linux.seccomp and the
+	 * embedded agent profile is loaded instead, from the compiled
+	 * filter cache keyed by its JSON text: parsed only on a miss
+	 * (ar_seccomp_compile_default_cached). */
+	bool seccomp_default;
 };
 
 int ar_container_create(const struct ar_create_opts *o, struct ar_error *err);

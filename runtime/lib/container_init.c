@@ -307,6 +307,15 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		return -1;
 	if (ar_process_prepare_fds(l->preserve_fds, err) < 0)
 		return -1;
+	/* Overlapped with the runtime's state.json: nothing of the user's
+	 * runs before it is written (container.c: overlap_setup). */
+	if (l->overlap) {
+		struct ar_sync_msg m;
+
+		if (ar_sync_recv(l->sync_fd, &m, err) < 0 ||
+		    m.type != AR_SYNC_EXEC)
+			_exit(1); /* the runtime failed and reports it */
+	}
 	/* A listener fd must reach the runtime while it is still there. */
 	if (l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp) &&
 	    load_seccomp(l, err) < 0)

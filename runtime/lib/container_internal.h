@@ -45,6 +45,8 @@ enum ar_sync_type {
 			   * createContainer or startContainer hooks: the
 			   * container process's pid in the runtime's pid
 			   * namespace, for the hooks' state */
+	AR_SYNC_EXEC, /* ar_launch.overlap only: state.json is written,
+		       * the container process may execve */
 };
 
 struct ar_sync_msg {
@@ -70,6 +72,12 @@ struct ar_launch {
 	int preserve_fds; /* --preserve-fds + listen_fds */
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
 	bool setgroups_denied; /* filled in the child from GO */
+	/* GO as soon as the ids, oom_score_adj and cgroup are set: the
+	 * container process sets itself up while the runtime writes
+	 * state.json, and waits for EXEC before its execve (no hooks run
+	 * before the container's, no exec fifo, no terminal, no seccomp
+	 * listener; see overlap_setup() in container.c) */
+	bool overlap;
 	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
 	int *premade_mounts; /* ar_premade_mounts_open(): per mounts[] entry,
 			      * closed in the runtime after the clone */
@@ -79,6 +87,7 @@ struct ar_launch {
 				     * to make, while l->cgroup is NULL */
 	pid_t state_pid; /* the container process, for state.json written
 			  * from the cgroup callback */
+	bool cgroup_recorded; /* that state.json holds pid and cgroup */
 	int state_fds[2]; /* state root and the locked container directory:
 			   * closed first thing in the child (the flock is
 			   * on the open file, shared by the clone) */

@@ -28,7 +28,9 @@
 
 #include <libseccomp.h>
 
+#include "generate.h"
 #include "log.h"
+#include "profile.h"
 #include "seccomp_internal.h"
 #include "utils.h"
 
@@ -118,20 +120,27 @@ static void put_opt(struct keybuf *k, const struct oci_opt_u32 *o)
 	}
 }
 
-/* The canonical key of a profile; malloc'ed, *len set. */
-static char *profile_key(const struct oci_seccomp *sc, size_t *len)
+/* What the program depends on besides the profile. */
+static void put_platform(struct keybuf *k)
 {
 	struct utsname u;
-	struct keybuf k = { NULL, 0, 0 };
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
-	put_lit(&k, "libseccomp ");
-	put_str(&k, ar_seccomp_lib_version());
-	put_lit(&k, "\nkernel ");
-	put_str(&k, u.release);
-	put_lit(&k, "\nnative ");
-	put_u64(&k, seccomp_arch_native());
+	put_lit(k, "libseccomp ");
+	put_str(k, ar_seccomp_lib_version());
+	put_lit(k, "\nkernel ");
+	put_str(k, u.release);
+	put_lit(k, "\nnative ");
+	put_u64(k, seccomp_arch_native());
+}
+
+/* The canonical key of a profile; malloc'ed, *len set. */
+static char *profile_key(const struct oci_seccomp *sc, size_t *len)
+{
+	struct keybuf k = { NULL, 0, 0 };
+
+	put_platform(&k);
 	put_lit(&k, "\ndefault ");
 	put_int(&k, (int)sc->default_action);
 	put_opt(&k, &sc->default_errno_ret);
@@ -177,6 +186,25 @@ static uint64_t fnv1a64(const void *data, size_t len)
 		h ^= p[i];
 		h *= UINT64_C(0x100000001b3);
 	}
+	return h;
+}
+
+/* The same job for the long key of the embedded profile (20 kB of JSON),
+ * 8 bytes a step: fnv1a64 above costs ~4 instructions a byte. Only names
+ * the file: the whole key is compared on a hit. */
+static uint64_t hash_words(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = UINT64_C(0xcbf29ce484222325) ^ len, w;
+	size_t i = 0;
+
+	for (; i + sizeof(w) <= len; i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ p[i]) * UINT64_C(0x100000001b3);
 	return h;
 }
 
@@ -292,27 +320,27 @@ static void cache_write(int dirfd, const char *name, const char *key,
 		ar_debug("seccomp cache: %s", err.msg);
 }
 
-int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
-			      const char *cache_dir,
-			      struct ar_seccomp_filter **out,
-			      struct ar_error *err)
+/* compile(arg): the profile's program, on a cache miss (or no cache). */
+typedef int (*compile_fn)(const void *arg, struct ar_seccomp_filter **out,
+			  struct ar_error *err);
+
+static int lookup_or_compile(const char *key, size_t key_len, bool long_key,
+			     const char *cache_dir, compile_fn compile,
+			     const void *arg, struct ar_seccomp_filter **out,
+			     struct ar_error *err)
 {
-	_cleanup_free_ char *key = NULL;
 	_cleanup_close_ int dirfd = -1;
 	char name[32];
-	size_t key_len = 0;
 
 	*out = NULL;
-	if (!cache_dir)
-		return ar_seccomp_compile(sc, out, err);
-	key = profile_key(sc, &key_len);
-	if (!key || key_len > UINT32_MAX)
-		return ar_seccomp_compile(sc, out, err);
+	if (!cache_dir || !key || key_len > UINT32_MAX)
+		return compile(arg, out, err);
 	dirfd = open_cache_dir(cache_dir);
 	if (dirfd < 0)
-		return ar_seccomp_compile(sc, out, err);
+		return compile(arg, out, err);
 	snprintf(name, sizeof(name), "%016llx.bpf",
-		 (unsigned long long)fnv1a64(key, key_len));
+		 (unsigned long long)(long_key ? hash_words(key, key_len) :
+						 fnv1a64(key, key_len)));
 
 	*out = cache_read(dirfd, name, key, key_len);
 	if (*out) {
@@ -320,10 +348,71 @@ int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
 			 name);
 		return 0;
 	}
-	if (ar_seccomp_compile(sc, out, err) < 0)
+	if (compile(arg, out, err) < 0)
 		return -1;
-	cache_write(dirfd, name, key, key_len, *out);
+	if (*out) /* compile() is a callback: say what it guarantees */
+		cache_write(dirfd, name, key, key_len, *out);
 	return 0;
+}
+
+static int compile_profile(const void *arg, struct ar_seccomp_filter **out,
+			   struct ar_error *err)
+{
+	return ar_seccomp_compile(arg, out, err);
+}
+
+int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
+			      const char *cache_dir,
+			      struct ar_seccomp_filter **out,
+			      struct ar_error *err)
+{
+	_cleanup_free_ char *key = NULL;
+	size_t key_len = 0;
+
+	if (cache_dir)
+		key = profile_key(sc, &key_len);
+	return lookup_or_compile(key, key_len, false, cache_dir,
+				 compile_profile, sc, out, err);
+}
+
+/* The embedded agent profile, parsed only here, on a miss. */
+static int compile_default(const void *arg, struct ar_seccomp_filter **out,
+			   struct ar_error *err)
+{
+	struct ar_arena a = { 0 };
+	struct oci_seccomp *sc;
+	int r;
+
+	(void)arg;
+	r = oci_seccomp_default(&a, &sc, err);
+	if (r == 0)
+		r = ar_seccomp_compile(sc, out, err);
+	oci_arena_free(&a);
+	return r;
+}
+
+int ar_seccomp_compile_default_cached(const char *cache_dir,
+				      struct ar_seccomp_filter **out,
+				      struct ar_error *err)
+{
+	struct keybuf k = { NULL, 0, 0 };
+	int r;
+
+	if (cache_dir) {
+		/* The JSON text itself, and the version of the code that
+		 * parses and compiles it (see seccomp.h). */
+		put_platform(&k);
+		put_lit(&k, "\nagentrun " PACKAGE_VERSION
+			    "\nembedded default profile ");
+		put_u64(&k, oci_default_seccomp_json_len);
+		put_lit(&k, ":");
+		put_mem(&k, oci_default_seccomp_json,
+			oci_default_seccomp_json_len);
+	}
+	r = lookup_or_compile(k.p, k.n, true, cache_dir, compile_default, NULL,
+			      out, err);
+	free(k.p);
+	return r;
 }
 
 bool ar_seccomp_filter_from_cache(const struct ar_seccomp_filter *f)

@@ -430,6 +430,8 @@ enum ar_addr_class ar_egress_addr_check(const struct ar_egress_policy *p,
 			return AR_ADDR_PUBLIC;
 	}
 	c = ar_egress_addr_class(AF_INET6, a);
+	if (p->learn && c != AR_ADDR_METADATA)
+		return AR_ADDR_PUBLIC;
 	if (c != AR_ADDR_PUBLIC)
 		return c;
 	for (size_t i = 0; i < p->n_self; i++)

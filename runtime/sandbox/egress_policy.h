@@ -51,6 +51,9 @@ struct ar_egress_policy {
 	 * each 16 bytes: IPv4 as ::ffff:a.b.c.d. */
 	uint8_t (*self)[16];
 	size_t n_self;
+	/* --learn: every address class but the cloud metadata address
+	 * passes step 2 (learn.h) */
+	bool learn;
 };
 
 /* Parse one pattern. Errors name it: "--net allow=`x:99999`: port ...". */

@@ -30,40 +30,49 @@
 #include "utils.h"
 
 #define AR_EGRESS_MAX_SETUP 64 /* connections being set up at once */
-#define AR_EGRESS_MAX_RELAYS 512 /* established connections */
+/* Connections with an upstream (dialled or relaying) at once: two
+ * threads each while relaying; beyond it a request is refused with a
+ * reason (HTTP 503, SOCKS general failure). */
+#define AR_EGRESS_MAX_CONNS 256
 #define HEAD_MAX 16384 /* request head (HTTP) */
 #define SETUP_TIMEOUT_S 30 /* to receive the request */
 #define CONNECT_TIMEOUT_MS 10000 /* per address */
 /* Bound per direction. Pipes start at the kernel's default (64 KiB) and
- * grow to this once full (a bulk transfer): pipe pages count against the
- * user's pipe-user-pages-soft, shared with the agent's own pipes. */
+ * grow to this once a splice half fills one (a bulk transfer): pipe
+ * pages count against the user's pipe-user-pages-soft, shared with the
+ * agent's own pipes, so idle and interactive connections keep the
+ * default. */
 #define RELAY_PIPE_BYTES (1024 * 1024)
+/* A relay thread only calls splice and shutdown. */
+#define RELAY_STACK_BYTES (128 * 1024)
 
 /* An established connection: fd[0] the client (the sandbox), fd[1] the
- * upstream. Bytes read from fd[d] wait in pipe[d] until written to
- * fd[!d]; the pipe is the only buffer (splice: no copy to user space). */
-struct relay {
+ * upstream. Direction d, a thread of its own, moves what fd[d] gives
+ * through a pipe into fd[!d] with blocking splices (no copy to user
+ * space, no poll: the thread sleeps in the kernel until there is
+ * something to move). The last direction to finish closes the fds. */
+struct conn {
+	struct ar_egress_proxy *p;
 	int fd[2];
-	int pipe[2][2];
-	size_t queued[2], cap[2];
-	bool eof[2]; /* fd[d] gave end of file */
-	bool shut[2]; /* fd[!d]'s write side is shut down */
-	bool grown[2]; /* pipe[d] was offered RELAY_PIPE_BYTES */
-	bool dead; /* finished or broken: to be freed */
-	struct relay *next;
+	int running; /* directions not finished */
+	struct conn *prev, *next; /* p->conns */
 };
 
 struct ar_egress_proxy {
 	int listen_fd;
-	int wake_fd; /* eventfd: new relays, a finished setup, stop */
+	int wake_fd; /* eventfd: a finished setup, stop */
 	struct ar_egress_policy policy;
 	ar_egress_event_fn fn;
 	void *data;
-	pthread_t thread;
+	pthread_t thread; /* accepts */
 	pthread_mutex_t lock;
-	struct relay *pending; /* handed over by setup threads */
-	int n_setup;
-	int refs; /* the relay thread and each setup thread */
+	pthread_cond_t idle; /* n_relays or n_emitting reached 0 */
+	struct conn *conns; /* relaying */
+	int n_relays; /* conns not yet closed and freed */
+	int n_emitting; /* threads in fn */
+	int n_setup; /* setup threads */
+	int n_conns; /* upstreams: dialled or relaying */
+	int refs; /* the owner and each setup or relay thread */
 	bool stopping;
 };
 
@@ -84,6 +93,7 @@ static void proxy_free(struct ar_egress_proxy *p)
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
 	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->idle);
 	free(p);
 }
 
@@ -98,18 +108,6 @@ static void proxy_unref(struct ar_egress_proxy *p)
 		proxy_free(p);
 }
 
-static void relay_free(struct relay *r)
-{
-	for (int d = 0; d < 2; d++) {
-		if (r->fd[d] >= 0)
-			close(r->fd[d]);
-		for (int k = 0; k < 2; k++)
-			if (r->pipe[d][k] >= 0)
-				close(r->pipe[d][k]);
-	}
-	free(r);
-}
-
 static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
 		 uint16_t port, const char *addr, bool allowed,
 		 const char *reason)
@@ -120,9 +118,24 @@ static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
 				      .addr = addr,
 				      .allowed = allowed,
 				      .reason = reason };
+	bool stopping;
 
-	if (p->fn)
-		p->fn(&ev, p->data);
+	if (!p->fn)
+		return;
+	/* never after ar_egress_proxy_stop returned: it waits for calls
+	 * under way, later ones (setups finishing) are dropped */
+	pthread_mutex_lock(&p->lock);
+	stopping = p->stopping;
+	if (!stopping)
+		p->n_emitting++;
+	pthread_mutex_unlock(&p->lock);
+	if (stopping)
+		return;
+	p->fn(&ev, p->data);
+	pthread_mutex_lock(&p->lock);
+	if (--p->n_emitting == 0)
+		pthread_cond_broadcast(&p->idle);
+	pthread_mutex_unlock(&p->lock);
 }
 
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data)
@@ -214,10 +227,38 @@ static int connect_timeout(const struct addrinfo *ai)
 	return fd;
 }
 
-enum dial_result { DIAL_OK, DIAL_DENIED, DIAL_NORESOLVE, DIAL_FAILED };
+enum dial_result {
+	DIAL_OK,
+	DIAL_DENIED,
+	DIAL_NORESOLVE,
+	DIAL_FAILED,
+	DIAL_BUSY /* AR_EGRESS_MAX_CONNS reached */
+};
+
+/* A place among AR_EGRESS_MAX_CONNS for an upstream: taken by dial(),
+ * given back when the upstream is closed. */
+static bool slot_take(struct ar_egress_proxy *p)
+{
+	bool ok;
+
+	pthread_mutex_lock(&p->lock);
+	ok = p->n_conns < AR_EGRESS_MAX_CONNS;
+	if (ok)
+		p->n_conns++;
+	pthread_mutex_unlock(&p->lock);
+	return ok;
+}
+
+static void slot_put(struct ar_egress_proxy *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->n_conns--;
+	pthread_mutex_unlock(&p->lock);
+}
 
 /* The policy, DNS and the connection for HOST:PORT. `reason` gets the
- * line to show the agent when the result is not DIAL_OK. */
+ * line to show the agent when the result is not DIAL_OK. DIAL_OK takes
+ * a slot (slot_put when *out is closed). */
 static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 			     const char *host, uint16_t port, int *out,
 			     char *reason, size_t size)
@@ -238,11 +279,20 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		emit(p, proto, host, port, NULL, false, reason);
 		return DIAL_DENIED;
 	}
+	if (!slot_take(p)) {
+		snprintf(
+			reason, size,
+			"agentrun: refused %s:%u \xe2\x80\x94 %d connections through the egress proxy are open, its limit; close some and retry",
+			host, (unsigned)port, AR_EGRESS_MAX_CONNS);
+		emit(p, proto, host, port, NULL, false, reason);
+		return DIAL_BUSY;
+	}
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
 	r = getaddrinfo(host, ports, &hints, &res);
 	if (r != 0) {
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		slot_put(p);
 		emit(p, proto, host, port, NULL, false, reason);
 		return DIAL_NORESOLVE;
 	}
@@ -271,6 +321,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		snprintf(refused_addr, sizeof(refused_addr), "%s", addr);
 	}
 	freeaddrinfo(res);
+	slot_put(p);
 	if (e) {
 		snprintf(reason, size,
 			 "agentrun: cannot connect to %s:%u (%s): %s", host,
@@ -314,6 +365,8 @@ static void http_dial_failed(int fd, enum dial_result r, const char *reason)
 {
 	if (r == DIAL_DENIED)
 		http_reply(fd, 403, "Forbidden", reason);
+	else if (r == DIAL_BUSY)
+		http_reply(fd, 503, "Service Unavailable", reason);
 	else
 		http_reply(fd, 502, "Bad Gateway", reason);
 }
@@ -611,6 +664,7 @@ static int socks_setup(struct ar_egress_proxy *p, int c, int *up)
 	r = dial(p, "socks5", host, port, up, reason, sizeof(reason));
 	if (r != DIAL_OK) {
 		socks_reply(c, r == DIAL_DENIED	     ? 0x02 :
+			       r == DIAL_BUSY	     ? 0x01 :
 			       r == DIAL_NORESOLVE   ? 0x04 :
 			       errno == ECONNREFUSED ? 0x05 :
 			       errno == ETIMEDOUT    ? 0x06 :
@@ -621,35 +675,181 @@ static int socks_setup(struct ar_egress_proxy *p, int c, int *up)
 	return 0;
 }
 
+/* ---- relaying ---- */
+
+/* Grow a pipe to RELAY_PIPE_BYTES; its size (unchanged when over the
+ * user's pipe limits). */
+static size_t pipe_grow(int wfd, size_t cap)
+{
+	int sz;
+
+	if (fcntl(wfd, F_SETPIPE_SZ, RELAY_PIPE_BYTES) < 0)
+		return cap;
+	sz = fcntl(wfd, F_GETPIPE_SZ);
+	return sz > 0 && (size_t)sz > cap ? (size_t)sz : cap;
+}
+
+/* Direction d of `c` until fd[d] ends (then fd[!d] is shut down for
+ * writing: half-close reaches the other side) or breaks (then both
+ * sockets are shut down, which ends the other direction too). Each
+ * round is one splice in, as much as the socket has queued up to the
+ * pipe's size, and splices out until the pipe is empty again. */
+static void relay_dir(struct conn *c, int d)
+{
+	int src = c->fd[d], dst = c->fd[!d], pp[2];
+	size_t cap;
+	bool grown = false, broken = false;
+
+	if (pipe2(pp, O_CLOEXEC) < 0) {
+		ar_warn("egress proxy: pipe: %s", strerror(errno));
+		shutdown(c->fd[0], SHUT_RDWR);
+		shutdown(c->fd[1], SHUT_RDWR);
+		return;
+	}
+	{
+		int sz = fcntl(pp[1], F_GETPIPE_SZ);
+
+		cap = sz > 0 ? (size_t)sz : 65536;
+	}
+	while (!broken) {
+		ssize_t n = splice(src, NULL, pp[1], NULL, cap, SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			broken = n < 0;
+			break;
+		}
+		/* half full at once: a bulk transfer, batch more per call */
+		if (!grown && (size_t)n >= cap / 2) {
+			grown = true;
+			cap = pipe_grow(pp[1], cap);
+		}
+		while (n > 0) {
+			ssize_t m = splice(pp[0], NULL, dst, NULL, (size_t)n,
+					   SPLICE_F_MOVE);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				broken = true;
+				break;
+			}
+			n -= m;
+		}
+	}
+	close(pp[0]);
+	close(pp[1]);
+	if (broken) {
+		shutdown(c->fd[0], SHUT_RDWR);
+		shutdown(c->fd[1], SHUT_RDWR);
+	} else {
+		shutdown(dst, SHUT_WR);
+	}
+}
+
+/* A direction finished: the last one closes and frees the connection. */
+static void conn_put(struct conn *c)
+{
+	struct ar_egress_proxy *p = c->p;
+	bool last;
+
+	pthread_mutex_lock(&p->lock);
+	last = --c->running == 0;
+	if (last) {
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			p->conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!last)
+		return;
+	close(c->fd[0]);
+	close(c->fd[1]);
+	free(c);
+	pthread_mutex_lock(&p->lock);
+	p->n_conns--;
+	if (--p->n_relays == 0)
+		pthread_cond_broadcast(&p->idle);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void *relay_main(void *arg)
+{
+	struct conn *c = arg;
+	struct ar_egress_proxy *p = c->p;
+
+	relay_dir(c, 1);
+	conn_put(c);
+	proxy_unref(p);
+	return NULL;
+}
+
+/* The setup thread of `client`, with its upstream `up` connected and a
+ * slot taken, goes on as direction 0 and starts a thread for direction
+ * 1. Both fds are taken over. */
+static void relay(struct ar_egress_proxy *p, int client, int up)
+{
+	struct conn *c = ar_xcalloc(1, sizeof(*c));
+	pthread_attr_t attr;
+	pthread_t t;
+	bool stopping;
+	int e;
+
+	c->p = p;
+	c->fd[0] = client;
+	c->fd[1] = up;
+	c->running = 2;
+	for (int k = 0; k < 2; k++)
+		fcntl(c->fd[k], F_SETFL,
+		      fcntl(c->fd[k], F_GETFL) & ~O_NONBLOCK);
+	pthread_mutex_lock(&p->lock);
+	stopping = p->stopping;
+	if (!stopping) {
+		c->next = p->conns;
+		if (c->next)
+			c->next->prev = c;
+		p->conns = c;
+		p->n_relays++;
+		p->refs++; /* direction 1 */
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (stopping) {
+		close(client);
+		close(up);
+		free(c);
+		slot_put(p);
+		return;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, RELAY_STACK_BYTES);
+	e = pthread_create(&t, &attr, relay_main, c);
+	pthread_attr_destroy(&attr);
+	if (e != 0) {
+		ar_warn("egress proxy: cannot start a relay thread: %s",
+			strerror(e));
+		/* direction 1 never runs; direction 0 ends at once */
+		shutdown(client, SHUT_RDWR);
+		shutdown(up, SHUT_RDWR);
+		pthread_mutex_lock(&p->lock);
+		c->running--;
+		p->refs--; /* not the last: this thread holds one */
+		pthread_mutex_unlock(&p->lock);
+	}
+	relay_dir(c, 0);
+	conn_put(c);
+}
+
 /* ---- connection setup threads ---- */
 
 struct setup {
 	struct ar_egress_proxy *p;
 	int fd;
 };
-
-static struct relay *relay_new(int client, int up)
-{
-	struct relay *r = ar_xcalloc(1, sizeof(*r));
-
-	r->fd[0] = client;
-	r->fd[1] = up;
-	for (int d = 0; d < 2; d++) {
-		int sz;
-
-		if (pipe2(r->pipe[d], O_CLOEXEC | O_NONBLOCK) < 0) {
-			r->pipe[d][0] = r->pipe[d][1] = -1;
-			if (d == 0)
-				r->pipe[1][0] = r->pipe[1][1] = -1;
-			relay_free(r);
-			return NULL;
-		}
-		sz = fcntl(r->pipe[d][1], F_GETPIPE_SZ);
-		r->cap[d] = sz > 0 ? (size_t)sz : 65536;
-		fcntl(r->fd[d], F_SETFL, fcntl(r->fd[d], F_GETFL) | O_NONBLOCK);
-	}
-	return r;
-}
 
 static void *setup_main(void *arg)
 {
@@ -658,7 +858,6 @@ static void *setup_main(void *arg)
 	int c = s->fd, up = -1, rc;
 	struct timeval tv = { .tv_sec = SETUP_TIMEOUT_S };
 	uint8_t first;
-	struct relay *r = NULL;
 
 	free(s);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -668,29 +867,23 @@ static void *setup_main(void *arg)
 				  http_setup(p, c, &up);
 	else
 		rc = -1;
+	/* no longer a setup: the accept thread may take another one */
+	pthread_mutex_lock(&p->lock);
+	p->n_setup--;
+	pthread_mutex_unlock(&p->lock);
+	wake(p);
 	if (rc == 0) {
 		tv.tv_sec = 0;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		r = relay_new(c, up);
-	}
-	if (!r) {
+		relay(p, c, up);
+	} else {
 		close(c);
-		if (up >= 0)
+		if (up >= 0) {
 			close(up);
+			slot_put(p);
+		}
 	}
-	pthread_mutex_lock(&p->lock);
-	if (r && p->stopping) {
-		relay_free(r);
-		r = NULL;
-	}
-	if (r) {
-		r->next = p->pending;
-		p->pending = r;
-	}
-	p->n_setup--;
-	pthread_mutex_unlock(&p->lock);
-	wake(p);
 	proxy_unref(p);
 	return NULL;
 }
@@ -721,110 +914,7 @@ static void start_setup(struct ar_egress_proxy *p, int c)
 	pthread_attr_destroy(&attr);
 }
 
-/* ---- the relay loop ---- */
-
-/* A full pipe: a bulk transfer; larger batches cost less per byte. */
-static void pipe_grow(struct relay *r, int d)
-{
-	int sz;
-
-	if (r->grown[d])
-		return;
-	r->grown[d] = true;
-	if (fcntl(r->pipe[d][1], F_SETPIPE_SZ, RELAY_PIPE_BYTES) < 0)
-		return; /* over the user's pipe limits: keep the size */
-	sz = fcntl(r->pipe[d][1], F_GETPIPE_SZ);
-	if (sz > 0 && (size_t)sz > r->cap[d])
-		r->cap[d] = (size_t)sz;
-}
-
-/* One direction: splice from fd[d] into its pipe and on to fd[!d] while
- * poll said so (`rd`, `wr`); a short transfer means "drained" or "full"
- * and ends the attempts until poll reports the fd again, so that hardly
- * a splice returns EAGAIN. false when the connection is broken. */
-static bool relay_move(struct relay *r, int d, bool rd, bool wr)
-{
-	bool full = false; /* fd[!d] took less than offered: wait for poll */
-
-	/* a bounded number of rounds: one busy connection does not hold
-	 * up the others */
-	for (int round = 0; round < 8 && (rd || wr); round++) {
-		size_t room = r->cap[d] - r->queued[d];
-		bool progress = false;
-		ssize_t n;
-
-		if (rd && !r->eof[d] && room > 0) {
-			n = splice(r->fd[d], NULL, r->pipe[d][1], NULL, room,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n > 0) {
-				r->queued[d] += (size_t)n;
-				progress = true;
-				if (r->queued[d] == r->cap[d])
-					pipe_grow(r, d);
-				wr = !full; /* pass it on unless known full */
-				rd = (size_t)n == room;
-			} else if (n == 0) {
-				r->eof[d] = true;
-			} else if (errno == EAGAIN || errno == EINTR) {
-				rd = false;
-			} else {
-				return false;
-			}
-		} else {
-			rd = false;
-		}
-		if (wr && r->queued[d] > 0) {
-			n = splice(r->pipe[d][0], NULL, r->fd[!d], NULL,
-				   r->queued[d],
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n > 0) {
-				full = (size_t)n < r->queued[d];
-				wr = !full;
-				r->queued[d] -= (size_t)n;
-				progress = true;
-			} else if (errno == EAGAIN || errno == EINTR) {
-				full = true;
-				wr = false;
-			} else {
-				return false;
-			}
-		} else {
-			wr = false;
-		}
-		if (!progress)
-			break;
-	}
-	return true;
-}
-
-/* Move what poll reported as movable (rev[k]: revents of fd[k]); false
- * when the connection is finished (both directions closed) or broken. */
-static bool relay_pump(struct relay *r, const short rev[2])
-{
-	const short in = POLLIN | POLLHUP | POLLERR;
-	const short out = POLLOUT | POLLHUP | POLLERR;
-
-	for (int d = 0; d < 2; d++) {
-		if (!relay_move(r, d, rev[d] & in, rev[!d] & out))
-			return false;
-		if (r->eof[d] && r->queued[d] == 0 && !r->shut[d]) {
-			shutdown(r->fd[!d], SHUT_WR);
-			r->shut[d] = true;
-		}
-	}
-	return !(r->shut[0] && r->shut[1]);
-}
-
-static short relay_events(const struct relay *r, int k)
-{
-	short ev = 0;
-
-	if (!r->eof[k] && r->queued[k] < r->cap[k])
-		ev |= POLLIN;
-	if (r->queued[!k] > 0)
-		ev |= POLLOUT;
-	return ev;
-}
+/* ---- the accept thread ---- */
 
 static void raise_nofile(void)
 {
@@ -837,49 +927,24 @@ static void raise_nofile(void)
 	}
 }
 
-static void *relay_main(void *arg)
+static void *accept_main(void *arg)
 {
 	struct ar_egress_proxy *p = arg;
-	struct relay *active = NULL;
-	size_t n_active = 0, cap = 2 + 2 * AR_EGRESS_MAX_RELAYS;
-	_cleanup_free_ struct pollfd *pfd = ar_xcalloc(cap, sizeof(*pfd));
-	_cleanup_free_ struct relay **who =
-		ar_xcalloc(cap, sizeof(struct relay *));
 
 	for (;;) {
-		size_t n = 2;
+		struct pollfd pfd[2];
 		bool stopping, accepting;
 
 		pthread_mutex_lock(&p->lock);
 		stopping = p->stopping;
-		while (p->pending) {
-			struct relay *r = p->pending;
-
-			p->pending = r->next;
-			r->next = active;
-			active = r;
-			n_active++;
-		}
-		accepting = p->n_setup < AR_EGRESS_MAX_SETUP &&
-			    n_active + (size_t)p->n_setup <
-				    AR_EGRESS_MAX_RELAYS;
+		accepting = p->n_setup < AR_EGRESS_MAX_SETUP;
 		pthread_mutex_unlock(&p->lock);
 		if (stopping)
 			break;
 		pfd[0] = (struct pollfd){ .fd = p->wake_fd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = accepting ? p->listen_fd : -1,
 					  .events = POLLIN };
-		for (struct relay *r = active; r; r = r->next) {
-			for (int k = 0; k < 2; k++) {
-				short ev = relay_events(r, k);
-
-				pfd[n] = (struct pollfd){ .fd = ev ? r->fd[k] :
-								     -1,
-							  .events = ev };
-				who[n++] = r;
-			}
-		}
-		if (poll(pfd, n, -1) < 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			ar_warn("egress proxy: poll: %s", strerror(errno));
@@ -893,37 +958,17 @@ static void *relay_main(void *arg)
 		if (pfd[1].revents & POLLIN) {
 			int c = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 
-			if (c >= 0)
+			if (c >= 0) {
 				start_setup(p, c);
-		}
-		/* pump each relay with activity once, drop finished ones */
-		for (size_t i = 2; i < n; i += 2) {
-			struct relay *r = who[i];
-
-			short rev[2] = { pfd[i].revents, pfd[i + 1].revents };
-
-			if (!rev[0] && !rev[1])
-				continue;
-			if (!relay_pump(r, rev))
-				r->dead = true;
-		}
-		for (struct relay **pp = &active; *pp;) {
-			struct relay *r = *pp;
-
-			if (r->dead) {
-				*pp = r->next;
-				relay_free(r);
-				n_active--;
-			} else {
-				pp = &r->next;
+			} else if (errno == EMFILE || errno == ENFILE ||
+				   errno == ENOBUFS || errno == ENOMEM) {
+				/* the pending connection stays readable:
+				 * do not spin on it */
+				ar_warn("egress proxy: accept: %s",
+					strerror(errno));
+				poll(NULL, 0, 100);
 			}
 		}
-	}
-	while (active) {
-		struct relay *r = active;
-
-		active = r->next;
-		relay_free(r);
 	}
 	return NULL;
 }
@@ -946,6 +991,7 @@ int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
 	p->data = data;
 	p->refs = 1;
 	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->idle, NULL);
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->wake_fd < 0) {
 		e = errno;
@@ -955,11 +1001,13 @@ int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
 	}
 	fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
 	raise_nofile();
-	/* the proxy's threads take no signals: they stay with the thread
-	 * that forwards them to the sandbox */
+	/* the proxy's threads (and the ones they start) take no signals:
+	 * signals stay with the thread that forwards them to the sandbox,
+	 * and a SIGPIPE of a splice into a closed socket stays with the
+	 * thread that got it (the splice fails with EPIPE) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&p->thread, NULL, relay_main, p);
+	e = pthread_create(&p->thread, NULL, accept_main, p);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (e != 0) {
 		close(listen_fd);
@@ -981,5 +1029,16 @@ void ar_egress_proxy_stop(struct ar_egress_proxy *p)
 	pthread_join(p->thread, NULL);
 	close(p->listen_fd);
 	p->listen_fd = -1;
+	/* end every relay (a shut down socket wakes its splices) and wait
+	 * until they are closed, and for calls of fn under way; setups
+	 * still under way close theirs when they see `stopping` */
+	pthread_mutex_lock(&p->lock);
+	for (struct conn *c = p->conns; c; c = c->next) {
+		shutdown(c->fd[0], SHUT_RDWR);
+		shutdown(c->fd[1], SHUT_RDWR);
+	}
+	while (p->n_relays > 0 || p->n_emitting > 0)
+		pthread_cond_wait(&p->idle, &p->lock);
+	pthread_mutex_unlock(&p->lock);
 	proxy_unref(p);
 }

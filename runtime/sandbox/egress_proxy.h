@@ -10,10 +10,12 @@
  * here, so the agent talks to 127.0.0.1:PORT and nothing of the agent's
  * runs the proxy. Names are resolved here (getaddrinfo), never inside.
  *
- * Threads: one relay thread (poll loop: accept, splice between the
- * client and the upstream through a bounded pipe per direction) and a
- * short-lived thread per connection while it is being set up (request
- * parsing, DNS, connect), at most AR_EGRESS_MAX_SETUP at once.
+ * Threads: one accepts; each connection gets one that sets it up
+ * (request parsing, DNS, connect; at most AR_EGRESS_MAX_SETUP at once)
+ * and then relays client -> upstream, and one more for upstream ->
+ * client: blocking splice through a bounded pipe per direction, end of
+ * file passed on as shutdown(SHUT_WR). At most AR_EGRESS_MAX_CONNS
+ * connections with an upstream at once; more are refused with a reason.
  */
 #ifndef AGENTRUN_EGRESS_PROXY_H
 #define AGENTRUN_EGRESS_PROXY_H
@@ -48,7 +50,9 @@ struct ar_egress_proxy;
 int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
 			  ar_egress_event_fn fn, void *data,
 			  struct ar_egress_proxy **out, struct ar_error *err);
-/* Stop accepting, close every connection, free. NULL is fine. */
+/* Stop accepting, close every connection, free. NULL is fine. Once it
+ * returns, `fn` is not called any more (connections still being set up
+ * finish silently). */
 void ar_egress_proxy_stop(struct ar_egress_proxy *p);
 
 /* A TCP socket listening on 127.0.0.1:port inside the network namespace

@@ -21,6 +21,7 @@
 #include "doctor.h"
 #include "log.h"
 #include "overlay.h"
+#include "sandbox_audit.h"
 #include "sandbox_internal.h"
 #include "utils.h"
 
@@ -147,10 +148,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_sandbox_host h;
 	struct ar_sandbox_info info;
 	struct ar_create_opts co;
-	struct ar_sandbox_opts oo;
+	struct ar_sandbox_opts oo, lo;
 	struct ar_overlay ov;
 	struct sb_rootfs content;
-	struct sb_egress egress;
+	struct sb_egress egress = { 0 };
+	struct sb_observe ob = { 0 };
 	bool remove_bundle = false;
 	char id[64];
 	int r;
@@ -168,7 +170,18 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		if (r < 0)
 			goto out;
 	}
-	r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
+	/* --audit/--learn (sandbox_audit.c); nothing without them */
+	r = sb_observe_wanted(o) ? sb_observe_opts(&ob, &o, &h, err) : 0;
+	/* A plain run: the embedded seccomp profile is not parsed; the
+	 * runtime loads it from its compiled-filter cache (parsed on a
+	 * miss only). --print-bundle and --audit/--learn need it. */
+	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o)) {
+		lo = *o;
+		lo.seccomp_deferred = true;
+		o = &lo;
+	}
+	if (r == 0)
+		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && !ro->print_bundle)
 		r = preflight(&h, info.workspace, o->overlay, false, err);
 	if (r < 0) {
@@ -204,6 +217,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
 	sb_rootfs_init(&content, &h);
+	content.mounts = cfg->mounts;
+	content.n_mounts = cfg->n_mounts;
 	memset(&co, 0, sizeof(co));
 	co.root = ro->state_root;
 	co.id = id;
@@ -213,19 +228,33 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.config = cfg;
 	co.rootfs_populate = sb_rootfs_populate;
 	co.rootfs_populate_arg = &content;
+	co.seccomp_default = o->seccomp_deferred;
+	r = sb_observe_wanted(o) ?
+		    sb_observe_start(&ob, o, &h, cfg, &info, err) :
+		    0;
 	/* --net allow: the proxy starts once the sandbox's netns exists */
-	r = info.net_allow ? sb_egress_init(&egress, o, err) : 0;
+	if (r == 0 && info.net_allow)
+		r = sb_egress_init(&egress, o, err);
 	if (r == 0 && info.net_allow) {
+		sb_observe_egress(&ob, &egress);
 		co.on_spawn = sb_egress_on_spawn;
 		co.on_spawn_arg = &egress;
 		ar_log(AR_LOG_INFO,
 		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
 		       AR_EGRESS_PORT, egress.policy.n_rules);
 	}
+	if (r == 0 && sb_observe_wanted(o)) {
+		ob.next_on_spawn = co.on_spawn;
+		ob.next_arg = co.on_spawn_arg;
+		co.on_spawn = sb_observe_on_spawn;
+		co.on_spawn_arg = &ob;
+	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
 	if (info.net_allow)
 		sb_egress_release(&egress);
+	if (sb_observe_wanted(o))
+		r = sb_observe_finish(&ob, o, &info, &ov, r, *exit_status, err);
 	sb_rootfs_release(&content);
 	if (remove_bundle)
 		rmdir(bundle);
@@ -237,6 +266,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",
 		       ov.name, ov.upper, ov.name, ov.name, ov.name, ov.name);
 out:
+	sb_observe_release(&ob);
 	free(info.workspace);
 	ar_overlay_release(&ov);
 	ar_sandbox_host_release(&h);

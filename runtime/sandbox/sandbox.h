@@ -60,9 +60,15 @@ struct ar_sandbox_opts {
 	const struct oci_profile *profile; /* NULL: none */
 	bool overlay; /* --overlay: copy-on-write workspace */
 	const char *name; /* --name: the overlay sandbox's name */
+	const char *audit; /* --audit FILE ("-": stderr); docs/audit.md */
+	const char *learn; /* --learn PROFILE: record, write a profile */
 	/* Set by ar_sandbox_run for --overlay (overlay.h): */
 	const char *overlay_upper;
 	const char *overlay_work;
+	/* Set by ar_sandbox_run for a plain run: the config gets no
+	 * linux.seccomp; the runtime loads the embedded agent profile from
+	 * its compiled-filter cache (ar_create_opts.seccomp_default). */
+	bool seccomp_deferred;
 };
 
 /* Who and where: filled from the process by ar_sandbox_host_detect();

@@ -704,7 +704,8 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	if (env_part(cfg, o, h, net == AR_SANDBOX_NET_ALLOW, err) < 0)
 		return -1;
 	linux_part(cfg, h, net != AR_SANDBOX_NET_HOST);
-	if (oci_seccomp_default(&cfg->arena, &cfg->linux_.seccomp, err) < 0)
+	if (!o->seccomp_deferred &&
+	    oci_seccomp_default(&cfg->arena, &cfg->linux_.seccomp, err) < 0)
 		return ar_error_wrap(err, "sandbox");
 
 	if (want_landlock(o, &info->landlock, err) < 0)

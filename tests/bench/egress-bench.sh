@@ -6,7 +6,11 @@
 # through run-bench.sh, or alone):
 #   throughput: a 100 MiB download from a loopback server (sendfile), with
 #     curl inside the sandbox, through the proxy (plain HTTP, and CONNECT
-#     as HTTPS uses it) versus direct (the same sandbox with --net host);
+#     as HTTPS uses it) versus direct (the same sandbox with --net host):
+#     medians, best runs, the median of each round's proxy/direct ratio;
+#   CPU: the CPU seconds per GB the proxy (agentrun's threads) spends
+#     relaying, read from agentrun's process CPU clock around each
+#     download: unlike speeds, hardly disturbed by other load;
 #   latency: time to the first byte of a small file, proxy minus direct
 #     (what the proxy adds to every connection: accept, request parsing,
 #     policy, getaddrinfo, connect).
@@ -15,7 +19,7 @@
 # Output: a line per figure
 #   ROW FIGURE WHERE RUNTIME MEDIAN MIN CPU VS OK UNIT   (run-bench's table)
 #   BENCH name=.. ..                                     (machine-readable)
-# Environment: AGENTRUN (required), EGRESS_REPS (default 7), EGRESS_LAT_REPS
+# Environment: AGENTRUN (required), EGRESS_REPS (rounds, default 7), EGRESS_LAT_REPS
 # (default 50), EGRESS_MB (default 100), PY (default /usr/bin/python3).
 set -eu -o pipefail
 
@@ -84,51 +88,114 @@ sbx()
 	}
 }
 
+# cpu PID: the CPU seconds of process PID so far, every thread included
+# (also the ones that ended), to the nanosecond: its process CPU clock.
+cpu()
+{
+	"$PY" -c 'import sys, time
+print("%.6f" % time.clock_gettime(((~int(sys.argv[1])) << 3) | 2))' "$1"
+}
+
+# dl NET CURLOPT...: one download of the big file by curl inside a sandbox
+# of its own; prints "BYTES_PER_S CPU_S" (or "fail"): curl's average
+# speed and the CPU time agentrun (the proxy's threads: nothing else of
+# it is busy meanwhile) spent during the download. The sandbox is a coprocess waiting on its stdin before
+# and after curl, so the clock is read right around the transfer.
+dl()
+{
+	local net=$1 to_sbx from_sbx pid line code size speed c0 c1 rc=0
+	shift
+	coproc SBX {
+		cd "$TMP/ws" && HOME=$TMP exec "$AGENTRUN" sandbox --no-tty \
+			--net "$net" -- sh -c "echo ready; read x; $C $* -w '%{http_code} %{size_download} %{speed_download}\n' $URL_BIG; read x" \
+			2>"$TMP/err"
+	}
+	pid=$SBX_PID
+	to_sbx=${SBX[1]}
+	from_sbx=${SBX[0]}
+	if read -r -t 120 line <&"$from_sbx" && [ "$line" = ready ]; then
+		c0=$(cpu "$pid")
+		echo go >&"$to_sbx"
+		read -r -t 300 code size speed <&"$from_sbx" || speed=
+		c1=$(cpu "$pid")
+		echo end >&"$to_sbx"
+	else
+		kill "$pid" 2>/dev/null
+	fi
+	wait "$pid" || rc=$?
+	if [ "$rc" != 0 ] || [ "${code:-}" != 200 ] ||
+		[ "${size:-}" != "$((MB * 1048576))" ]; then
+		note "download through --net $net failed (exit $rc, HTTP ${code:-none}, ${size:-no} bytes): $(grep -v '^agentrun: sandbox: ' "$TMP/err" | head -3)"
+		echo fail
+		return 0
+	fi
+	echo "$speed $(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.6f", b - a}')"
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 minimum() { sort -g | head -1; }
+maximum() { sort -g | tail -1; }
 
 URL_BIG=http://127.0.0.1:$PORT/big
 URL_SMALL=http://127.0.0.1:$PORT/small
 ALLOW=allow=127.0.0.1:$PORT
 C="curl -sS --noproxy '' -o /dev/null"
 
-# Rounds interleave the ways through, so that the load of a shared
-# machine spreads over all of them. Throughput in MB/s (10^6 bytes), time
-# to first byte in seconds (curl's figures).
+# Rounds interleave the ways through, in an order that rotates from one
+# round to the next, so that the load of a shared machine spreads over
+# all of them; each round's proxy speeds are divided by the same round's
+# direct speed (paired ratios: neighbours in time see similar load).
+# Throughput in MB/s (10^6 bytes), CPU in seconds per GB (10^9 bytes),
+# time to first byte in seconds (curl's figures).
 loop() { echo "for i in \$(seq $1); do $2; echo; done"; }
 : >"$TMP/t.direct"; : >"$TMP/t.http"; : >"$TMP/t.connect"
 : >"$TMP/l.direct"; : >"$TMP/l.proxy"
 LAT_PER=$(((LAT_REPS + REPS - 1) / REPS))
-for _ in $(seq "$REPS"); do
-	sbx host "$C -w '%{speed_download}\n' $URL_BIG" >>"$TMP/t.direct"
-	sbx "$ALLOW" "$C -w '%{speed_download}\n' $URL_BIG" >>"$TMP/t.http"
-	sbx "$ALLOW" "$C -p -w '%{speed_download}\n' $URL_BIG" >>"$TMP/t.connect"
+WAYS=(direct http connect)
+for round in $(seq "$REPS"); do
+	for k in 0 1 2; do
+		way=${WAYS[$(((round + k) % 3))]}
+		case $way in
+		direct) dl host ;;
+		http) dl "$ALLOW" ;;
+		connect) dl "$ALLOW" -p ;;
+		esac >>"$TMP/t.$way"
+	done
 	sbx host "$(loop "$LAT_PER" "$C -w '%{time_starttransfer}' $URL_SMALL")" >>"$TMP/l.direct"
 	sbx "$ALLOW" "$(loop "$LAT_PER" "$C -p -w '%{time_starttransfer}' $URL_SMALL")" >>"$TMP/l.proxy"
 done
 
-mbps() { awk '{printf "%.0f\n", $1 / 1e6}' "$1" | "$2"; }
+# the successful downloads of FILE in MB/s, the proxy's CPU in s/GB
+mbps() { awk '$1 != "fail" {printf "%.0f\n", $1 / 1e6}' "$1"; }
+cpu_gb() { awk -v b="$((MB * 1048576))" '$1 != "fail" {printf "%.3f\n", $2 / (b / 1e9)}' "$1"; }
 ms() { awk '{printf "%.3f\n", $1 * 1000}' "$1" | "$2"; }
-
-maximum() { sort -g | tail -1; }
-direct=$(mbps "$TMP/t.direct" median)
-http=$(mbps "$TMP/t.http" median)
-connect=$(mbps "$TMP/t.connect" median)
-bdirect=$(mbps "$TMP/t.direct" maximum)
-bhttp=$(mbps "$TMP/t.http" maximum)
-bconnect=$(mbps "$TMP/t.connect" maximum)
+# paired FILE: the median of the proxy's speed over the direct speed of
+# the same round
+paired() { paste -d' ' "$TMP/t.direct" "$1" | awk 'NF == 4 && $1 > 0 {printf "%.3f\n", $3 / $1}' | median | awk '{printf "%.2f", $1}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "nan"}'; }
-r_http=$(ratio "$http" "$direct")
-r_connect=$(ratio "$connect" "$direct")
-# best of N: the figure least disturbed by other load on the machine
-rb_http=$(ratio "$bhttp" "$bdirect")
-rb_connect=$(ratio "$bconnect" "$bdirect")
 ok() { awk -v r="$1" 'BEGIN {print (r >= 0.8) ? "yes" : "NO"}'; }
-# table: median, then best (in the "min" column: the best run)
-echo "ROW egress_tput_${MB}M $WHERE direct $direct $bdirect - - - MB/s(median,best)"
-echo "ROW egress_tput_${MB}M $WHERE proxy-http $http $bhttp - $rb_http $(ok "$rb_http") MB/s(median,best;ratio_of_best,goal>=0.8)"
-echo "ROW egress_tput_${MB}M $WHERE proxy-connect $connect $bconnect - $rb_connect $(ok "$rb_connect") MB/s(median,best;ratio_of_best,goal>=0.8)"
-echo "BENCH name=egress_tput_${MB}M where=$WHERE direct_MBps=$direct proxy_http_MBps=$http proxy_connect_MBps=$connect http_ratio=$r_http connect_ratio=$r_connect best_direct_MBps=$bdirect best_http_MBps=$bhttp best_connect_MBps=$bconnect best_http_ratio=$rb_http best_connect_ratio=$rb_connect"
+
+declare -A MED BEST CPU
+for way in direct http connect; do
+	f=$TMP/t.$way
+	n=$(mbps "$f" | wc -l)
+	[ "$n" -gt 0 ] || { note "$way: no download succeeded"; exit 1; }
+	[ "$n" = "$REPS" ] || note "$way: $((REPS - n)) of $REPS downloads failed"
+	MED[$way]=$(mbps "$f" | median)
+	BEST[$way]=$(mbps "$f" | maximum)
+	CPU[$way]=$(cpu_gb "$f" | median)
+done
+r_http=$(paired "$TMP/t.http")
+r_connect=$(paired "$TMP/t.connect")
+# best of N: the figure least disturbed by other load on the machine
+rb_http=$(ratio "${BEST[http]}" "${BEST[direct]}")
+rb_connect=$(ratio "${BEST[connect]}" "${BEST[direct]}")
+# table: median, best (in the "min" column), the proxy's CPU s/GB, the
+# median paired ratio to direct (goal >= 0.8)
+echo "ROW egress_tput_${MB}M $WHERE direct ${MED[direct]} ${BEST[direct]} - - - MB/s(median,best)"
+echo "ROW egress_tput_${MB}M $WHERE proxy-http ${MED[http]} ${BEST[http]} ${CPU[http]} $r_http $(ok "$r_http") MB/s(median,best),cpu=proxy_s/GB,vs=median_paired_ratio(goal>=0.8)"
+echo "ROW egress_tput_${MB}M $WHERE proxy-connect ${MED[connect]} ${BEST[connect]} ${CPU[connect]} $r_connect $(ok "$r_connect") MB/s(median,best),cpu=proxy_s/GB,vs=median_paired_ratio(goal>=0.8)"
+echo "BENCH name=egress_tput_${MB}M where=$WHERE reps=$REPS direct_MBps=${MED[direct]} proxy_http_MBps=${MED[http]} proxy_connect_MBps=${MED[connect]} http_ratio=$r_http connect_ratio=$r_connect best_direct_MBps=${BEST[direct]} best_http_MBps=${BEST[http]} best_connect_MBps=${BEST[connect]} best_http_ratio=$rb_http best_connect_ratio=$rb_connect proxy_http_cpu_s_per_GB=${CPU[http]} proxy_connect_cpu_s_per_GB=${CPU[connect]} direct_cpu_s_per_GB=${CPU[direct]}"
 
 ld=$(ms "$TMP/l.direct" median)
 lp=$(ms "$TMP/l.proxy" median)

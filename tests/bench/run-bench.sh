@@ -511,11 +511,25 @@ fig_sandbox()
 
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
 # (throughput through it vs direct, added time to first byte), measured by
-# tests/bench/egress-bench.sh; its ROW lines join the table.
+# tests/bench/egress-bench.sh; its ROW lines join the table. As root, also
+# as the test user (rootless: how agents run).
 fig_egress()
 {
-	local line
 	want egress_tput || want egress_ttfb || return 0
+	egress_pass env
+	if [ "$EUID_NOW" = 0 ] && [ "${BENCH_HOST_USER:-1}" != 0 ]; then
+		ensure_test_user
+		if as_test_user test -x "$AGENTRUN"; then
+			egress_pass as_test_user env
+		else
+			note "egress: $TEST_USER cannot execute $AGENTRUN: the rootless figures skipped"
+		fi
+	fi
+}
+# egress_pass CMD...: egress-bench.sh through CMD (env or as_test_user env)
+egress_pass()
+{
+	local line
 	while IFS= read -r line; do
 		case $line in
 		ROW\ *) # shellcheck disable=SC2086
@@ -523,7 +537,8 @@ fig_egress()
 		BENCH\ *) emit_bench "${line#BENCH }" ;;
 		*) echo "$line" ;;
 		esac
-	done < <(AGENTRUN="$AGENTRUN" bash "$BENCH_DIR/egress-bench.sh" ||
+	done < <("$@" AGENTRUN="$AGENTRUN" ${EGRESS_REPS:+EGRESS_REPS="$EGRESS_REPS"} \
+		bash "$BENCH_DIR/egress-bench.sh" ||
 		note "egress: the proxy figures failed")
 }
 

@@ -2,9 +2,13 @@
 /* Unit tests for runtime/sandbox/egress_proxy.c, in this process on
  * 127.0.0.1 only: the proxy on one loopback socket, an echo server on
  * another. Request rewriting, refusals, SOCKS5 replies, the event
- * callback, and profile parsing of "net": {"allow": [...]}. */
+ * callback, half-close through a tunnel, the connection limit, stop
+ * leaving no fd or thread, and profile parsing of "net": {"allow":
+ * [...]}. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <string.h>
@@ -344,6 +348,217 @@ UNIT_TEST(bulk_transfer_intact_with_a_slow_reader)
 	CHECK(total == BULK_BYTES);
 	CHECK(bad == 0);
 	ar_egress_proxy_stop(px);
+}
+
+/* A tunnel to 127.0.0.1:port through the proxy on px_port: the
+ * client's socket once the proxy answered 200, else -1 (*answer, when
+ * given, gets the first bytes of the answer). */
+static int tunnel(uint16_t px_port, uint16_t port, char *answer, size_t size)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(px_port) };
+	struct timeval tv = { .tv_sec = 10 };
+	char req[128], buf[512];
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	snprintf(req, sizeof(req), "CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
+		 (unsigned)port);
+	(void)!write(fd, req, strlen(req));
+	/* the 200 answer is exactly 39 bytes; refusals are longer */
+	n = read(fd, buf, answer ? sizeof(buf) - 1 : 39);
+	buf[n > 0 ? n : 0] = '\0';
+	if (answer)
+		snprintf(answer, size, "%s", buf);
+	if (n != 39 || memcmp(buf, "HTTP/1.1 200", 12) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct ar_egress_proxy *own_proxy(uint16_t port, uint16_t *px_port)
+{
+	struct ar_egress_policy pol = { 0 };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_egress_proxy *px = NULL;
+	char allow[64];
+	int pfd = listen_lo(px_port);
+
+	snprintf(allow, sizeof(allow), "127.0.0.1:%u", (unsigned)port);
+	if (pfd < 0 || ar_egress_policy_add(&pol, allow, &err) < 0 ||
+	    ar_egress_proxy_start(pfd, &pol, NULL, NULL, &px, &err) < 0) {
+		printf("# %s\n", err.msg);
+		exit(1);
+	}
+	return px;
+}
+
+/* The upstream of half_close: a banner, its side shut down, then it
+ * counts what the client sends until the client's end of file. */
+static size_t half_close_got;
+
+static void *half_close_main(void *arg)
+{
+	int lfd = (int)(intptr_t)arg, c = accept(lfd, NULL, NULL);
+	char buf[65536];
+	ssize_t n;
+
+	if (c < 0)
+		return NULL;
+	(void)!write(c, "banner\n", 7);
+	shutdown(c, SHUT_WR);
+	while ((n = read(c, buf, sizeof(buf))) > 0)
+		half_close_got += (size_t)n;
+	close(c);
+	close(lfd);
+	return NULL;
+}
+
+UNIT_TEST(half_close_both_ways)
+{
+	static char big[100000];
+	struct ar_egress_proxy *px;
+	uint16_t port, px_port;
+	char buf[64];
+	size_t got = 0;
+	ssize_t n;
+	pthread_t t;
+	int lfd = listen_lo(&port), fd;
+
+	px = own_proxy(port, &px_port);
+	pthread_create(&t, NULL, half_close_main, (void *)(intptr_t)lfd);
+	fd = tunnel(px_port, port, NULL, 0);
+	CHECK(fd >= 0);
+	/* the upstream's end of file reaches the client ... */
+	while ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	CHECK(n == 0); /* not a timeout */
+	buf[got] = '\0';
+	CHECK_STR_EQ(buf, "banner\n");
+	/* ... while the client's side still goes through, to its own end */
+	memset(big, 'x', sizeof(big));
+	CHECK(ar_write_all(fd, big, sizeof(big)) == 0);
+	shutdown(fd, SHUT_WR);
+	pthread_join(t, NULL);
+	CHECK(half_close_got == sizeof(big));
+	/* both sides ended: the proxy closes the client */
+	CHECK(read(fd, buf, sizeof(buf)) == 0);
+	close(fd);
+	ar_egress_proxy_stop(px);
+}
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* The upstream of upstream_reset: some bytes, then a reset. */
+static void *reset_main(void *arg)
+{
+	int lfd = (int)(intptr_t)arg, c = accept(lfd, NULL, NULL);
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (c < 0)
+		return NULL;
+	(void)!write(c, "partial", 7);
+	usleep(20000);
+	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(c); /* RST */
+	close(lfd);
+	return NULL;
+}
+
+/* A broken upstream ends both directions at once: the client, which
+ * sends nothing and keeps its socket open, sees the end, and the proxy
+ * closes its sockets and pipes of the connection right away. */
+UNIT_TEST(upstream_reset_ends_the_connection)
+{
+	struct ar_egress_proxy *px;
+	uint16_t port, px_port;
+	char buf[64];
+	ssize_t n;
+	pthread_t t;
+	int lfd = listen_lo(&port), fd, fds0, fds = -1;
+
+	px = own_proxy(port, &px_port);
+	fds0 = count_dir("/proc/self/fd");
+	pthread_create(&t, NULL, reset_main, (void *)(intptr_t)lfd);
+	fd = tunnel(px_port, port, NULL, 0);
+	CHECK(fd >= 0);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	CHECK(n == 0 || errno != EAGAIN); /* an end, not the timeout */
+	pthread_join(t, NULL);
+	/* left: the client's socket; the upstream's listener is closed */
+	for (int i = 0; i < 200 && (fds = count_dir("/proc/self/fd")) != fds0;
+	     i++)
+		usleep(10000);
+	CHECK(fds == fds0);
+	close(fd);
+	ar_egress_proxy_stop(px);
+}
+
+/* AR_EGRESS_MAX_CONNS (256) tunnels to an upstream that never accepts
+ * (its backlog holds them), one more is refused with a reason; stopping
+ * the proxy ends all of them and leaves no fd and no thread behind. */
+UNIT_TEST(connection_limit_and_stop)
+{
+	enum { LIMIT = 256 };
+	static int fds[LIMIT];
+	struct ar_egress_proxy *px;
+	uint16_t port, px_port;
+	char answer[512];
+	int lfd, fds0, tasks0, tasks = -1, opened = 0, ended = 0;
+
+	fds0 = count_dir("/proc/self/fd");
+	tasks0 = count_dir("/proc/self/task");
+	lfd = listen_lo(&port);
+	CHECK(listen(lfd, 2 * LIMIT) == 0);
+	px = own_proxy(port, &px_port);
+	for (int i = 0; i < LIMIT; i++) {
+		fds[i] = tunnel(px_port, port, answer, sizeof(answer));
+		opened += fds[i] >= 0;
+		if (fds[i] < 0) {
+			printf("# tunnel %d: %s\n", i, answer);
+			break;
+		}
+	}
+	CHECK(opened == LIMIT);
+	CHECK(tunnel(px_port, port, answer, sizeof(answer)) < 0);
+	CHECK_STR_CONTAINS(answer, "HTTP/1.1 503 Service Unavailable");
+	CHECK_STR_CONTAINS(
+		answer,
+		"256 connections through the egress proxy are open, its limit");
+	ar_egress_proxy_stop(px);
+	for (int i = 0; i < opened; i++) {
+		char c;
+
+		ended += read(fds[i], &c, 1) == 0;
+		close(fds[i]);
+	}
+	CHECK(ended == opened);
+	close(lfd);
+	CHECK(count_dir("/proc/self/fd") == fds0);
+	/* the relay threads are on their way out */
+	for (int i = 0;
+	     i < 200 && (tasks = count_dir("/proc/self/task")) != tasks0; i++)
+		usleep(10000);
+	CHECK(tasks == tasks0);
 }
 
 UNIT_TEST(events_reported)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "oci_config.h"
+#include "profile.h"
 #include "seccomp.h"
 #include "unit.h"
 #include "utils.h"
@@ -828,6 +829,68 @@ UNIT_TEST(cache_hit_miss_and_tamper)
 	ar_seccomp_filter_free(b);
 
 	ar_seccomp_filter_free(a);
+	if (file)
+		unlink(file);
+	rmdir(cdir);
+	rmdir(dir);
+}
+
+/* The embedded agent profile, keyed by its JSON text: the same program
+ * as the parsed profile compiled the usual way, from the cache on the
+ * second call, and a tampered entry is not used. */
+UNIT_TEST(cache_embedded_default_profile)
+{
+	char dir[] = "/tmp/agentrun-test-sccache-XXXXXX";
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_arena arena = { 0 };
+	struct oci_seccomp *sc = NULL;
+	struct ar_seccomp_filter *a = NULL, *b = NULL, *ref = NULL;
+	_cleanup_free_ char *file = NULL, *cdir = NULL;
+	const void *pa, *pb, *pr;
+	size_t la = 0, lb = 0, lr = 0;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	cdir = ar_xasprintf("%s/cache", dir);
+	CHECK_INT_EQ(oci_seccomp_default(&arena, &sc, &err), 0);
+	CHECK_INT_EQ(ar_seccomp_compile_cached(sc, NULL, &ref, &err), 0);
+
+	/* miss: parsed, compiled, stored */
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &a, &err), 0);
+	CHECK(a && !ar_seccomp_filter_from_cache(a));
+	file = only_file(cdir);
+	CHECK(file != NULL);
+	/* hit */
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &b, &err), 0);
+	CHECK(b && ar_seccomp_filter_from_cache(b));
+	if (a && b && ref) {
+		pa = ar_seccomp_filter_bpf(a, &la);
+		pb = ar_seccomp_filter_bpf(b, &lb);
+		pr = ar_seccomp_filter_bpf(ref, &lr);
+		CHECK(la == lr && la > 0 && memcmp(pa, pr, la) == 0);
+		CHECK(lb == lr && memcmp(pb, pr, lb) == 0);
+	}
+	ar_seccomp_filter_free(b);
+	b = NULL;
+	/* a byte of the key (the JSON text) changed: not used */
+	fd = file ? open(file, O_RDWR | O_CLOEXEC) : -1;
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK(pwrite(fd, "X", 1, 200) == 1);
+		close(fd);
+	}
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &b, &err), 0);
+	CHECK(b && !ar_seccomp_filter_from_cache(b));
+	/* no cache directory: compiled */
+	ar_seccomp_filter_free(b);
+	b = NULL;
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(NULL, &b, &err), 0);
+	CHECK(b && !ar_seccomp_filter_from_cache(b));
+
+	ar_seccomp_filter_free(a);
+	ar_seccomp_filter_free(b);
+	ar_seccomp_filter_free(ref);
+	oci_arena_free(&arena);
 	if (file)
 		unlink(file);
 	rmdir(cdir);

@@ -193,7 +193,7 @@ t_detached()
 	# the exec's exit status comes back
 	assert_status 4 dk exec "$c" sh -c '
 		echo in-exec
-		dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null
+		(echo 1000 >/proc/self/oom_score_adj; exec dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null)
 		echo dd=$?
 		(i=0; while [ $i -lt 30 ]; do sleep 100 </dev/null >/dev/null 2>&1 & i=$((i+1)); done) 2>/dev/null
 		echo bomb-done

@@ -1,0 +1,279 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `agentrun sandbox --audit FILE` (docs/audit.md) and `--learn PROFILE`:
+# the JSON lines of a script that runs three commands and one connection,
+# `--audit -` on stderr, the files changed, zero cost without --audit,
+# and the learn -> enforce round trip. Rootless (the test user) and as
+# root. Only loopback servers are contacted.
+. "$(dirname "$0")/../lib.sh"
+
+PY=/usr/bin/python3
+
+# au_setup MODE: a home and a git workspace in TEST_TMP; sets H, WS, MODE.
+au_setup()
+{
+	MODE=$1
+	[ -x "$PY" ] || skip "needs $PY (to read the JSON lines)"
+	if [ "$MODE" = root ]; then
+		require_root
+		H=$TEST_TMP/rhome-$RANDOM$RANDOM
+	else
+		require_agentrun_as_test_user
+		if [ ! -d "$AR_USER_ROOT" ]; then
+			mkdir -p "$AR_USER_ROOT"
+			chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
+			chmod 0700 "$AR_USER_ROOT"
+		fi
+		H=$TEST_TMP/home-$RANDOM$RANDOM
+	fi
+	WS=$H/proj
+	mkdir -p "$WS/.git"
+	echo "input" >"$WS/in.txt"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$H"
+	chmod 0755 "$H"
+}
+
+# au [SANDBOX OPTIONS] -- CMD...: the sandbox, from $WS, as MODE.
+au()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
+			--no-tty "$@")
+	else
+		as_test_user env HOME="$H" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+	fi
+}
+
+# start_server: HTTP on 127.0.0.1:random port; sets PORT.
+start_server()
+{
+	require_cmd timeout curl
+	local dir=$TEST_TMP/www-$RANDOM$RANDOM
+	mkdir -p "$dir"
+	echo "hello-from-host" >"$dir/index.html"
+	timeout 120 "$PY" -c '
+import http.server, socketserver, sys, os
+os.chdir(sys.argv[1])
+h = http.server.SimpleHTTPRequestHandler
+h.log_message = lambda *a: None
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), h)
+open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+s.serve_forever()' "$dir" "$dir/port" </dev/null >/dev/null 2>&1 &
+	defer kill "$!"
+	wait_until 10 test -s "$dir/port"
+	PORT=$(cat "$dir/port")
+}
+
+# jq-like helper: run a python expression over the events of a log
+# (variable `ev`: the list of objects; every line must be JSON).
+events()
+{
+	"$PY" -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(eval(sys.argv[2]))' "$@"
+}
+
+CURL="curl -sS -m 10 --noproxy ''"
+
+t_three_commands_one_connection()
+{
+	au_setup "$1"
+	start_server
+	local log=$TEST_TMP/audit-$MODE.jsonl
+	touch "$log"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$log"
+	assert_status 0 au --audit "$log" --net "allow=127.0.0.1:$PORT" -- \
+		sh -c "cat in.txt >out.txt; ls >/dev/null; $CURL http://127.0.0.1:$PORT/"
+	assert_contains "$OUT" "hello-from-host"
+	cat "$log"
+	# every line is one JSON object (events() fails otherwise)
+	assert_eq "$(events "$log" '[e["event"] for e in ev][0] + "," + [e["event"] for e in ev][-1]')" "start,exit"
+	assert_eq "$(events "$log" '" ".join(e["argv"][0] for e in ev if e["event"] == "exec")')" "sh cat ls curl"
+	assert_eq "$(events "$log" '" ".join(e["path"] for e in ev if e["event"] == "exec")')" \
+		"/usr/bin/sh /usr/bin/cat /usr/bin/ls /usr/bin/curl"
+	assert_eq "$(events "$log" '[e["cwd"] for e in ev if e["event"] == "exec"][1]')" "$WS"
+	# ppid of each command: the shell
+	assert_eq "$(events "$log" 'len({e["ppid"] for e in ev if e["event"] == "exec" and e["argv"][0] != "sh"} - {e["pid"] for e in ev if e["event"] == "exec" and e["argv"][0] == "sh"})')" "0"
+	# the one TCP connection: curl to the proxy, and the proxy's decision
+	assert_eq "$(events "$log" '[(e["address"], e["port"]) for e in ev if e["event"] == "connect" and e["family"] in ("inet", "inet6")]')" \
+		"[('127.0.0.1', 3128)]"
+	assert_eq "$(events "$log" '[(e["host"], e["port"], e["allowed"]) for e in ev if e["event"] == "proxy"]')" \
+		"[('127.0.0.1', $PORT, True)]"
+	assert_eq "$(events "$log" '[c["path"] for e in ev if e["event"] == "files" for c in e["changes"] if c["change"] == "added"]')" \
+		"['out.txt']"
+	assert_eq "$(events "$log" '[e for e in ev if e["event"] == "start"][0]["workspace"]')" "$WS"
+	assert_eq "$(events "$log" '"seccomp" in [e for e in ev if e["event"] == "start"][0]["protections"]')" "True"
+	assert_eq "$(events "$log" '[e for e in ev if e["event"] == "exit"][0]["status"]')" "0"
+}
+
+t_refused_connection_and_stderr()
+{
+	au_setup "$1"
+	start_server
+	# --audit -: the lines go to stderr, with the deny line
+	assert_status 7 au --audit - --net allow=example.invalid -- \
+		sh -c "$CURL -o /dev/null http://127.0.0.1:$PORT/; exit 7"
+	assert_contains "$ERR" '"event":"exec"'
+	assert_contains "$ERR" '"argv":["curl"'
+	assert_contains "$ERR" "\"event\":\"proxy\",\"proto\":\"http\",\"host\":\"127.0.0.1\",\"port\":$PORT,\"address\":null,\"allowed\":false"
+	assert_contains "$ERR" "agentrun: blocked 127.0.0.1:$PORT"
+	assert_contains "$ERR" '"event":"exit","status":7'
+}
+
+t_argv_escaping()
+{
+	au_setup "$1"
+	local log=$TEST_TMP/esc-$MODE.jsonl
+	touch "$log"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$log"
+	# shellcheck disable=SC2016 # expanded by the sandbox's shell
+	assert_status 0 au --audit "$log" -- \
+		sh -c 'exec /usr/bin/true "a \"q\"" "$(printf "l1\nl2")" "$(printf "\377x")"'
+	assert_eq "$(events "$log" 'ascii([e["argv"] for e in ev if e["event"] == "exec"][1])')" \
+		"['/usr/bin/true', 'a \"q\"', 'l1\\nl2', '\\ufffdx']"
+}
+
+t_zero_cost_without_audit()
+{
+	au_setup "$1"
+	local ready=$WS/ready
+	# the supervisor of a plain run has one thread and no socket; with
+	# --audit, a second thread answers the notifications.
+	au -- sh -c 'touch ready; sleep 3' &
+	wait_until 10 test -e "$ready"
+	local sup
+	sup=$(pgrep -f -n -- "sandbox --no-tty -- sh -c touch ready")
+	local tasks=("/proc/$sup/task"/*)
+	assert_eq "${#tasks[@]}" "1" "threads without --audit"
+	# no listener socket either
+	local fd
+	for fd in "/proc/$sup/fd"/*; do
+		case "$(readlink "$fd")" in
+		socket:*) fail "the supervisor holds a socket without --audit" ;;
+		esac
+	done
+	wait
+	rm -f "$ready"
+	au --audit /dev/null -- sh -c 'touch ready; sleep 3' &
+	wait_until 10 test -e "$ready"
+	sup=$(pgrep -f -n -- "sandbox --no-tty --audit /dev/null -- sh -c touch ready")
+	tasks=("/proc/$sup/task"/*)
+	assert_eq "${#tasks[@]}" "2" "threads with --audit"
+	wait
+}
+
+t_overlay_files()
+{
+	au_setup "$1"
+	local log=$TEST_TMP/ov-$MODE.jsonl name=audit-ov-$RANDOM
+	touch "$log"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$log"
+	au --audit "$log" --overlay --name "$name" -- sh -c 'echo x >made.txt' ||
+		skip "--overlay is not available here: $(tail -1 "$ERR_FILE" 2>/dev/null)"
+	defer au_discard "$name"
+	assert_eq "$(events "$log" '[(e["source"], [c["path"] for c in e["changes"]]) for e in ev if e["event"] == "files"]')" \
+		"[('overlay', ['made.txt'])]"
+	[ ! -e "$WS/made.txt" ] || fail "the overlay run wrote into the workspace"
+}
+
+au_discard()
+{
+	if [ "$MODE" = root ]; then
+		HOME=$H "$AGENTRUN" discard "$1"
+	else
+		as_test_user env HOME="$H" "$AGENTRUN" discard "$1"
+	fi
+}
+
+# learn -> enforce: a host file outside the default set (in the build
+# tree: /tmp and the home are the sandbox's own) and a loopback server.
+t_learn_round_trip()
+{
+	au_setup "$1"
+	start_server
+	case "$TOP_BUILDDIR" in
+	/tmp/* | /var/tmp/* | /usr/* | /opt/* | /home/* | /root/*)
+		skip "the build tree $TOP_BUILDDIR is not a place the sandbox hides" ;;
+	esac
+	local d=$TOP_BUILDDIR/.audit-learn-$RANDOM$RANDOM prof=$H/learned.json
+	mkdir -p "$d"
+	defer rm -rf "$d"
+	chmod 0755 "$d"
+	echo "host-data" >"$d/data.txt"
+	echo "not-learned" >"$d/other.txt"
+	chmod 0644 "$d/data.txt" "$d/other.txt"
+	# without the profile the file is not there
+	assert_status '!0' au -- cat "$d/data.txt"
+	assert_status 0 au --learn "$prof" -- \
+		sh -c "cat $d/data.txt; $CURL http://127.0.0.1:$PORT/"
+	assert_contains "$OUT" "host-data"
+	assert_contains "$OUT" "hello-from-host"
+	cat "$prof"
+	assert_eq "$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])); print(p["ro"], p["rw"], p["net"]["allow"])' "$prof")" \
+		"['$d/data.txt'] [] ['127.0.0.1:$PORT']"
+	# enforce with it: passes
+	assert_status 0 au --profile "$prof" -- \
+		sh -c "cat $d/data.txt; $CURL http://127.0.0.1:$PORT/"
+	assert_contains "$OUT" "host-data"
+	assert_contains "$OUT" "hello-from-host"
+	# a path not in the profile is denied (not there at all)
+	assert_status '!0' au --profile "$prof" -- cat "$d/other.txt"
+	assert_contains "$ERR" "No such file"
+	# and so is another destination
+	assert_status '!0' au --profile "$prof" -- \
+		sh -c "$CURL -f http://127.0.0.2:$PORT/"
+	assert_contains "$ERR" "agentrun: blocked 127.0.0.2:$PORT"
+}
+
+# learn: a write outside the workspace fails in the learn run (the extra
+# host directories are read-only there) but is recorded as "rw"; the
+# enforce run with the profile may write.
+t_learn_write()
+{
+	au_setup "$1"
+	case "$TOP_BUILDDIR" in
+	/tmp/* | /var/tmp/* | /usr/* | /opt/* | /home/* | /root/*)
+		skip "the build tree $TOP_BUILDDIR is not a place the sandbox hides" ;;
+	esac
+	local d=$TOP_BUILDDIR/.audit-learnw-$RANDOM$RANDOM prof=$H/learned-w.json
+	mkdir -p "$d"
+	defer rm -rf "$d"
+	echo old >"$d/out.txt"
+	chmod 0777 "$d"
+	chmod 0666 "$d/out.txt"
+	assert_status 0 au --learn "$prof" -- sh -c "echo new >$d/out.txt || echo write-failed"
+	assert_contains "$OUT" "write-failed"
+	assert_eq "$(cat "$d/out.txt")" "old" "the learn run wrote a host file"
+	cat "$prof"
+	assert_eq "$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1])); print(p["ro"], p["rw"], "net" in p)' "$prof")" \
+		"[] ['$d/out.txt'] False"
+	assert_status 0 au --profile "$prof" -- sh -c "echo new >$d/out.txt"
+	assert_eq "$(cat "$d/out.txt")" "new"
+}
+
+t_option_errors()
+{
+	au_setup root
+	assert_status 1 "$AGENTRUN" sandbox --audit /dev/null --print-bundle "$TEST_TMP/pb" -- true
+	assert_contains "$ERR" "--print-bundle does not run"
+	assert_status '!0' au --audit /nonexistent-dir/log -- true
+	assert_contains "$ERR" "--audit \`/nonexistent-dir/log\`"
+	assert_status '!0' au --learn "$TEST_TMP/l.json" --net host -- true
+	assert_contains "$ERR" "cannot be combined with --net host"
+}
+
+for mode in user root; do
+	run_test "audit ($mode): three commands and one connection, exactly" t_three_commands_one_connection $mode
+	run_test "audit ($mode): --audit - streams to stderr; a refused connection" t_refused_connection_and_stderr $mode
+	run_test "audit ($mode): argv with quotes, newlines, invalid UTF-8" t_argv_escaping $mode
+	run_test "audit ($mode): without --audit no listener (zero cost)" t_zero_cost_without_audit $mode
+	run_test "audit ($mode): --overlay: files changed from the upper layer" t_overlay_files $mode
+	run_test "learn ($mode): learn -> enforce round trip" t_learn_round_trip $mode
+	run_test "learn ($mode): a write outside the workspace is learned as rw" t_learn_write $mode
+done
+run_test "audit: option errors" t_option_errors
+finish
