@@ -88,7 +88,8 @@ void sb_scan_take(const char *root, struct sb_scan *out)
 		return;
 	}
 	scan_dir(out, fd, "", st.st_dev, 0);
-	qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
+	if (out->n) /* qsort(NULL, 0) is undefined */
+		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
 }
 
 void sb_scan_free(struct sb_scan *s)

@@ -184,7 +184,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && !ro->print_bundle)
 		r = preflight(&h, info.workspace, o->overlay, false, err);
-	if (r < 0) {
+	if (r != 0) { /* not only < 0: past here cfg is set */
 		if (ov.dir) {
 			struct ar_error ignored = AR_ERROR_INIT;
 
@@ -217,8 +217,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
 	sb_rootfs_init(&content, &h);
-	content.mounts = cfg->mounts;
-	content.n_mounts = cfg->n_mounts;
+	content.cfg = cfg;
 	memset(&co, 0, sizeof(co));
 	co.root = ro->state_root;
 	co.id = id;

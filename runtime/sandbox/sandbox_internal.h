@@ -51,10 +51,10 @@ struct sb_rootfs {
 		char target[256]; /* "usr/bin" */
 	} links[6];
 	size_t n_links;
-	/* A run (not --print-bundle): the config's mounts, whose mount
-	 * points sb_rootfs_populate() makes in the fresh tmpfs root. */
-	const struct oci_mount *mounts;
-	size_t n_mounts;
+	/* A run (not --print-bundle): the config, whose mount points
+	 * sb_rootfs_populate() makes in the fresh tmpfs root (its mounts
+	 * as the runtime has them then). */
+	const struct oci_config *cfg;
 };
 void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h);
 void sb_rootfs_release(struct sb_rootfs *r);

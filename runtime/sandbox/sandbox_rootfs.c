@@ -147,8 +147,11 @@ static bool plain_dest(const struct sb_rootfs *r, const char *d)
  */
 static void premake_mount_points(int rootfd, const struct sb_rootfs *r)
 {
-	for (size_t i = 0; i < r->n_mounts; i++) {
-		const struct oci_mount *m = &r->mounts[i];
+	const struct oci_mount *mounts = r->cfg ? r->cfg->mounts : NULL;
+	size_t n = r->cfg ? r->cfg->n_mounts : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct oci_mount *m = &mounts[i];
 		const char *d = m->destination;
 		char rel[PATH_MAX];
 		bool dir = true, covered = false;
@@ -157,8 +160,8 @@ static void premake_mount_points(int rootfd, const struct sb_rootfs *r)
 		if (!d || !plain_dest(r, d))
 			continue;
 		for (size_t j = 0; j < i && !covered; j++)
-			covered = r->mounts[j].destination &&
-				  path_under(d, r->mounts[j].destination);
+			covered = mounts[j].destination &&
+				  path_under(d, mounts[j].destination);
 		if (covered)
 			continue;
 		if (mount_is_bind(m)) {
