@@ -6,65 +6,31 @@
 # and the learn -> enforce round trip. Rootless (the test user) and as
 # root. Only loopback servers are contacted.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
 
-PY=/usr/bin/python3
 
-# au_setup MODE: a home and a git workspace in TEST_TMP; sets H, WS, MODE.
+# au_setup MODE: a home and a git workspace (tests/sandbox-lib.sh) with
+# in.txt; sets H, WS, MODE. au: the sandbox from $WS, as MODE.
 au_setup()
 {
-	MODE=$1
 	[ -x "$PY" ] || skip "needs $PY (to read the JSON lines)"
-	if [ "$MODE" = root ]; then
-		require_root
-		H=$TEST_TMP/rhome-$RANDOM$RANDOM
-	else
-		require_agentrun_as_test_user
-		if [ ! -d "$AR_USER_ROOT" ]; then
-			mkdir -p "$AR_USER_ROOT"
-			chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
-			chmod 0700 "$AR_USER_ROOT"
-		fi
-		H=$TEST_TMP/home-$RANDOM$RANDOM
-	fi
-	WS=$H/proj
-	mkdir -p "$WS/.git"
+	sb_home "$1"
 	echo "input" >"$WS/in.txt"
-	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$H"
-	chmod 0755 "$H"
+	sb_home_own
 }
 
-# au [SANDBOX OPTIONS] -- CMD...: the sandbox, from $WS, as MODE.
 au()
 {
-	if [ "$MODE" = root ]; then
-		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
-			--no-tty "$@")
-	else
-		as_test_user env HOME="$H" \
-			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
-	fi
+	sb_run "$@"
 }
 
 # start_server: HTTP on 127.0.0.1:random port; sets PORT.
 start_server()
 {
-	require_cmd timeout curl
 	local dir=$TEST_TMP/www-$RANDOM$RANDOM
 	mkdir -p "$dir"
 	echo "hello-from-host" >"$dir/index.html"
-	timeout 120 "$PY" -c '
-import http.server, socketserver, sys, os
-os.chdir(sys.argv[1])
-h = http.server.SimpleHTTPRequestHandler
-h.log_message = lambda *a: None
-s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), h)
-open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()' "$dir" "$dir/port" </dev/null >/dev/null 2>&1 &
-	defer kill "$!"
-	wait_until 10 test -s "$dir/port"
-	PORT=$(cat "$dir/port")
+	http_server "$dir"
 }
 
 # jq-like helper: run a python expression over the events of a log

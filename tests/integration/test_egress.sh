@@ -5,73 +5,32 @@
 # inside. Rootless (the test user) and as root. Only loopback servers and
 # a network namespace the test creates itself are ever contacted.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
 
-PY=/usr/bin/python3
 DASH=$'\xe2\x80\x94'
 
-# eg_setup MODE: MODE user (the test user) or root. A home and a git
-# workspace in TEST_TMP; sets H, WS, MODE.
+# eg_setup MODE: MODE user (the test user) or root; a home and a git
+# workspace (tests/sandbox-lib.sh). eg: the sandbox from $WS, as MODE.
 eg_setup()
 {
-	MODE=$1
-	if [ "$MODE" = root ]; then
-		require_root
-		H=$TEST_TMP/rhome-$RANDOM$RANDOM
-	else
-		require_agentrun_as_test_user
-		if [ ! -d "$AR_USER_ROOT" ]; then
-			mkdir -p "$AR_USER_ROOT"
-			chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
-			chmod 0700 "$AR_USER_ROOT"
-		fi
-		H=$TEST_TMP/home-$RANDOM$RANDOM
-	fi
-	WS=$H/proj
-	mkdir -p "$WS/.git"
-	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$H"
-	chmod 0755 "$H"
+	sb_home "$1"
+	sb_home_own
 }
 
-# eg [SANDBOX OPTIONS] -- CMD...: the sandbox, from $WS, as MODE.
 eg()
 {
-	if [ "$MODE" = root ]; then
-		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
-			--no-tty "$@")
-	else
-		as_test_user env HOME="$H" \
-			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
-	fi
+	sb_run "$@"
 }
 
 # start_server: an HTTP server on 127.0.0.1:random port, serving
 # index.html ("hello-from-host") and big (1 MiB). Sets PORT.
 start_server()
 {
-	require_cmd timeout curl
-	[ -x "$PY" ] || skip "needs $PY"
-	local dir=$TEST_TMP/www-$RANDOM$RANDOM addr=127.0.0.1
+	local dir=$TEST_TMP/www-$RANDOM$RANDOM
 	mkdir -p "$dir"
 	echo "hello-from-host" >"$dir/index.html"
 	head -c 1048576 /dev/zero >"$dir/big"
-	timeout 120 "$PY" -c '
-import http.server, socketserver, sys, os
-os.chdir(sys.argv[1])
-h = http.server.SimpleHTTPRequestHandler
-h.log_message = lambda *a: None
-socketserver.TCPServer.allow_reuse_address = True
-s = socketserver.ThreadingTCPServer((sys.argv[3], 0), h)
-open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()' "$dir" "$dir/port" "$addr" </dev/null >/dev/null 2>&1 &
-	SERVER_PID=$!
-	defer kill "$SERVER_PID"
-	wait_until 10 test -s "$dir/port"
-	PORT=$(cat "$dir/port")
-	curl -fsS -m 5 --noproxy '*' "http://$addr:$PORT/" |
-		grep -q hello-from-host ||
-		fail "the test server is not reachable from the host"
+	http_server "$dir"
 }
 
 # curl inside the sandbox, through the proxy of the environment

@@ -4,23 +4,15 @@
 # ownership, secrets (files and environment), writes outside the
 # workspace, network isolation, --print-bundle, profiles.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
 
-PY=/usr/bin/python3
 
 # sbx_setup: a fake home for the test user in TEST_TMP, with secrets, and a
 # git workspace inside it. Sets H (home) and WS (workspace).
 sbx_setup()
 {
-	require_agentrun_as_test_user
-	if [ ! -d "$AR_USER_ROOT" ]; then
-		mkdir -p "$AR_USER_ROOT"
-		chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
-		chmod 0700 "$AR_USER_ROOT"
-	fi
-	H=$TEST_TMP/home-$RANDOM$RANDOM
-	WS=$H/proj
-	mkdir -p "$H/.ssh" "$H/.config/gcloud" "$H/.config/tool" \
-		"$WS/.git" "$WS/src"
+	sb_home user
+	mkdir -p "$H/.ssh" "$H/.config/gcloud" "$H/.config/tool" "$WS/src"
 	echo "PRIVATE-KEY-MATERIAL" >"$H/.ssh/id_ed25519"
 	echo "GCLOUD-SECRET" >"$H/.config/gcloud/credentials.db"
 	echo "tool-config" >"$H/.config/tool/config"
@@ -28,8 +20,7 @@ sbx_setup()
 	echo "old" >"$WS/existing.txt"
 	chmod 0700 "$H/.ssh"
 	chmod 0600 "$H/.ssh/id_ed25519"
-	chown -R "$TEST_UID:$TEST_GID" "$H"
-	chmod 0755 "$H"
+	sb_home_own
 }
 
 # sbx [SANDBOX OPTIONS] -- CMD...: run the sandbox as the test user, from
@@ -155,30 +146,14 @@ t_minimal_etc()
 	assert_not_contains "$OUT" "sudoers"
 }
 
-# start_server PORTFILE: a python http.server on 127.0.0.1 (random port),
-# bounded lifetime (60 s), killed by the test's defer.
+# start_server: HTTP on 127.0.0.1:random port (tests/sandbox-lib.sh);
+# sets PORT and SERVER_PID.
 start_server()
 {
-	require_cmd timeout
-	[ -x "$PY" ] || skip "needs $PY"
 	local dir=$TEST_TMP/www-$RANDOM
 	mkdir -p "$dir"
 	echo "hello-from-host" >"$dir/index.html"
-	timeout 60 "$PY" -c '
-import http.server, socketserver, sys, os
-os.chdir(sys.argv[1])
-h = http.server.SimpleHTTPRequestHandler
-h.log_message = lambda *a: None
-s = socketserver.TCPServer(("127.0.0.1", 0), h)
-open(sys.argv[2] + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
-s.serve_forever()' "$dir" "$dir/port" </dev/null >/dev/null 2>&1 &
-	SERVER_PID=$!
-	defer kill "$SERVER_PID"
-	wait_until 10 test -s "$dir/port"
-	PORT=$(cat "$dir/port")
-	curl -fsS -m 5 "http://127.0.0.1:$PORT/" | grep -q hello-from-host ||
-		fail "the test server is not reachable from the host"
+	http_server "$dir"
 }
 
 t_net_none_blocks_host_services()

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# tests/sandbox-lib.sh — helpers shared by the `agentrun sandbox` tests
+# (test_sandbox.sh, test_egress.sh, test_audit.sh). Source it after lib.sh.
+#
+# sb_home MODE
+#     MODE is "user" (the test user, rootless) or "root". Makes a home in
+#     TEST_TMP with a git workspace inside it; sets MODE, H (home) and
+#     WS ($H/proj). For "user", also makes the test user's state root.
+#     Fill the home, then call sb_home_own.
+# sb_home_own
+#     Hand the home to its user (MODE user) and make it world-searchable.
+# sb_run [SANDBOX OPTIONS] -- CMD...
+#     `agentrun sandbox --no-tty` from $WS with HOME=$H, as MODE.
+# http_server DIR
+#     Serve DIR over HTTP (python3 http.server, threaded) on 127.0.0.1 at a
+#     random port for at most 120 s; sets PORT and SERVER_PID (killed when
+#     the test ends) and checks that the host reaches it.
+
+PY=${PY:-/usr/bin/python3}
+
+sb_home()
+{
+	MODE=$1
+	if [ "$MODE" = root ]; then
+		require_root
+		H=$TEST_TMP/rhome-$RANDOM$RANDOM
+	else
+		require_agentrun_as_test_user
+		if [ ! -d "$AR_USER_ROOT" ]; then
+			mkdir -p "$AR_USER_ROOT"
+			chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
+			chmod 0700 "$AR_USER_ROOT"
+		fi
+		H=$TEST_TMP/home-$RANDOM$RANDOM
+	fi
+	WS=$H/proj
+	mkdir -p "$WS/.git"
+}
+
+sb_home_own()
+{
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$H"
+	chmod 0755 "$H"
+}
+
+sb_run()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
+			--no-tty "$@")
+	else
+		as_test_user env HOME="$H" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+	fi
+}
+
+http_server()
+{
+	local dir=$1
+	require_cmd timeout curl
+	[ -x "$PY" ] || skip "needs $PY"
+	rm -f "$dir/.port"
+	timeout 120 "$PY" -c '
+import http.server, socketserver, sys, os
+os.chdir(sys.argv[1])
+h = http.server.SimpleHTTPRequestHandler
+h.log_message = lambda *a: None
+socketserver.TCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), h)
+open(".port.tmp", "w").write(str(s.server_address[1]))
+os.rename(".port.tmp", ".port")
+s.serve_forever()' "$dir" </dev/null >/dev/null 2>&1 &
+	SERVER_PID=$!
+	defer kill "$SERVER_PID"
+	wait_until 10 test -s "$dir/.port"
+	PORT=$(cat "$dir/.port")
+	[ -e "$dir/index.html" ] || return 0
+	curl -fsS -m 5 --noproxy '*' "http://127.0.0.1:$PORT/" >/dev/null ||
+		fail "the test server is not reachable from the host"
+}
