@@ -22,6 +22,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
+#include "fd_passing.h"
 #include "log.h"
 #include "seccomp_internal.h"
 
@@ -676,30 +677,8 @@ static int build_process_state(const char *metadata, const char *state_json,
 
 static int send_with_fd(int sock, const char *data, size_t len, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
+	ssize_t n = ar_sendmsg_fd(sock, data, len, fd);
 
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -1;
 	/* The fd travelled with the first byte; the rest is plain data. */

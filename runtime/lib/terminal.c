@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #endif
 #include "terminal.h"
+#include "fd_passing.h"
 
 #include <fcntl.h>
 #include <stdbool.h>
@@ -40,57 +41,21 @@ int ar_console_socket_connect(const char *path, struct ar_error *err)
 
 int ar_send_fd(int sock, int fd, const char *tag, struct ar_error *err)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)tag,
-			     .iov_len = strlen(tag) + 1 };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	while (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0) {
-		if (errno != EINTR)
-			return ar_error_set(err, errno, "send the terminal fd");
-	}
+	if (ar_sendmsg_fd(sock, tag, strlen(tag) + 1, fd) < 0)
+		return ar_error_set(err, errno, "send the terminal fd");
 	return 0;
 }
 
 int ar_recv_fd(int sock, int *fd, struct ar_error *err)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
 	char tag[256];
-	struct iovec iov = { .iov_base = tag, .iov_len = sizeof(tag) };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
 
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
+	if (ar_recvmsg_fd(sock, tag, sizeof(tag), fd) < 0)
 		return ar_error_set(err, errno, "receive the terminal fd");
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+	if (*fd < 0)
 		return ar_error_set_plain(
 			err, EBADMSG,
 			"receive the terminal fd: no fd in the message");
-	memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return 0;
 }
 

@@ -23,6 +23,7 @@
 
 #include "audit.h"
 #include "audit_notify.h"
+#include "fd_passing.h"
 #include "learn.h"
 #include "log.h"
 #include "utils.h"
@@ -612,29 +613,10 @@ static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 static int recv_fd(int sock)
 {
 	char data[4096];
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-	ssize_t r;
-	int fd = -1;
+	int fd;
 
-	do
-		r = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
+	if (ar_recvmsg_fd(sock, data, sizeof(data), &fd) < 0)
 		return -1;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
 }
 

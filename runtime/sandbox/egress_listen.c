@@ -21,34 +21,14 @@
 #include <unistd.h>
 
 #include "egress_proxy.h"
+#include "fd_passing.h"
 #include "net_loopback.h"
 #include "utils.h"
 
 /* "" + the fd on success, an error text without fd on failure. */
 static void send_result(int sock, int fd, const char *msg)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)msg,
-			     .iov_len = strlen(msg) + 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&m);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
+	(void)ar_sendmsg_fd(sock, msg, strlen(msg) + 1, fd);
 }
 
 static bool same_ns(int fd, const char *self)
@@ -101,30 +81,13 @@ static int child_main(int userfd, int netfd, uint16_t port, int sock)
 
 static int recv_result(int sock, int *fd, char *msg, size_t size)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = msg, .iov_len = size - 1 };
-	struct msghdr m = { .msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
+	ssize_t n = ar_recvmsg_fd(sock, msg, size - 1, fd);
 
-	*fd = -1;
-	do
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		snprintf(msg, size, "the helper process exited");
 		return -1;
 	}
 	msg[n] = '\0';
-	c = CMSG_FIRSTHDR(&m);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return *fd >= 0 ? 0 : -1;
 }
 
