@@ -105,6 +105,23 @@ static int mount_error(struct ar_error *err, int errnum, const char *what,
 			    what, dest, i);
 }
 
+/* The target of mounts[i], resolved (and created as a directory or a
+ * file) inside the root; never the root itself, nor a bad /proc target.
+ * Returns its fd, or -1. */
+static int open_target(struct ar_rootfs_ctx *ctx, const char *dest, bool is_dir,
+		       size_t i, struct ar_error *err)
+{
+	_cleanup_close_ int tfd = -1;
+
+	tfd = ar_mount_target_in_root(ctx->rootfd, dest, is_dir, err);
+	if (tfd < 0)
+		return ar_error_wrap(err, "mounts[%zu]", i);
+	if (check_not_root(ctx, tfd, dest, i, err) < 0 ||
+	    check_proc_target(tfd, dest, i, err) < 0)
+		return -1;
+	return ar_steal_fd(&tfd);
+}
+
 /* Bind a host path onto dest inside the root. */
 static int bind_host_path(struct ar_rootfs_ctx *ctx, const char *source,
 			  const char *dest, size_t i, bool recursive,
@@ -119,12 +136,8 @@ static int bind_host_path(struct ar_rootfs_ctx *ctx, const char *source,
 		return ar_error_set(err, errno,
 				    "bind mount source \"%s\" (mounts[%zu])",
 				    source, i);
-	tfd = ar_mount_target_in_root(ctx->rootfd, dest, S_ISDIR(st.st_mode),
-				      err);
+	tfd = open_target(ctx, dest, S_ISDIR(st.st_mode), i, err);
 	if (tfd < 0)
-		return ar_error_wrap(err, "mounts[%zu]", i);
-	if (check_not_root(ctx, tfd, dest, i, err) < 0 ||
-	    check_proc_target(tfd, dest, i, err) < 0)
 		return -1;
 	if (ar_bind_fd(-1, source, tfd, recursive, attrs, &mfd) < 0)
 		return mount_error(err, errno, source, dest, i);
@@ -147,12 +160,8 @@ static int attach_premade(struct ar_rootfs_ctx *ctx, int tree,
 		return ar_error_set(err, errno,
 				    "bind mount source \"%s\" (mounts[%zu])",
 				    source, i);
-	tfd = ar_mount_target_in_root(ctx->rootfd, dest, S_ISDIR(st.st_mode),
-				      err);
+	tfd = open_target(ctx, dest, S_ISDIR(st.st_mode), i, err);
 	if (tfd < 0)
-		return ar_error_wrap(err, "mounts[%zu]", i);
-	if (check_not_root(ctx, tfd, dest, i, err) < 0 ||
-	    check_proc_target(tfd, dest, i, err) < 0)
 		return -1;
 	if (ar_bind_tree_attach(tree, tfd, a) < 0)
 		return mount_error(err, errno, source, dest, i);
@@ -255,11 +264,8 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 	_cleanup_free_ char *labeled = NULL;
 	int r;
 
-	tfd = ar_mount_target_in_root(ctx->rootfd, dest, true, err);
+	tfd = open_target(ctx, dest, true, i, err);
 	if (tfd < 0)
-		return ar_error_wrap(err, "mounts[%zu]", i);
-	if (check_not_root(ctx, tfd, dest, i, err) < 0 ||
-	    check_proc_target(tfd, dest, i, err) < 0)
 		return -1;
 	if (mf->copy_up) {
 		copy_src = openat(tfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -270,7 +276,8 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 					    dest, i);
 	}
 
-	labeled = ar_selinux_mount_data(data, type, ctx->cfg->linux_.mount_label);
+	labeled =
+		ar_selinux_mount_data(data, type, ctx->cfg->linux_.mount_label);
 	if (labeled)
 		data = labeled; /* linux.mountLabel: context= */
 	r = mount_fs_on_fd(tfd, source, type, mf->flags, data);
@@ -496,8 +503,7 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 				    rootfs);
 	if (ctx->opts->rootfs_populate &&
 	    ctx->opts->rootfs_populate(ctx->rootfd,
-				       ctx->opts->rootfs_populate_arg,
-				       err) < 0)
+				       ctx->opts->rootfs_populate_arg, err) < 0)
 		return -1;
 	ctx->root_real = ar_fd_path(ctx->rootfd);
 	if (!ctx->root_real)
