@@ -211,7 +211,6 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	const struct oci_process *p = &cfg->process;
 	bool userns = l->plan.new_user || l->plan.join_fd[OCI_NS_USER] >= 0;
 	bool nnp = p->no_new_privileges;
-	bool cwd_done;
 	_cleanup_close_ int started_fd = -1;
 	struct ar_rootfs_opts ro = {
 		.rootfs = l->rootfs,
@@ -282,21 +281,11 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		if (l->console_fd >= 0)
 			close(l->console_fd);
 	}
-	if (ar_process_set_rlimits(p, err) < 0 ||
-	    ar_process_set_io_priority(p, err) < 0 ||
-	    ar_process_set_scheduler(p, err) < 0)
-		return -1;
-	if (nnp && ar_set_no_new_privs(err) < 0)
+	if (ar_process_apply_limits(p, nnp, err) < 0)
 		return -1;
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
-	/* cwd as root first (it may be unreadable by the user), as runc. */
-	cwd_done = ar_process_chdir(p->cwd, err) == 0;
-	if (!cwd_done)
-		ar_error_clear(err);
-	if (ar_process_set_user(p, l->setgroups_denied, err) < 0)
-		return -1;
-	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
+	if (ar_process_enter_user(p, l->setgroups_denied, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid());
 	/* execve() below needs args.v too (find_executable checks v[0]) */

@@ -376,7 +376,7 @@ static int load_seccomp(struct exec_ctx *c, struct ar_error *err)
 static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 {
 	const struct oci_process *p = &c->proc;
-	bool nnp = p->no_new_privileges, cwd_done;
+	bool nnp = p->no_new_privileges;
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
 	sigset_t none;
@@ -406,20 +406,11 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 		if (ar_terminal_setup_exec(sock, &p->console_size, err) < 0)
 			return -1;
 	}
-	if (ar_process_set_rlimits(p, err) < 0 ||
-	    ar_process_set_io_priority(p, err) < 0 ||
-	    ar_process_set_scheduler(p, err) < 0)
-		return -1;
-	if (nnp && ar_set_no_new_privs(err) < 0)
+	if (ar_process_apply_limits(p, nnp, err) < 0)
 		return -1;
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
-	cwd_done = ar_process_chdir(p->cwd, err) == 0;
-	if (!cwd_done)
-		ar_error_clear(err);
-	if (ar_process_set_user(p, c->setgroups_denied, err) < 0)
-		return -1;
-	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
+	if (ar_process_enter_user(p, c->setgroups_denied, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, 0, getpid());
 	exe = ar_process_find_executable(p->args.v[0], env, err);

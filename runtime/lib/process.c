@@ -290,3 +290,29 @@ int ar_process_chdir(const char *cwd, struct ar_error *err)
 			"process.cwd: `%s` is outside the container", cwd);
 	return 0;
 }
+
+int ar_process_apply_limits(const struct oci_process *p, bool nnp,
+			    struct ar_error *err)
+{
+	if (ar_process_set_rlimits(p, err) < 0 ||
+	    ar_process_set_io_priority(p, err) < 0 ||
+	    ar_process_set_scheduler(p, err) < 0)
+		return -1;
+	if (nnp && ar_set_no_new_privs(err) < 0)
+		return -1;
+	return 0;
+}
+
+int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
+			  struct ar_error *err)
+{
+	bool cwd_done = ar_process_chdir(p->cwd, err) == 0;
+
+	if (!cwd_done)
+		ar_error_clear(err);
+	if (ar_process_set_user(p, setgroups_denied, err) < 0)
+		return -1;
+	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
+		return -1;
+	return 0;
+}

@@ -35,6 +35,18 @@ int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err);
 int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
 			struct ar_error *err);
 
+/* The settings applied while still privileged, for the init process and
+ * for exec alike: rlimits, I/O priority, scheduler, and no_new_privs when
+ * nnp. */
+int ar_process_apply_limits(const struct oci_process *p, bool nnp,
+			    struct ar_error *err);
+
+/* chdir to process.cwd as root first (it may be unreadable by the user,
+ * as runc), then ar_process_set_user(), then chdir again if the first one
+ * failed. */
+int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
+			  struct ar_error *err);
+
 /* Resolve args[0] like execvpe with the container's PATH (from env; the
  * usual default when absent). Returns a malloc'd path or NULL with err:
  *   "process.args[0]: `foo` not found in $PATH (/usr/bin:/bin)" */
