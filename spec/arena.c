@@ -36,7 +36,8 @@ void *oci_arena_alloc(struct ar_arena *a, size_t size)
 	if (size == 0)
 		size = align;
 	if (!c || c->size - c->used < size) {
-		size_t csize = size > ARENA_CHUNK_SIZE / 2 ? size : ARENA_CHUNK_SIZE;
+		size_t csize = size > ARENA_CHUNK_SIZE / 2 ? size :
+							     ARENA_CHUNK_SIZE;
 
 		if (csize > SIZE_MAX - sizeof(*c))
 			arena_oom();

@@ -81,8 +81,8 @@ void jt_path_format(const struct jt_path *p, char *buf, size_t size)
 	}
 }
 
-int (jt_fail)(const struct jt_ctx *c, const struct jt_path *p,
-	      const char *fmt, ...)
+int(jt_fail)(const struct jt_ctx *c, const struct jt_path *p, const char *fmt,
+	     ...)
 {
 	char path[512], msg[1024];
 	va_list ap;

@@ -89,7 +89,11 @@ struct jt_ctx {
 int jt_fail(const struct jt_ctx *c, const struct jt_path *p, const char *fmt,
 	    ...) __attribute__((format(printf, 3, 4)));
 #ifdef __clang_analyzer__ /* see ar_error_set in error.h */
-#define jt_fail(...) ({ (jt_fail)(__VA_ARGS__); -1; })
+#define jt_fail(...)                                                           \
+	({                                                                     \
+		(jt_fail)(__VA_ARGS__);                                        \
+		-1;                                                            \
+	})
 #endif
 
 /* "string", "number", "object", ... */

@@ -273,8 +273,8 @@ int oci_config_load_file(const char *path, struct oci_config **out,
 	if (stat(file, &st) < 0)
 		return ar_error_set(err, errno, "stat `%s`", file);
 	if (!S_ISREG(st.st_mode))
-		return ar_error_set_plain(err, EINVAL,
-					  "%s: not a regular file", file);
+		return ar_error_set_plain(err, EINVAL, "%s: not a regular file",
+					  file);
 	if (ar_read_file_at(AT_FDCWD, file, OCI_CONFIG_MAX_FILE_SIZE, &buf,
 			    &len, err) < 0)
 		return -1;

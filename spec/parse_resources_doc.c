@@ -16,8 +16,8 @@ int oci_resources_parse(const char *json, size_t len, const char *filename,
 	struct jt_node *doc;
 	struct jt_ctx c;
 
-	cfg->filename = oci_arena_strdup(&cfg->arena,
-					 filename ? filename : "resources.json");
+	cfg->filename = oci_arena_strdup(
+		&cfg->arena, filename ? filename : "resources.json");
 	c = (struct jt_ctx){ &cfg->arena, cfg->filename, err };
 	if (jt_parse(&cfg->arena, json, len, cfg->filename, &doc, err) < 0)
 		return -1;

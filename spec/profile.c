@@ -117,9 +117,10 @@ static int parse_net(const struct jt_ctx *c, const struct jt_node *doc,
 		if (strcmp(m->key, "allow") != 0) {
 			char tmp[JT_SHORT_MAX];
 
-			return jt_fail(c, JT_KEY(NULL, "net"),
-				       "\"%s\": unknown property (known: allow)",
-				       jt_short(m->key, tmp, sizeof(tmp)));
+			return jt_fail(
+				c, JT_KEY(NULL, "net"),
+				"\"%s\": unknown property (known: allow)",
+				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
 	if (jt_member_strv(c, net, JT_KEY(NULL, "net"), "allow",

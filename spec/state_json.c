@@ -134,8 +134,8 @@ int ar_state_json_parse(const char *json, const char *filename,
 			struct ar_state **out, struct ar_error *err)
 {
 	char ebuf[256] = "";
-	_cleanup_(tree_freep) yajl_val root = yajl_tree_parse(json, ebuf,
-							      sizeof(ebuf));
+	_cleanup_(tree_freep)
+		yajl_val root = yajl_tree_parse(json, ebuf, sizeof(ebuf));
 	_cleanup_(ar_state_freep) struct ar_state *st = NULL;
 	yajl_val priv, v, ann;
 
@@ -143,8 +143,8 @@ int ar_state_json_parse(const char *json, const char *filename,
 		return ar_error_set_plain(err, EINVAL, "%s: invalid JSON: %s",
 					  filename, ebuf);
 	if (!YAJL_IS_OBJECT(root))
-		return ar_error_set_plain(err, EINVAL,
-					  "%s: expected an object", filename);
+		return ar_error_set_plain(err, EINVAL, "%s: expected an object",
+					  filename);
 	st = ar_xcalloc(1, sizeof(*st));
 	st->id = dup_str(root, "id");
 	st->bundle = dup_str(root, "bundle");
@@ -169,9 +169,8 @@ int ar_state_json_parse(const char *json, const char *filename,
 	}
 	priv = get(root, "agentrun", yajl_t_object);
 	if (!priv)
-		return ar_error_set_plain(err, EINVAL,
-					  "%s: missing agentrun object",
-					  filename);
+		return ar_error_set_plain(
+			err, EINVAL, "%s: missing agentrun object", filename);
 	v = get(priv, "pid", yajl_t_number);
 	if (v && YAJL_IS_INTEGER(v))
 		st->pid = (pid_t)YAJL_GET_INTEGER(v);

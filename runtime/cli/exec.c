@@ -75,8 +75,8 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 	int c, status = 1;
 
 	/* "+": options end at the id; what follows is the command. */
-	while ((c = getopt_long(argc, argv, "+p:tde:u:c:h", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:tde:u:c:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'p':
 			o.process_file = optarg;

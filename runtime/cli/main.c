@@ -16,7 +16,8 @@
 /* The command table. Keep it sorted the way `--help` should list it. */
 static const struct ar_command commands[] = {
 	{ "spec", cmd_spec, "write a default config.json into the bundle" },
-	{ "create", cmd_create, "create a container (its process waits for start)" },
+	{ "create", cmd_create,
+	  "create a container (its process waits for start)" },
 	{ "start", cmd_start, "start the process of a created container" },
 	{ "run", cmd_run, "create and start a container" },
 	{ "state", cmd_state, "print the state of a container (JSON)" },
@@ -28,10 +29,14 @@ static const struct ar_command commands[] = {
 	{ "pause", cmd_pause, "freeze all processes of a container" },
 	{ "resume", cmd_resume, "thaw a paused container" },
 	{ "ps", cmd_ps, "list the processes of a container" },
-	{ "events", cmd_events, "print stats and OOM events of a container (JSON)" },
-	{ "features", cmd_features, "print the features this build supports (JSON)" },
-	{ "sandbox", cmd_sandbox, "run a command (an AI agent) in a sandbox of this host" },
-	{ "doctor", cmd_doctor, "check what the sandbox needs on this machine" },
+	{ "events", cmd_events,
+	  "print stats and OOM events of a container (JSON)" },
+	{ "features", cmd_features,
+	  "print the features this build supports (JSON)" },
+	{ "sandbox", cmd_sandbox,
+	  "run a command (an AI agent) in a sandbox of this host" },
+	{ "doctor", cmd_doctor,
+	  "check what the sandbox needs on this machine" },
 	{ "changes", cmd_changes, "list what an --overlay sandbox changed" },
 	{ "diff", cmd_diff, "show an --overlay sandbox's changes as a diff" },
 	{ "commit", cmd_commit, "apply an --overlay sandbox's changes" },
@@ -147,7 +152,8 @@ int main(int argc, char **argv)
 		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
 		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
-		{ "cgroup-manager", required_argument, NULL, OPT_CGROUP_MANAGER },
+		{ "cgroup-manager", required_argument, NULL,
+		  OPT_CGROUP_MANAGER },
 		{ "rootless", required_argument, NULL, OPT_ROOTLESS },
 		{ "version", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -222,10 +228,12 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			if (optopt && optopt < 256)
-				fprintf(stderr, "agentrun: unknown option `-%c`\n",
+				fprintf(stderr,
+					"agentrun: unknown option `-%c`\n",
 					optopt);
 			else
-				fprintf(stderr, "agentrun: unknown option `%s`\n",
+				fprintf(stderr,
+					"agentrun: unknown option `%s`\n",
 					argv[optind - 1]);
 			usage(stderr);
 			return 1;
@@ -237,7 +245,8 @@ int main(int argc, char **argv)
 	}
 	if (ar_log_init(g.log_path, g.log_json ? AR_LOG_JSON : AR_LOG_TEXT,
 			g.debug) < 0) {
-		fprintf(stderr, "agentrun: open log file `%s`: %m\n", g.log_path);
+		fprintf(stderr, "agentrun: open log file `%s`: %m\n",
+			g.log_path);
 		return 1;
 	}
 	cmd = argv[optind];

@@ -18,28 +18,28 @@
 #include "parse_resources_doc.h"
 #include "utils.h"
 
-#define UPDATE_USAGE                                                           \
-	"Usage: agentrun update [OPTIONS] ID\n"                                \
-	"\n"                                                                   \
-	"Change the cgroup limits of a running container. The flags\n"         \
-	"override the values of the --resources file.\n"                       \
-	"\n"                                                                   \
-	"Options:\n"                                                           \
-	"  -r, --resources FILE     linux.resources JSON (\"-\": stdin)\n"     \
+#define UPDATE_USAGE                                                                    \
+	"Usage: agentrun update [OPTIONS] ID\n"                                         \
+	"\n"                                                                            \
+	"Change the cgroup limits of a running container. The flags\n"                  \
+	"override the values of the --resources file.\n"                                \
+	"\n"                                                                            \
+	"Options:\n"                                                                    \
+	"  -r, --resources FILE     linux.resources JSON (\"-\": stdin)\n"              \
 	"  --memory N               memory limit (bytes; k, m, g suffixes; -1 = max)\n" \
-	"  --memory-reservation N   soft limit (memory.low)\n"                 \
-	"  --memory-swap N          memory+swap limit (-1 = unlimited swap)\n" \
-	"  --cpu-shares N           relative weight (v1 scale, 2..262144)\n"   \
-	"  --cpu-quota N            microseconds per period (-1 = max)\n"      \
-	"  --cpu-period N           period in microseconds\n"                  \
-	"  --cpuset-cpus LIST       CPUs (\"0-3,5\")\n"                        \
-	"  --cpuset-mems LIST       memory nodes\n"                            \
-	"  --pids-limit N           maximum number of tasks (<= 0 = max)\n"    \
-	"  --blkio-weight N         block IO weight (10..1000)\n"              \
-	"  --cpu-rt-runtime N       realtime runtime per period (us)\n"        \
-	"  --cpu-rt-period N        realtime period (us)\n"                    \
-	"  --kernel-memory N        ignored (no cgroup v2 limit)\n"            \
-	"  --kernel-memory-tcp N    ignored (no cgroup v2 limit)\n"            \
+	"  --memory-reservation N   soft limit (memory.low)\n"                          \
+	"  --memory-swap N          memory+swap limit (-1 = unlimited swap)\n"          \
+	"  --cpu-shares N           relative weight (v1 scale, 2..262144)\n"            \
+	"  --cpu-quota N            microseconds per period (-1 = max)\n"               \
+	"  --cpu-period N           period in microseconds\n"                           \
+	"  --cpuset-cpus LIST       CPUs (\"0-3,5\")\n"                                 \
+	"  --cpuset-mems LIST       memory nodes\n"                                     \
+	"  --pids-limit N           maximum number of tasks (<= 0 = max)\n"             \
+	"  --blkio-weight N         block IO weight (10..1000)\n"                       \
+	"  --cpu-rt-runtime N       realtime runtime per period (us)\n"                 \
+	"  --cpu-rt-period N        realtime period (us)\n"                             \
+	"  --kernel-memory N        ignored (no cgroup v2 limit)\n"                     \
+	"  --kernel-memory-tcp N    ignored (no cgroup v2 limit)\n"                     \
 	"  -h, --help               this help\n"
 
 enum {
@@ -143,13 +143,12 @@ static int load_resources(const char *file, struct oci_config **cfg,
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 
-	if (ar_read_file_at(AT_FDCWD, strcmp(file, "-") == 0 ? "/dev/stdin" :
-								 file,
+	if (ar_read_file_at(AT_FDCWD,
+			    strcmp(file, "-") == 0 ? "/dev/stdin" : file,
 			    OCI_CONFIG_MAX_FILE_SIZE, &buf, &len, err) < 0)
 		return -1;
-	return oci_resources_parse(buf, len,
-				   strcmp(file, "-") == 0 ? "<stdin>" : file,
-				   cfg, err);
+	return oci_resources_parse(
+		buf, len, strcmp(file, "-") == 0 ? "<stdin>" : file, cfg, err);
 }
 
 int cmd_update(struct ar_global_opts *g, int argc, char **argv)
@@ -234,7 +233,8 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 			if (parse_bytes(name, optarg, &i64) < 0)
 				return 1;
 			r->memory.present = true;
-			r->memory.reservation = (struct oci_opt_i64){ true, i64 };
+			r->memory.reservation =
+				(struct oci_opt_i64){ true, i64 };
 			break;
 		case OPT_MEMORY_SWAP:
 			if (parse_bytes(name, optarg, &i64) < 0)
@@ -269,13 +269,15 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 			if (parse_int(name, optarg, &i64) < 0)
 				return 1;
 			r->cpu.present = true;
-			r->cpu.realtime_runtime = (struct oci_opt_i64){ true, i64 };
+			r->cpu.realtime_runtime =
+				(struct oci_opt_i64){ true, i64 };
 			break;
 		case OPT_CPU_RT_PERIOD:
 			if (parse_uint(name, optarg, &u64) < 0)
 				return 1;
 			r->cpu.present = true;
-			r->cpu.realtime_period = (struct oci_opt_u64){ true, u64 };
+			r->cpu.realtime_period =
+				(struct oci_opt_u64){ true, u64 };
 			break;
 		case OPT_CPUSET_CPUS:
 			r->cpu.present = true;
@@ -301,8 +303,8 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 				return 1;
 			}
 			r->block_io.present = true;
-			r->block_io.weight = (struct oci_opt_u32){ true,
-								  (uint32_t)u64 };
+			r->block_io.weight =
+				(struct oci_opt_u32){ true, (uint32_t)u64 };
 			break;
 		default:
 			break;
@@ -313,8 +315,7 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 			"agentrun update: nothing to update (give limits as options or --resources FILE)\n");
 		return 1;
 	}
-	if (ar_cgroup_container_update(cli_state_root(g), id, r,
-				       &err) < 0)
+	if (ar_cgroup_container_update(cli_state_root(g), id, r, &err) < 0)
 		return cli_fail(&err);
 	return 0;
 }

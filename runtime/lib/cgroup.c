@@ -45,8 +45,8 @@ int ar_cg_write(int dirfd, const char *file, const char *val,
 	return ar_cg_write_lines(dirfd, file, (char *const *)&val, 1, err);
 }
 
-int ar_cg_write_lines(int dirfd, const char *file, char *const *vals,
-		      size_t n, struct ar_error *err)
+int ar_cg_write_lines(int dirfd, const char *file, char *const *vals, size_t n,
+		      struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -82,9 +82,8 @@ int ar_cg_read(int dirfd, const char *file, char **out, struct ar_error *err)
 
 		if (len + 1 >= cap) {
 			if (cap >= CG_FILE_MAX)
-				return ar_error_set_plain(err, EFBIG,
-							  "`%s` is too large",
-							  file);
+				return ar_error_set_plain(
+					err, EFBIG, "`%s` is too large", file);
 			cap *= 2;
 			buf = ar_xrealloc(buf, cap);
 		}
@@ -178,9 +177,9 @@ int ar_cg_open(const char *path, struct ar_error *err)
 	if (fstatfs(fd, &sfs) < 0)
 		return ar_error_set(err, errno, "statfs `%s`", path);
 	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return ar_error_set_plain(err, EINVAL,
-					  "`%s` is not on a cgroup2 file system",
-					  path);
+		return ar_error_set_plain(
+			err, EINVAL, "`%s` is not on a cgroup2 file system",
+			path);
 	/* cgroup.events is not on the root cgroup: never treat the root of
 	 * a hierarchy as a container's cgroup. */
 	if (faccessat(fd, "cgroup.events", F_OK, 0) < 0)
@@ -267,8 +266,8 @@ static int expand_slice(const char *slice, char **out, struct ar_error *err)
 		return 0;
 	}
 	if (len < 7 || strcmp(slice + len - 6, ".slice") != 0 ||
-	    strchr(slice, '/') || slice[0] == '-' ||
-	    strstr(slice, "--") || slice[len - 7] == '-')
+	    strchr(slice, '/') || slice[0] == '-' || strstr(slice, "--") ||
+	    slice[len - 7] == '-')
 		return ar_error_set_plain(err, EINVAL,
 					  "invalid systemd slice `%s`", slice);
 	stem_end = slice + len - 6;
@@ -340,8 +339,8 @@ int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 	if (r < 0)
 		return -1;
 	if (r > 0) {
-		if (rootless && append_components(&acc, base, "cgroup base",
-						  err) < 0)
+		if (rootless &&
+		    append_components(&acc, base, "cgroup base", err) < 0)
 			return -1;
 		if (append_components(&acc, sd, "linux.cgroupsPath", err) < 0)
 			return -1;
@@ -349,8 +348,8 @@ int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 		_cleanup_free_ char *leaf = NULL;
 
 		if (rootless) {
-			if (append_components(&acc, base, "cgroup base",
-					      err) < 0)
+			if (append_components(&acc, base, "cgroup base", err) <
+			    0)
 				return -1;
 			leaf = ar_xasprintf("agentrun-%s", id);
 		} else {
@@ -386,11 +385,11 @@ void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
 {
 	o->id = id;
 	o->cgroups_path = cfg->linux_.cgroups_path;
-	o->resources =
-		cfg->linux_.resources.present ? &cfg->linux_.resources : NULL;
-	o->ignore_unavailable =
-		env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
-		env_true(oci_config_annotation(cfg, AR_CGROUP_IGNORE_ANNOTATION));
+	o->resources = cfg->linux_.resources.present ? &cfg->linux_.resources :
+						       NULL;
+	o->ignore_unavailable = env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
+				env_true(oci_config_annotation(
+					cfg, AR_CGROUP_IGNORE_ANNOTATION));
 }
 
 static unsigned parse_ctrl_list(const char *buf)
@@ -478,8 +477,9 @@ static int enable_ctrls(int mountfd, const char *rel, unsigned mask,
 					   "cgroup path `%s` is too deep", rel);
 			goto out;
 		}
-		fds[n] = openat(fds[n - 1], comp,
-				O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		fds[n] =
+			openat(fds[n - 1], comp,
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fds[n] < 0) {
 			ar_error_set(err, errno, "open cgroup `%s`", rel);
 			goto out;
@@ -533,9 +533,10 @@ static int enable_ctrls(int mountfd, const char *rel, unsigned mask,
 					"enable controllers for `%s` in a parent cgroup that has processes (the \"no internal processes\" rule)",
 					rel);
 			else
-				ar_error_wrap(err,
-					      "enable controllers for cgroup `%s`",
-					      rel);
+				ar_error_wrap(
+					err,
+					"enable controllers for cgroup `%s`",
+					rel);
 			goto out;
 		}
 	}
@@ -793,7 +794,8 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 			err, EBUSY, "cgroup `%s` already exists and is in use",
 			cg->path);
 	cg->dirfd = ar_steal_fd(&leaf);
-	if (enable_ctrls(mountfd, rel, (AR_CG_DEFAULT | req) & avail, err) < 0 ||
+	if (enable_ctrls(mountfd, rel, (AR_CG_DEFAULT | req) & avail, err) <
+		    0 ||
 	    ar_cgroup_apply_resources(cg->dirfd, o->resources, avail, err) <
 		    0 ||
 	    (o->pid > 0 && ar_cgroup_enter(cg, o->pid, err) < 0)) {
@@ -817,8 +819,7 @@ static int enter_fd(int dirfd, pid_t pid, struct ar_error *err)
 	return ar_cg_write(dirfd, "cgroup.procs", buf, err);
 }
 
-int ar_cgroup_enter(const struct ar_cgroup *cg, pid_t pid,
-		    struct ar_error *err)
+int ar_cgroup_enter(const struct ar_cgroup *cg, pid_t pid, struct ar_error *err)
 {
 	if (!cg || cg->dirfd < 0)
 		return 0;

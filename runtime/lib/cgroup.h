@@ -77,8 +77,7 @@ struct ar_cgroup_opts {
 	 * is made, so the caller can record it first (crash safety: a
 	 * runtime killed after the mkdir leaves a cgroup that `delete
 	 * --force` finds). -1 (with err) aborts the creation. */
-	int (*before_create)(const char *path, void *arg,
-			     struct ar_error *err);
+	int (*before_create)(const char *path, void *arg, struct ar_error *err);
 	void *before_create_arg;
 
 	/* For tests; NULL in production. */
@@ -205,8 +204,8 @@ uint64_t ar_cgroup_blkio_to_io_weight(uint64_t w);
  * runc/crun): swap -1 -> -1 (max); swap 0 -> *out 0 with *set false
  * (unset); else needs a real limit and swap >= limit; out = swap - limit.
  * `limit` is -1 for "max"/unset. */
-int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out,
-			 bool *set, struct ar_error *err);
+int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out, bool *set,
+			 struct ar_error *err);
 /* linux.resources.unified key: a plain file name "controller.file", no
  * '/', not "." or "..".  *ctrl gets the controller bit (0 for cgroup.*
  * core files). */

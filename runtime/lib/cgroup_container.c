@@ -52,9 +52,9 @@ static int target_open(const char *root, const char *id, bool exclusive,
 		return -1;
 	t->status = ar_state_status(t->dirfd, t->st);
 	if (t->status == AR_STATUS_STOPPED)
-		return ar_error_set_plain(err, EINVAL,
-					  "container `%s` is not running (status: stopped)",
-					  id);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"container `%s` is not running (status: stopped)", id);
 	if (!t->st->cgroup_path)
 		return ar_error_set_plain(
 			err, EOPNOTSUPP,
@@ -84,9 +84,8 @@ int ar_cgroup_container_pause(const char *root, const char *id,
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
 	if (t.status == AR_STATUS_PAUSED)
-		return ar_error_set_plain(err, EINVAL,
-					  "container `%s` is already paused",
-					  id);
+		return ar_error_set_plain(
+			err, EINVAL, "container `%s` is already paused", id);
 	if (ar_cgroup_freeze(t.st->cgroup_path, true, err) < 0)
 		return ar_error_wrap(err, "pause `%s`", id);
 	return 0;
@@ -100,9 +99,10 @@ int ar_cgroup_container_resume(const char *root, const char *id,
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
 	if (t.status != AR_STATUS_PAUSED)
-		return ar_error_set_plain(err, EINVAL,
-					  "container `%s` is not paused (status: %s)",
-					  id, ar_status_name(t.status));
+		return ar_error_set_plain(
+			err, EINVAL,
+			"container `%s` is not paused (status: %s)", id,
+			ar_status_name(t.status));
 	if (ar_cgroup_freeze(t.st->cgroup_path, false, err) < 0)
 		return ar_error_wrap(err, "resume `%s`", id);
 	return 0;
@@ -166,8 +166,7 @@ static bool still_alive(void *ctx)
 }
 
 int ar_cgroup_container_events(const char *root, const char *id, bool stats,
-			       int interval_ms, FILE *out,
-			       struct ar_error *err)
+			       int interval_ms, FILE *out, struct ar_error *err)
 {
 	_cleanup_target_ struct target t;
 	_cleanup_state_ struct ar_state *st = NULL;

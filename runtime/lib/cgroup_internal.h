@@ -13,8 +13,8 @@ int ar_cg_write(int dirfd, const char *file, const char *val,
 		struct ar_error *err);
 /* Several values, each its own write(2) on one open file (io.max,
  * hugetlb.*: the kernel takes one entry per write). */
-int ar_cg_write_lines(int dirfd, const char *file, char *const *vals,
-		      size_t n, struct ar_error *err);
+int ar_cg_write_lines(int dirfd, const char *file, char *const *vals, size_t n,
+		      struct ar_error *err);
 /* Read a whole interface file (NUL terminated, malloc'ed). */
 int ar_cg_read(int dirfd, const char *file, char **out, struct ar_error *err);
 /* Read a single number or "max" (AR_CG_MAX). */

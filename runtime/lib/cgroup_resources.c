@@ -58,10 +58,10 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } ctrl_names[] = {
-	{ "cpu", AR_CG_CPU },	  { "cpuset", AR_CG_CPUSET },
-	{ "io", AR_CG_IO },	  { "memory", AR_CG_MEMORY },
-	{ "pids", AR_CG_PIDS },	  { "hugetlb", AR_CG_HUGETLB },
-	{ "rdma", AR_CG_RDMA },	  { "misc", AR_CG_MISC },
+	{ "cpu", AR_CG_CPU },	{ "cpuset", AR_CG_CPUSET },
+	{ "io", AR_CG_IO },	{ "memory", AR_CG_MEMORY },
+	{ "pids", AR_CG_PIDS }, { "hugetlb", AR_CG_HUGETLB },
+	{ "rdma", AR_CG_RDMA }, { "misc", AR_CG_MISC },
 };
 
 unsigned ar_cgroup_ctrl_from_name(const char *name, size_t len)
@@ -105,8 +105,8 @@ uint64_t ar_cgroup_blkio_to_io_weight(uint64_t w)
 	return 1 + ((w - 10) * 9999) / 990;
 }
 
-int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out,
-			 bool *set, struct ar_error *err)
+int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out, bool *set,
+			 struct ar_error *err)
 {
 	*set = true;
 	if (swap == -1) {
@@ -130,11 +130,11 @@ int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out,
 			" needs a memory limit (v1 swap is memory+swap)",
 			swap);
 	if (swap < limit)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"memory.swap (memory+swap, %" PRId64
-			") must be >= memory.limit (%" PRId64 ")",
-			swap, limit);
+		return ar_error_set_plain(err, EINVAL,
+					  "memory.swap (memory+swap, %" PRId64
+					  ") must be >= memory.limit (%" PRId64
+					  ")",
+					  swap, limit);
 	*out = swap - limit;
 	return 0;
 }
@@ -146,8 +146,8 @@ int ar_cgroup_unified_key_check(const char *key, unsigned *ctrl,
 
 	*ctrl = 0;
 	if (!key || !*key)
-		return ar_error_set_plain(
-			err, EINVAL, "linux.resources.unified: empty key");
+		return ar_error_set_plain(err, EINVAL,
+					  "linux.resources.unified: empty key");
 	if (strchr(key, '/') || strcmp(key, ".") == 0 ||
 	    strcmp(key, "..") == 0 || strstr(key, ".."))
 		return ar_error_set_plain(
@@ -426,8 +426,8 @@ static int apply_cpu(int dirfd, const struct oci_resources *r, unsigned avail,
 	return 0;
 }
 
-static int apply_pids(int dirfd, const struct oci_resources *r,
-		      unsigned avail, struct ar_error *err)
+static int apply_pids(int dirfd, const struct oci_resources *r, unsigned avail,
+		      struct ar_error *err)
 {
 	char buf[32];
 
@@ -443,9 +443,10 @@ static void throttle_lines(const struct oci_throttle_list *l, const char *key,
 {
 	for (size_t i = 0; i < l->n; i++) {
 		*lines = ar_xrealloc(*lines, (*n + 2) * sizeof(char *));
-		(*lines)[(*n)++] = ar_xasprintf(
-			"%" PRId64 ":%" PRId64 " %s=%" PRIu64, l->items[i].major,
-			l->items[i].minor, key, l->items[i].rate);
+		(*lines)[(*n)++] =
+			ar_xasprintf("%" PRId64 ":%" PRId64 " %s=%" PRIu64,
+				     l->items[i].major, l->items[i].minor, key,
+				     l->items[i].rate);
 		(*lines)[*n] = NULL;
 	}
 }
@@ -480,7 +481,8 @@ static int apply_io(int dirfd, const struct oci_resources *r, unsigned avail,
 
 		if (!d->weight.set)
 			continue;
-		w = bfq ? d->weight.v : ar_cgroup_blkio_to_io_weight(d->weight.v);
+		w = bfq ? d->weight.v :
+			  ar_cgroup_blkio_to_io_weight(d->weight.v);
 		snprintf(buf, sizeof(buf), "%" PRId64 ":%" PRId64 " %" PRIu64,
 			 d->major, d->minor, w);
 		if (ar_cg_write(dirfd, wfile, buf, err) < 0)
@@ -530,8 +532,8 @@ static int apply_hugetlb(int dirfd, const struct oci_resources *r,
 	return 0;
 }
 
-static int apply_rdma(int dirfd, const struct oci_resources *r,
-		      unsigned avail, struct ar_error *err)
+static int apply_rdma(int dirfd, const struct oci_resources *r, unsigned avail,
+		      struct ar_error *err)
 {
 	if (!r->n_rdma || skip(avail, AR_CG_RDMA, "linux.resources.rdma"))
 		return 0;
@@ -549,8 +551,8 @@ static int apply_rdma(int dirfd, const struct oci_resources *r,
 			snprintf(h, sizeof(h), "%u", l->hca_handles.v);
 		if (l->hca_objects.set)
 			snprintf(o, sizeof(o), "%u", l->hca_objects.v);
-		line = ar_xasprintf("%s hca_handle=%s hca_object=%s",
-				    l->device, h, o);
+		line = ar_xasprintf("%s hca_handle=%s hca_object=%s", l->device,
+				    h, o);
 		if (ar_cg_write(dirfd, "rdma.max", line, err) < 0)
 			return -1;
 	}
@@ -585,7 +587,8 @@ int ar_cgroup_apply_resources(int dirfd, const struct oci_resources *r,
 	    (r->network.class_id.set || r->network.n_priorities))
 		ar_warn("linux.resources.network: no cgroup v2 controller; ignored");
 	if (r->n_devices)
-		ar_debug("linux.resources.devices: not enforced with cgroup v2 (no eBPF device filter)");
+		ar_debug(
+			"linux.resources.devices: not enforced with cgroup v2 (no eBPF device filter)");
 	if (apply_memory(dirfd, r, avail, err) < 0 ||
 	    apply_cpu(dirfd, r, avail, err) < 0 ||
 	    apply_pids(dirfd, r, avail, err) < 0 ||

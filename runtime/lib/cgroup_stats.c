@@ -48,7 +48,8 @@ static void parse_io_stat(const char *buf, struct ar_cgroup_stats *s)
 		struct ar_cgroup_io_stat st = { 0 };
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
-		_cleanup_free_ char *copy = ar_xasprintf("%.*s", (int)len, line);
+		_cleanup_free_ char *copy =
+			ar_xasprintf("%.*s", (int)len, line);
 		char *save = NULL, *tok;
 
 		line = end ? end + 1 : NULL;
@@ -61,12 +62,18 @@ static void parse_io_stat(const char *buf, struct ar_cgroup_stats *s)
 				const char *k;
 				size_t off;
 			} keys[] = {
-				{ "rbytes=", offsetof(struct ar_cgroup_io_stat, rbytes) },
-				{ "wbytes=", offsetof(struct ar_cgroup_io_stat, wbytes) },
-				{ "rios=", offsetof(struct ar_cgroup_io_stat, rios) },
-				{ "wios=", offsetof(struct ar_cgroup_io_stat, wios) },
-				{ "dbytes=", offsetof(struct ar_cgroup_io_stat, dbytes) },
-				{ "dios=", offsetof(struct ar_cgroup_io_stat, dios) },
+				{ "rbytes=",
+				  offsetof(struct ar_cgroup_io_stat, rbytes) },
+				{ "wbytes=",
+				  offsetof(struct ar_cgroup_io_stat, wbytes) },
+				{ "rios=",
+				  offsetof(struct ar_cgroup_io_stat, rios) },
+				{ "wios=",
+				  offsetof(struct ar_cgroup_io_stat, wios) },
+				{ "dbytes=",
+				  offsetof(struct ar_cgroup_io_stat, dbytes) },
+				{ "dios=",
+				  offsetof(struct ar_cgroup_io_stat, dios) },
 			};
 
 			for (size_t i = 0; i < AR_ARRAY_SIZE(keys); i++) {
@@ -95,16 +102,15 @@ int ar_cgroup_stats(const char *path, struct ar_cgroup_stats *s,
 	if (fd < 0)
 		return -1;
 	{
-		static const char *const k[] = { "usage_usec",	"user_usec",
-						 "system_usec", "nr_periods",
-						 "nr_throttled",
-						 "throttled_usec" };
-		uint64_t *const v[] = { &s->cpu_usage_usec,
-					&s->cpu_user_usec,
-					&s->cpu_system_usec,
-					&s->cpu_nr_periods,
-					&s->cpu_nr_throttled,
-					&s->cpu_throttled_usec };
+		static const char *const k[] = {
+			"usage_usec", "user_usec",    "system_usec",
+			"nr_periods", "nr_throttled", "throttled_usec"
+		};
+		uint64_t *const v[] = {
+			&s->cpu_usage_usec,   &s->cpu_user_usec,
+			&s->cpu_system_usec,  &s->cpu_nr_periods,
+			&s->cpu_nr_throttled, &s->cpu_throttled_usec
+		};
 
 		read_keyed(fd, "cpu.stat", k, v, AR_ARRAY_SIZE(k), &s->has_cpu);
 	}
@@ -194,7 +200,8 @@ static void json_raw_map(FILE *f, const char *buf)
 	while (line && *line) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
-		_cleanup_free_ char *copy = ar_xasprintf("%.*s", (int)len, line);
+		_cleanup_free_ char *copy =
+			ar_xasprintf("%.*s", (int)len, line);
 		char *sp = strchr(copy, ' ');
 		unsigned long long v;
 
@@ -213,8 +220,8 @@ static void json_raw_map(FILE *f, const char *buf)
 	fputc('}', f);
 }
 
-static void json_io_list(FILE *f, const struct ar_cgroup_stats *s,
-			 size_t rd, size_t wr)
+static void json_io_list(FILE *f, const struct ar_cgroup_stats *s, size_t rd,
+			 size_t wr)
 {
 	bool first = true;
 
@@ -266,8 +273,8 @@ char *ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s)
 			",\"usage\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64
 			",\"max\":%" PRIu64 ",\"failcnt\":%" PRIu64
 			"},\"swap\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64
-			"},\"kernel\":{\"usage\":%" PRIu64
-			"},\"oom\":%" PRIu64 ",\"oomKill\":%" PRIu64,
+			"},\"kernel\":{\"usage\":%" PRIu64 "},\"oom\":%" PRIu64
+			",\"oomKill\":%" PRIu64,
 			sep ? "," : "", s->mem_file, s->mem_max, s->mem_current,
 			s->mem_peak, s->ev_max, s->swap_max, s->swap_current,
 			s->mem_kernel, s->ev_oom, s->ev_oom_kill);
@@ -286,8 +293,7 @@ char *ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s)
 			s->pids_max == AR_CG_MAX ? 0 : s->pids_max);
 		sep = true;
 	}
-	fprintf(f, "%s\"blkio\":{\"ioServiceBytesRecursive\":",
-		sep ? "," : "");
+	fprintf(f, "%s\"blkio\":{\"ioServiceBytesRecursive\":", sep ? "," : "");
 	json_io_list(f, s, offsetof(struct ar_cgroup_io_stat, rbytes),
 		     offsetof(struct ar_cgroup_io_stat, wbytes));
 	fputs(",\"ioServicedRecursive\":", f);

@@ -196,8 +196,9 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		/* Compiling a profile costs tens of milliseconds; the
 		 * compiled program is cached under the state root, keyed by
 		 * the whole profile. */
-		_cleanup_free_ char *cache = o->root ?
-			ar_xasprintf("%s/.seccomp-cache", o->root) : NULL;
+		_cleanup_free_ char *cache =
+			o->root ? ar_xasprintf("%s/.seccomp-cache", o->root) :
+				  NULL;
 
 		if (cfg->linux_.seccomp && o->seccomp_default)
 			return ar_error_set_plain(
@@ -223,9 +224,9 @@ bool ar_launch_needs_host_pid(const struct oci_config *cfg)
 }
 
 int ar_container_run_hooks(const struct oci_config *cfg,
-			   enum oci_hook_stage stage, const char *id,
-			   pid_t pid, const char *bundle,
-			   enum ar_status status, struct ar_error *err)
+			   enum oci_hook_stage stage, const char *id, pid_t pid,
+			   const char *bundle, enum ar_status status,
+			   struct ar_error *err)
 {
 	struct ar_state st = {
 		.id = (char *)id,
@@ -246,14 +247,12 @@ int ar_container_run_hooks(const struct oci_config *cfg,
 
 /* poststart/poststop: a failure is only a warning (runtime-spec). */
 static void run_hooks_warn(const struct oci_config *cfg,
-			   enum oci_hook_stage stage, const char *id,
-			   pid_t pid, const char *bundle,
-			   enum ar_status status)
+			   enum oci_hook_stage stage, const char *id, pid_t pid,
+			   const char *bundle, enum ar_status status)
 {
 	struct ar_error e = AR_ERROR_INIT;
 
-	if (ar_container_run_hooks(cfg, stage, id, pid, bundle, status,
-				   &e) < 0)
+	if (ar_container_run_hooks(cfg, stage, id, pid, bundle, status, &e) < 0)
 		ar_warn("%s", e.msg);
 }
 
@@ -264,8 +263,7 @@ static struct oci_config *load_state_config(const struct ar_state *st)
 	struct ar_error e = AR_ERROR_INIT;
 	struct oci_config *cfg = NULL;
 
-	if (oci_config_load_file(st->config_path ? st->config_path :
-						   st->bundle,
+	if (oci_config_load_file(st->config_path ? st->config_path : st->bundle,
 				 &cfg, &e) < 0) {
 		ar_warn("hooks of `%s`: %s", st->id, e.msg);
 		return NULL;
@@ -275,8 +273,8 @@ static struct oci_config *load_state_config(const struct ar_state *st)
 
 /* ---- the clone and the sync with the container process ---- */
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
-		       bool creating, struct ar_error *err);
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool creating,
+		       struct ar_error *err);
 
 static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 			       struct ar_error *err)
@@ -444,8 +442,7 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 		return -1;
 	if (container_cgroup_enter(l, *pid, err) < 0)
 		return -1;
-	if (l->o->on_spawn &&
-	    l->o->on_spawn(*pid, l->o->on_spawn_arg, err) < 0)
+	if (l->o->on_spawn && l->o->on_spawn(*pid, l->o->on_spawn_arg, err) < 0)
 		return -1;
 	if (l->overlap && ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
 		return -1;
@@ -463,9 +460,8 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	 * prestart (deprecated) then createRuntime. */
 	if (ar_container_run_hooks(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
 				   l->bundle, AR_STATUS_CREATING, err) < 0 ||
-	    ar_container_run_hooks(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id,
-				   *pid, l->bundle, AR_STATUS_CREATING,
-				   err) < 0)
+	    ar_container_run_hooks(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id, *pid,
+				   l->bundle, AR_STATUS_CREATING, err) < 0)
 		return -1;
 	if (ar_sync_send(l->sync_fd, l->overlap ? AR_SYNC_EXEC : AR_SYNC_GO,
 			 denied, err) < 0) {
@@ -565,8 +561,8 @@ int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 	return 0;
 }
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
-		       bool creating, struct ar_error *err)
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool creating,
+		       struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
 	_cleanup_free_ char *config_path =
@@ -939,7 +935,8 @@ static int wait_exec(int fifo, pid_t pid, int pidfd, const char *id,
 
 		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
 			return ar_error_set(err, errno,
-					    "start `%s`: wait for the exec", id);
+					    "start `%s`: wait for the exec",
+					    id);
 		n = read(fifo, msg + len, sizeof(msg) - 1 - len);
 		if (n == 0)
 			break;

@@ -108,9 +108,9 @@ bool ar_launch_needs_host_pid(const struct oci_config *cfg);
  * given status) on their stdin. 0 when there are none.
  */
 int ar_container_run_hooks(const struct oci_config *cfg,
-			   enum oci_hook_stage stage, const char *id,
-			   pid_t pid, const char *bundle,
-			   enum ar_status status, struct ar_error *err);
+			   enum oci_hook_stage stage, const char *id, pid_t pid,
+			   const char *bundle, enum ar_status status,
+			   struct ar_error *err);
 
 /* Foreground supervision of a child process (run, exec): forward the
  * signals of `mask` (blocked by the caller, SIGCHLD included), relay the

@@ -26,7 +26,7 @@ static int error_vset(struct ar_error *err, int errnum, int with_strerror,
 	return -1;
 }
 
-int (ar_error_set)(struct ar_error *err, int errnum, const char *fmt, ...)
+int(ar_error_set)(struct ar_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -36,8 +36,7 @@ int (ar_error_set)(struct ar_error *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
-int (ar_error_set_plain)(struct ar_error *err, int errnum,
-			 const char *fmt, ...)
+int(ar_error_set_plain)(struct ar_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,7 +46,7 @@ int (ar_error_set_plain)(struct ar_error *err, int errnum,
 	return -1;
 }
 
-int (ar_error_wrap)(struct ar_error *err, const char *fmt, ...)
+int(ar_error_wrap)(struct ar_error *err, const char *fmt, ...)
 {
 	char old[AR_ERROR_MSG_MAX];
 	size_t plen, olen;

@@ -21,7 +21,13 @@ struct ar_error {
 	char msg[AR_ERROR_MSG_MAX];
 };
 
-#define AR_ERROR_INIT { 0, { 0 } }
+#define AR_ERROR_INIT                                                          \
+	{                                                                      \
+		0,                                                             \
+		{                                                              \
+			0                                                      \
+		}                                                              \
+	}
 
 /* Set the error: message from fmt, errno from errnum (0 for none).
  * The errno text is appended as ": strerror" when errnum != 0.
@@ -50,9 +56,21 @@ void ar_error_clear(struct ar_error *err);
  * `int (ar_error_set)(...)` so that the macros do not apply there.)
  */
 #ifdef __clang_analyzer__
-#define ar_error_set(...) ({ (ar_error_set)(__VA_ARGS__); -1; })
-#define ar_error_set_plain(...) ({ (ar_error_set_plain)(__VA_ARGS__); -1; })
-#define ar_error_wrap(...) ({ (ar_error_wrap)(__VA_ARGS__); -1; })
+#define ar_error_set(...)                                                      \
+	({                                                                     \
+		(ar_error_set)(__VA_ARGS__);                                   \
+		-1;                                                            \
+	})
+#define ar_error_set_plain(...)                                                \
+	({                                                                     \
+		(ar_error_set_plain)(__VA_ARGS__);                             \
+		-1;                                                            \
+	})
+#define ar_error_wrap(...)                                                     \
+	({                                                                     \
+		(ar_error_wrap)(__VA_ARGS__);                                  \
+		-1;                                                            \
+	})
 #endif
 
 static inline int ar_error_is_set(const struct ar_error *err)

@@ -114,8 +114,8 @@ static bool exe_is_safe(int fd, const char **why)
 	return false;
 }
 
-static int sys_execveat(int dirfd, const char *path, char **argv,
-			char **envp, int flags)
+static int sys_execveat(int dirfd, const char *path, char **argv, char **envp,
+			int flags)
 {
 	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
 }
@@ -128,10 +128,9 @@ static int readonly_bind(void)
 		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
 			    MOUNT_ATTR_NOSUID,
 	};
-	_cleanup_close_ int fd = (int)syscall(__NR_open_tree, AT_FDCWD,
-					      "/proc/self/exe",
-					      OPEN_TREE_CLONE |
-						      OPEN_TREE_CLOEXEC);
+	_cleanup_close_ int fd =
+		(int)syscall(__NR_open_tree, AT_FDCWD, "/proc/self/exe",
+			     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -148,16 +147,15 @@ static int sealed_copy(int exe_fd)
 	struct stat st;
 	off_t off = 0;
 
-	mfd = memfd_create("agentrun", MFD_CLOEXEC | MFD_ALLOW_SEALING |
-					       MFD_EXEC);
+	mfd = memfd_create("agentrun",
+			   MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (mfd < 0 && errno == EINVAL)
-		mfd = memfd_create("agentrun",
-				   MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		mfd = memfd_create("agentrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (mfd < 0 || fstat(exe_fd, &st) < 0)
 		return -1;
 	while (off < st.st_size) {
-		ssize_t n = sendfile(mfd, exe_fd, &off,
-				     (size_t)(st.st_size - off));
+		ssize_t n =
+			sendfile(mfd, exe_fd, &off, (size_t)(st.st_size - off));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -167,8 +165,7 @@ static int sealed_copy(int exe_fd)
 			return -1;
 		}
 	}
-	if (fchmod(mfd, 0555) < 0 ||
-	    fcntl(mfd, F_ADD_SEALS, MEMFD_SEALS) < 0)
+	if (fchmod(mfd, 0555) < 0 || fcntl(mfd, F_ADD_SEALS, MEMFD_SEALS) < 0)
 		return -1;
 	return ar_steal_fd(&mfd);
 }
@@ -183,8 +180,9 @@ int ar_exe_protect(char **argv, struct ar_error *err)
 		unsetenv(REEXEC_ENV);
 	exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (exe_fd < 0)
-		return ar_error_set(err, errno,
-				    "open /proc/self/exe (needed to protect the runtime binary, CVE-2019-5736; is /proc mounted?)");
+		return ar_error_set(
+			err, errno,
+			"open /proc/self/exe (needed to protect the runtime binary, CVE-2019-5736; is /proc mounted?)");
 	if (exe_is_safe(exe_fd, &why)) {
 		ar_debug("runtime binary is %s: no re-exec needed", why);
 		return 0;
@@ -195,7 +193,8 @@ int ar_exe_protect(char **argv, struct ar_error *err)
 			"the runtime binary is still writable after re-executing from a protected copy (CVE-2019-5736)");
 	new_fd = readonly_bind();
 	if (new_fd < 0) {
-		ar_debug("read-only bind of the runtime binary: %m; using a sealed memfd copy");
+		ar_debug(
+			"read-only bind of the runtime binary: %m; using a sealed memfd copy");
 		new_fd = sealed_copy(exe_fd);
 		if (new_fd < 0)
 			return ar_error_set(

@@ -309,9 +309,8 @@ static int open_namespaces(struct exec_ctx *c, struct ar_error *err)
 	if (c->pidfd < 0 && errno != ENOSYS)
 		return ar_error_set(err, errno, "pidfd_open %d", (int)pid);
 	if (!ar_state_pid_alive(c->st))
-		return ar_error_set_plain(err, ESRCH,
-					  "container `%s` is not running",
-					  c->o->id);
+		return ar_error_set_plain(
+			err, ESRCH, "container `%s` is not running", c->o->id);
 	for (size_t i = 0; i < N_NS; i++) {
 		if (same_ns(pid, ns_files[i].name) != 0)
 			continue;
@@ -352,8 +351,8 @@ static int join_namespaces(struct exec_ctx *c, struct ar_error *err)
 static bool read_setgroups_denied(void)
 {
 	char buf[16] = "";
-	_cleanup_close_ int fd = open("/proc/self/setgroups",
-				      O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd =
+		open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
 		return false;
@@ -492,8 +491,8 @@ static void reap(pid_t pid)
 }
 
 /* Runtime side after the fork: the pid, then TTY | ERROR | EOF (exec'd). */
-static int follow(struct exec_ctx *c, pid_t joiner_pid, pid_t *pid,
-		  int *master, struct ar_error *err)
+static int follow(struct exec_ctx *c, pid_t joiner_pid, pid_t *pid, int *master,
+		  struct ar_error *err)
 {
 	struct ar_sync_msg m;
 
@@ -563,8 +562,8 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 	}
 	if (build_process(&c, err) < 0)
 		goto out;
-	if (ar_selinux_check_labels(o->process_file ? o->process_file
-						      : c.cfg->filename,
+	if (ar_selinux_check_labels(o->process_file ? o->process_file :
+						      c.cfg->filename,
 				    c.proc.selinux_label, NULL, err) < 0)
 		goto out;
 	if (c.cfg->linux_.seccomp) {
@@ -577,9 +576,8 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 	}
 	if (c.proc.terminal) {
 		if (o->console_socket) {
-			c.console_fd =
-				ar_console_socket_connect(o->console_socket,
-							  err);
+			c.console_fd = ar_console_socket_connect(
+				o->console_socket, err);
 			if (c.console_fd < 0)
 				goto out;
 		} else if (!o->detach) {

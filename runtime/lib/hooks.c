@@ -25,8 +25,8 @@ static int pidfd_open_compat(pid_t pid)
  * block on a hook that does not read its stdin. */
 static int state_memfd(const char *json, size_t len, struct ar_error *err)
 {
-	_cleanup_close_ int fd = memfd_create("agentrun-hook-state",
-					      MFD_CLOEXEC);
+	_cleanup_close_ int fd =
+		memfd_create("agentrun-hook-state", MFD_CLOEXEC);
 
 	if (fd < 0)
 		return ar_error_set(err, errno, "memfd_create");
@@ -131,7 +131,8 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		}
 		_exit(127);
 	}
-	status = wait_with_timeout(pid, hook->timeout.set ? hook->timeout.v : 0);
+	status =
+		wait_with_timeout(pid, hook->timeout.set ? hook->timeout.v : 0);
 	if (status < 0) {
 		if (errno == ETIMEDOUT)
 			return ar_error_set_plain(

@@ -16,7 +16,8 @@ static int log_fd = -1;
 static enum ar_log_format log_format = AR_LOG_TEXT;
 static bool log_debug;
 
-static const char *const level_names[] = { "error", "warning", "info", "debug" };
+static const char *const level_names[] = { "error", "warning", "info",
+					   "debug" };
 
 int ar_log_init(const char *path, enum ar_log_format format, bool debug)
 {
@@ -85,7 +86,7 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 		/* Errors and warnings always reach stderr. */
 		if (log_fd < 0 || level <= AR_LOG_WARNING) {
 			int n = snprintf(line, sizeof(line), "agentrun: %s%s\n",
-					 level == AR_LOG_ERROR ? "" :
+					 level == AR_LOG_ERROR	 ? "" :
 					 level == AR_LOG_WARNING ? "warning: " :
 								   "",
 					 msg);
@@ -109,9 +110,10 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 			gmtime_r(&now.tv_sec, &tm);
 			strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
 			json_escape(esc, sizeof(esc), msg);
-			n = snprintf(line, sizeof(line),
-				     "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n",
-				     level_names[level], esc, ts, now.tv_nsec);
+			n = snprintf(
+				line, sizeof(line),
+				"{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n",
+				level_names[level], esc, ts, now.tv_nsec);
 		} else {
 			n = snprintf(line, sizeof(line), "%s: %s\n",
 				     level_names[level], msg);

@@ -6,7 +6,12 @@
 
 #include <stdbool.h>
 
-enum ar_log_level { AR_LOG_ERROR = 0, AR_LOG_WARNING, AR_LOG_INFO, AR_LOG_DEBUG };
+enum ar_log_level {
+	AR_LOG_ERROR = 0,
+	AR_LOG_WARNING,
+	AR_LOG_INFO,
+	AR_LOG_DEBUG
+};
 enum ar_log_format { AR_LOG_TEXT = 0, AR_LOG_JSON };
 
 /* path may be NULL (stderr only). Returns 0 or -1 (errno). */

@@ -72,8 +72,7 @@ static int unavailable(const char *what, const char *path, const char *label,
 static int check_context(const char *what, const char *path, const char *label,
 			 struct ar_error *err)
 {
-	_cleanup_close_ int fd = open(SELINUXFS "/context",
-				      O_RDWR | O_CLOEXEC);
+	_cleanup_close_ int fd = open(SELINUXFS "/context", O_RDWR | O_CLOEXEC);
 	size_t len = strlen(label) + 1; /* the kernel takes the NUL too */
 
 	if (fd < 0)
@@ -149,8 +148,8 @@ int ar_selinux_set_exec_label(const char *label, struct ar_error *err)
 char *ar_selinux_mount_data(const char *data, const char *type,
 			    const char *label)
 {
-	static const char *const no_context[] = { "proc", "sysfs", "cgroup",
-						  "cgroup2", "bind", "none" };
+	static const char *const no_context[] = { "proc",    "sysfs", "cgroup",
+						  "cgroup2", "bind",  "none" };
 	char *out;
 
 	if (!is_set(label) || !type)

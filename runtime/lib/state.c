@@ -122,11 +122,11 @@ int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
 				    "create state directory for `%s`", id);
 	}
 	ar_crash_point("create-state-dir");
-	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-					O_NOFOLLOW);
+	fd = openat(rootfd, id,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return ar_error_set(err, errno,
-				    "open state directory for `%s`", id);
+		return ar_error_set(err, errno, "open state directory for `%s`",
+				    id);
 	return fd;
 }
 
@@ -136,15 +136,15 @@ int ar_state_dir_open(int rootfd, const char *id, struct ar_error *err)
 
 	if (ar_state_validate_id(id, err) < 0)
 		return -1;
-	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-					O_NOFOLLOW);
+	fd = openat(rootfd, id,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return ar_error_set_plain(
 				err, ENOENT, "container `%s` does not exist",
 				id);
-		return ar_error_set(err, errno,
-				    "open state directory for `%s`", id);
+		return ar_error_set(err, errno, "open state directory for `%s`",
+				    id);
 	}
 	return fd;
 }
@@ -320,8 +320,8 @@ int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
 
 	if (ar_state_validate_id(id, err) < 0)
 		return -1;
-	dfd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
-					 O_NOFOLLOW);
+	dfd = openat(rootfd, id,
+		     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0) {
 		if (errno == ENOENT)
 			return 0;

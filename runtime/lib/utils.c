@@ -160,9 +160,9 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 		len += (size_t)n;
 	}
 	if (len > max_size)
-		return ar_error_set_plain(err, EFBIG,
-					  "`%s` is too large (at most %zu bytes)",
-					  path, max_size);
+		return ar_error_set_plain(
+			err, EFBIG, "`%s` is too large (at most %zu bytes)",
+			path, max_size);
 	buf[len] = '\0';
 	if (len_out)
 		*len_out = len;

@@ -85,6 +85,6 @@ int ar_sandbox_profile_resolve(const char *value, char **path,
 		err, ENOENT,
 		"--profile %s: no such profile: looked for %s.json in %s%s%s "
 		"(give a path to use a profile file elsewhere)",
-		value, value, user_dir ? user_dir : "",
-		user_dir ? " and " : "", AGENTRUN_PROFILES_DIR);
+		value, value, user_dir ? user_dir : "", user_dir ? " and " : "",
+		AGENTRUN_PROFILES_DIR);
 }

@@ -717,14 +717,16 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 		info->protections, sizeof(info->protections),
 		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
 		(unsigned)h->uid, (unsigned)h->gid,
-		info->net_host	? "net=host" :
-		info->net_allow ? "netns(loopback only),egress-proxy(allowlist)" :
-				  "netns(loopback only)",
+		info->net_host ?
+			"net=host" :
+		info->net_allow ?
+			"netns(loopback only),egress-proxy(allowlist)" :
+			"netns(loopback only)",
 		info->landlock ? "landlock," : "");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",
-	       info->net_host	? "host" :
+	       info->net_host  ? "host" :
 	       info->net_allow ? "allow" :
 				 "none");
 	if (!info->net_host)

@@ -192,8 +192,8 @@ static char **with_id(char **argv, int argc, int stream, int run)
 			v[i] = argv[i];
 			continue;
 		}
-		if (asprintf(&v[i], "%.*s%s%s", (int)(p - argv[i]), argv[i],
-			     id, p + 4) < 0)
+		if (asprintf(&v[i], "%.*s%s%s", (int)(p - argv[i]), argv[i], id,
+			     p + 4) < 0)
 			die("asprintf");
 	}
 	return v;

@@ -36,8 +36,8 @@ static void fuzz_config_derive(const struct oci_config *cfg)
 		struct ar_error err = { 0 };
 		struct ar_mount_flags f;
 
-		if (ar_mount_parse_options(&cfg->mounts[i].options, &f,
-					   &err) == 0)
+		if (ar_mount_parse_options(&cfg->mounts[i].options, &f, &err) ==
+		    0)
 			ar_mount_flags_free(&f);
 		fuzz_config_map(&cfg->mounts[i].uid_mappings);
 		fuzz_config_map(&cfg->mounts[i].gid_mappings);

@@ -17,7 +17,8 @@
 int FUZZ_ENTRY(const uint8_t *data, size_t size);
 int FUZZ_ENTRY(const uint8_t *data, size_t size)
 {
-	static const char head[] = "{\"ociVersion\":\"1.2.0\",\"linux\":{\"seccomp\":";
+	static const char head[] =
+		"{\"ociVersion\":\"1.2.0\",\"linux\":{\"seccomp\":";
 	static const char tail[] = "}}";
 	struct ar_error err = { 0 };
 	struct oci_config *cfg = NULL;
@@ -33,8 +34,8 @@ int FUZZ_ENTRY(const uint8_t *data, size_t size)
 	memcpy(json + sizeof(head) - 1 + size, tail, sizeof(tail) - 1);
 	if (oci_config_parse(json, len, "config.json", &cfg, &err) == 0) {
 		if (cfg->linux_.seccomp) {
-			if (ar_seccomp_compile(cfg->linux_.seccomp, &f,
-					       &err) == 0) {
+			if (ar_seccomp_compile(cfg->linux_.seccomp, &f, &err) ==
+			    0) {
 				FUZZ_CHECK(f != NULL);
 				ar_seccomp_filter_free(f);
 			} else {

@@ -44,7 +44,8 @@ int main(int argc, char **argv)
 			ptrace(PTRACE_DETACH, pid, NULL, NULL);
 		}
 	} else {
-		fprintf(stderr, "usage: sysprobe syscall NR [ARG...] | tiocsti | ptrace PID\n");
+		fprintf(stderr,
+			"usage: sysprobe syscall NR [ARG...] | tiocsti | ptrace PID\n");
 		return 2;
 	}
 	printf("errno=%d\n", r < 0 ? errno : 0);

@@ -5,6 +5,8 @@
 # (`make static`, a CI step). Every finding fails the run; false positives
 # are suppressed where they occur, each with its reason:
 #
+#   clang-format  every .c/.h of runtime/, spec/, hooks/ and tests/ is as
+#               the repository's .clang-format formats it
 #   cppcheck    --enable=warning,portability,performance (not style:
 #               mostly variableScope and kernel ABI struct members, noise);
 #               leak findings on _cleanup_* variables are dropped (below,
@@ -25,8 +27,8 @@
 # files are analysed without editing this script; the compiler flags are
 # the build's own ($(COMPILE) of a `CC=clang ./configure` build).
 #
-# Usage: tests/static/run-static.sh [cppcheck] [clang-tidy] [scan-build]
-#        (default: all three)
+# Usage: tests/static/run-static.sh [clang-format] [cppcheck] [clang-tidy]
+#        [scan-build] (default: all four)
 # Environment:
 #   TOP_SRCDIR    source tree (default: two directories above this script)
 #   STATIC_OUT    work dir (default: $TOP_SRCDIR/build-static); the build
@@ -48,9 +50,9 @@ SRC_DIRS=(runtime spec hooks)
 tools=()
 for a in "$@"; do
 	case "$a" in
-	cppcheck | clang-tidy | scan-build) tools+=("$a") ;;
+	clang-format | cppcheck | clang-tidy | scan-build) tools+=("$a") ;;
 	-h | --help)
-		sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '4,41p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -59,7 +61,7 @@ for a in "$@"; do
 		;;
 	esac
 done
-[ ${#tools[@]} -gt 0 ] || tools=(cppcheck clang-tidy scan-build)
+[ ${#tools[@]} -gt 0 ] || tools=(clang-format cppcheck clang-tidy scan-build)
 
 first_cmd()
 {
@@ -180,6 +182,23 @@ count_findings()
 	[ "$real" -eq 0 ]
 }
 
+# The repository's .clang-format applied to every C file and header of
+# SRC_DIRS and tests/ (no changes made: the files that differ are listed;
+# fix with `clang-format -i --style=file FILE`).
+run_clang_format()
+{
+	local cf f bad=0
+	cf=$(first_cmd clang-format-14 clang-format) || { echo "static: clang-format not found (apt-get install clang-format)"; return 1; }
+	echo "static: $($cf --version | head -n1)"
+	while IFS= read -r f; do
+		"$cf" --style="file:$TOP_SRCDIR/.clang-format" "$TOP_SRCDIR/$f" |
+			cmp -s - "$TOP_SRCDIR/$f" && continue
+		echo "static: clang-format: $f is not formatted"
+		bad=$((bad + 1))
+	done < <(cd "$TOP_SRCDIR" && find "${SRC_DIRS[@]}" tests -name '*.[ch]' -type f 2>/dev/null | LC_ALL=C sort)
+	[ "$bad" -eq 0 ]
+}
+
 run_cppcheck()
 {
 	local log=$STATIC_OUT/cppcheck.log rc
@@ -271,6 +290,7 @@ for t in "${tools[@]}"; do
 	echo "==== static: $t ($(date -u +%H:%M:%S))"
 	start=$SECONDS
 	case "$t" in
+	clang-format) run_clang_format ;;
 	cppcheck) run_cppcheck ;;
 	clang-tidy) run_clang_tidy ;;
 	scan-build) run_scan_build ;;

@@ -19,7 +19,8 @@ UNIT_TEST(shares_to_weight)
 	CHECK_INT_EQ(ar_cgroup_shares_to_weight(1024), 39);
 	CHECK_INT_EQ(ar_cgroup_shares_to_weight(262144), 10000);
 	CHECK_INT_EQ(ar_cgroup_shares_to_weight(1000000), 10000);
-	CHECK(ar_cgroup_shares_to_weight(512) < ar_cgroup_shares_to_weight(2048));
+	CHECK(ar_cgroup_shares_to_weight(512) <
+	      ar_cgroup_shares_to_weight(2048));
 }
 
 UNIT_TEST(blkio_weight)
@@ -41,11 +42,14 @@ UNIT_TEST(swap_conversion)
 	CHECK(set && out == -1);
 	CHECK(ar_cgroup_swap_to_v2(0, 1 << 20, &out, &set, &err) == 0);
 	CHECK(!set);
-	CHECK(ar_cgroup_swap_to_v2(2LL << 30, 1LL << 30, &out, &set, &err) == 0);
+	CHECK(ar_cgroup_swap_to_v2(2LL << 30, 1LL << 30, &out, &set, &err) ==
+	      0);
 	CHECK(set && out == 1LL << 30);
-	CHECK(ar_cgroup_swap_to_v2(1LL << 30, 1LL << 30, &out, &set, &err) == 0);
+	CHECK(ar_cgroup_swap_to_v2(1LL << 30, 1LL << 30, &out, &set, &err) ==
+	      0);
 	CHECK(set && out == 0);
-	CHECK(ar_cgroup_swap_to_v2(512LL << 20, 1LL << 30, &out, &set, &err) < 0);
+	CHECK(ar_cgroup_swap_to_v2(512LL << 20, 1LL << 30, &out, &set, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, ">= memory.limit");
 	ar_error_clear(&err);
 	CHECK(ar_cgroup_swap_to_v2(1LL << 30, -1, &out, &set, &err) < 0);
@@ -68,7 +72,8 @@ UNIT_TEST(unified_keys)
 	CHECK_INT_EQ(c, AR_CG_IO);
 
 	CHECK(ar_cgroup_unified_key_check("../../../etc/passwd", &c, &err) < 0);
-	CHECK_STR_CONTAINS(err.msg, "linux.resources.unified.../../../etc/passwd");
+	CHECK_STR_CONTAINS(err.msg,
+			   "linux.resources.unified.../../../etc/passwd");
 	CHECK(ar_cgroup_unified_key_check("memory/../../x", &c, &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, "no '/'");
 	CHECK(ar_cgroup_unified_key_check("..", &c, &err) < 0);
@@ -133,7 +138,8 @@ UNIT_TEST(systemd_path)
 	check_path("x.slice::n", false, "/", "/x.slice/n.scope");
 	check_path("-.slice:p:n", false, "/", "/p-n.scope");
 	check_path("a.slice::sub.slice", false, "/", "/a.slice/sub.slice");
-	check_path(":p:n", true, "/user.slice/u", "/user.slice/u/user.slice/p-n.scope");
+	check_path(":p:n", true, "/user.slice/u",
+		   "/user.slice/u/user.slice/p-n.scope");
 	check_path("user.slice:podman:x", true, "/u",
 		   "/u/user.slice/podman-x.scope");
 	check_path_fails("a:b:c:d", "slice:prefix:name");
@@ -166,7 +172,8 @@ UNIT_TEST(resources_ctrls)
 	r->unified.n = 1;
 	CHECK(ar_cgroup_resources_any(r));
 	CHECK(ar_cgroup_resources_ctrls(r, &m, &err) == 0);
-	CHECK_INT_EQ(m, AR_CG_PIDS | AR_CG_CPUSET | AR_CG_MEMORY | AR_CG_HUGETLB);
+	CHECK_INT_EQ(m,
+		     AR_CG_PIDS | AR_CG_CPUSET | AR_CG_MEMORY | AR_CG_HUGETLB);
 	kv.key = (char *)"../x";
 	CHECK(ar_cgroup_resources_ctrls(r, &m, &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, "linux.resources.unified.../x");
@@ -194,7 +201,8 @@ UNIT_TEST(stats_json)
 	s.io = &io;
 	s.n_io = 1;
 	j = ar_cgroup_stats_json("c\"1", &s);
-	CHECK_STR_CONTAINS(j, "{\"type\":\"stats\",\"id\":\"c\\\"1\",\"data\":{");
+	CHECK_STR_CONTAINS(j,
+			   "{\"type\":\"stats\",\"id\":\"c\\\"1\",\"data\":{");
 	CHECK_STR_CONTAINS(j, "\"usage\":{\"total\":5000,");
 	CHECK_STR_CONTAINS(j, "\"throttledPeriods\":3");
 	CHECK_STR_CONTAINS(j, "\"usage\":4096");
@@ -202,8 +210,11 @@ UNIT_TEST(stats_json)
 	CHECK_STR_CONTAINS(j, "\"oomKill\":2");
 	CHECK_STR_CONTAINS(j, "\"raw\":{\"anon\":10,\"file\":20}");
 	CHECK_STR_CONTAINS(j, "\"pids\":{\"current\":3,\"limit\":100}");
-	CHECK_STR_CONTAINS(j, "{\"major\":8,\"minor\":0,\"op\":\"Read\",\"value\":100}");
-	CHECK_STR_CONTAINS(j, "\"ioServicedRecursive\":[{\"major\":8,\"minor\":0,\"op\":\"Read\",\"value\":1}");
+	CHECK_STR_CONTAINS(
+		j, "{\"major\":8,\"minor\":0,\"op\":\"Read\",\"value\":100}");
+	CHECK_STR_CONTAINS(
+		j,
+		"\"ioServicedRecursive\":[{\"major\":8,\"minor\":0,\"op\":\"Read\",\"value\":1}");
 	CHECK(j[strlen(j) - 1] == '}');
 	free(j);
 	free(s.memory_stat);
@@ -245,7 +256,8 @@ UNIT_TEST(resources_document)
 	struct oci_config *cfg = NULL;
 	const struct oci_resources *r;
 
-	CHECK(oci_resources_parse(ok, sizeof(ok) - 1, "r.json", &cfg, &err) == 0);
+	CHECK(oci_resources_parse(ok, sizeof(ok) - 1, "r.json", &cfg, &err) ==
+	      0);
 	if (!cfg) {
 		printf("# %s\n", err.msg);
 		return;
@@ -257,7 +269,8 @@ UNIT_TEST(resources_document)
 	CHECK_INT_EQ(r->unified.n, 1);
 	oci_config_free(cfg);
 	cfg = NULL;
-	CHECK(oci_resources_parse(bad, sizeof(bad) - 1, "r.json", &cfg, &err) < 0);
+	CHECK(oci_resources_parse(bad, sizeof(bad) - 1, "r.json", &cfg, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, "r.json");
 	CHECK_STR_CONTAINS(err.msg, "pids.limit");
 	CHECK(oci_resources_parse("[]", 2, "r.json", &cfg, &err) < 0);

@@ -51,12 +51,12 @@ static void mkd(const char *rel)
 #define ALL_CTRLS "cpuset cpu io memory hugetlb pids rdma misc\n"
 
 static const char *const leaf_files[] = {
-	"cgroup.procs",	   "cgroup.events",   "cgroup.subtree_control",
-	"memory.max",	   "memory.low",      "memory.swap.max",
-	"cpu.weight",	   "cpu.max.burst",   "cpu.idle",
-	"cpuset.cpus",	   "cpuset.mems",     "pids.max",
-	"io.weight",	   "io.max",	      "hugetlb.2MB.max",
-	"rdma.max",	   "memory.oom.group",
+	"cgroup.procs", "cgroup.events",    "cgroup.subtree_control",
+	"memory.max",	"memory.low",	    "memory.swap.max",
+	"cpu.weight",	"cpu.max.burst",    "cpu.idle",
+	"cpuset.cpus",	"cpuset.mems",	    "pids.max",
+	"io.weight",	"io.max",	    "hugetlb.2MB.max",
+	"rdma.max",	"memory.oom.group",
 };
 
 /* A cgroup directory with empty interface files. */
@@ -136,7 +136,8 @@ static struct oci_config *full_resources(void)
 	r->block_io.throttle_write_iops.items[0] =
 		(struct oci_throttle_device){ 8, 0, 77 };
 	r->block_io.throttle_write_iops.n = 1;
-	r->hugepage_limits = oci_arena_alloc(a, sizeof(struct oci_hugepage_limit));
+	r->hugepage_limits =
+		oci_arena_alloc(a, sizeof(struct oci_hugepage_limit));
 	r->hugepage_limits[0].page_size = oci_arena_strdup(a, "2MB");
 	r->hugepage_limits[0].limit = 4194304;
 	r->n_hugepage_limits = 1;
@@ -320,7 +321,9 @@ UNIT_TEST(missing_controller)
 {
 	struct oci_config *cfg = oci_config_new();
 	struct oci_resources *r = &cfg->linux_.resources;
-	struct oci_rdma_limit rl = { (char *)"mlx5_0", { true, 3 }, { false, 0 } };
+	struct oci_rdma_limit rl = { (char *)"mlx5_0",
+				     { true, 3 },
+				     { false, 0 } };
 	struct ar_cgroup_opts o;
 	struct ar_cgroup *cg = NULL;
 	struct ar_error err = AR_ERROR_INIT;
@@ -347,7 +350,8 @@ UNIT_TEST(missing_controller)
 	setup(ALL_CTRLS);
 	o.ignore_unavailable = false;
 	CHECK(ar_cgroup_create(&o, &cg, &err) == 0);
-	CHECK_FILE("agentrun/c1/rdma.max", "mlx5_0 hca_handle=3 hca_object=max");
+	CHECK_FILE("agentrun/c1/rdma.max",
+		   "mlx5_0 hca_handle=3 hca_object=max");
 	ar_cgroup_free(cg);
 	r->n_rdma = 0;
 	oci_config_free(cfg);
@@ -453,7 +457,8 @@ UNIT_TEST(rootless_sibling_of_own_cgroup)
 		free(want);
 		/* the default controllers, enabled in the delegated base
 		 * only */
-		CHECK_FILE_HAS("user.slice/u/cgroup.subtree_control", "+memory");
+		CHECK_FILE_HAS("user.slice/u/cgroup.subtree_control",
+			       "+memory");
 		CHECK_FILE_HAS("user.slice/u/cgroup.subtree_control", "+pids");
 		CHECK_FILE("cgroup.subtree_control", "");
 	}

@@ -40,8 +40,8 @@ static const char *skip_reason(void)
 		return "no cgroup2 mount";
 	if (strcmp(m, "/sys/fs/cgroup") != 0)
 		return "/sys/fs/cgroup is not a pure cgroup2 mount (hybrid host): run in ../shared/vm/run-in-vm";
-	if (ar_read_file_at(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers",
-			    4096, &buf, NULL, &err) < 0)
+	if (ar_read_file_at(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers", 4096,
+			    &buf, NULL, &err) < 0)
 		return "cannot read cgroup.controllers";
 	if (!strstr(buf, "memory") || !strstr(buf, "pids") ||
 	    !strstr(buf, "cpu")) {
@@ -296,7 +296,8 @@ static int busy(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	do
 		clock_gettime(CLOCK_MONOTONIC, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 <
+	while ((b.tv_sec - a.tv_sec) * 1000 +
+		       (b.tv_nsec - a.tv_nsec) / 1000000 <
 	       1500);
 	return 0;
 }
@@ -419,9 +420,10 @@ UNIT_TEST(freeze_thaw_pids_update_stats_kill)
 	upd->linux_.resources.present = true;
 	upd->linux_.resources.pids.present = true;
 	upd->linux_.resources.pids.limit = 7;
-	upd->linux_.resources.memory.limit = (struct oci_opt_i64){ true, 64 << 20 };
-	if (ar_cgroup_update(ar_cgroup_path(cg), &upd->linux_.resources,
-			     &err) < 0) {
+	upd->linux_.resources.memory.limit =
+		(struct oci_opt_i64){ true, 64 << 20 };
+	if (ar_cgroup_update(ar_cgroup_path(cg), &upd->linux_.resources, &err) <
+	    0) {
 		printf("# update: %s\n", err.msg);
 		CHECK(!"update failed");
 	}
@@ -563,7 +565,8 @@ UNIT_TEST(clone_into_cgroup)
 	if (pid == 0) {
 		char *buf = NULL, *own = NULL;
 		struct ar_error e = AR_ERROR_INIT;
-		const char *want = ar_cgroup_path(cg) + strlen("/sys/fs/cgroup");
+		const char *want =
+			ar_cgroup_path(cg) + strlen("/sys/fs/cgroup");
 
 		if (ar_cgroup_own(&own, &e) < 0)
 			_exit(2);

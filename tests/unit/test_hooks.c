@@ -37,7 +37,8 @@ UNIT_TEST(stdin_args_env)
 	struct ar_error err = AR_ERROR_INIT;
 	char *argv[4], *env[2];
 	_cleanup_free_ char *script = NULL, *out = NULL;
-	const char *state = "{\"ociVersion\":\"1.2.0\",\"id\":\"x\",\"bundle\":\"/a/b\"}";
+	const char *state =
+		"{\"ociVersion\":\"1.2.0\",\"id\":\"x\",\"bundle\":\"/a/b\"}";
 	struct oci_hook h;
 
 	CHECK(mkdtemp(tmpdir) != NULL);
@@ -48,13 +49,15 @@ UNIT_TEST(stdin_args_env)
 			      &err) == 0);
 	{
 		_cleanup_free_ char *p = ar_xasprintf("%s/stdin", tmpdir);
-		CHECK(ar_read_file_at(AT_FDCWD, p, 4096, &out, NULL, &err) == 0);
+		CHECK(ar_read_file_at(AT_FDCWD, p, 4096, &out, NULL, &err) ==
+		      0);
 		CHECK_STR_EQ(out, state);
 	}
 	{
 		_cleanup_free_ char *p = ar_xasprintf("%s/info", tmpdir);
 		_cleanup_free_ char *info = NULL;
-		CHECK(ar_read_file_at(AT_FDCWD, p, 4096, &info, NULL, &err) == 0);
+		CHECK(ar_read_file_at(AT_FDCWD, p, 4096, &info, NULL, &err) ==
+		      0);
 		CHECK_STR_EQ(info, "hook-argv0 from-config\n");
 	}
 }
@@ -81,7 +84,9 @@ UNIT_TEST(failure_is_error)
 	struct oci_hook h = sh_hook("exit 7", argv, env);
 
 	CHECK(ar_hook_run_one(&h, "hooks.createRuntime[1]", "{}", 2, &err) < 0);
-	CHECK_STR_CONTAINS(err.msg, "hooks.createRuntime[1] (`/bin/sh`) exited with status 7");
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"hooks.createRuntime[1] (`/bin/sh`) exited with status 7");
 }
 
 UNIT_TEST(missing_binary)
@@ -107,9 +112,11 @@ UNIT_TEST(timeout_kills)
 	h.timeout.set = true;
 	h.timeout.v = 1;
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	CHECK(ar_hook_run_one(&h, "hooks.startContainer[0]", "{}", 2, &err) < 0);
+	CHECK(ar_hook_run_one(&h, "hooks.startContainer[0]", "{}", 2, &err) <
+	      0);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	secs = (double)(b.tv_sec - a.tv_sec) +
+	       (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	CHECK_STR_CONTAINS(err.msg, "timed out after 1 seconds");
 	CHECK(secs >= 0.9 && secs < 5);
 	{

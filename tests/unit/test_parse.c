@@ -44,8 +44,10 @@ static struct oci_config *parse_ok(const char *text)
 	struct ar_error err = AR_ERROR_INIT;
 	struct oci_config *cfg = NULL;
 
-	if (oci_config_parse(text, strlen(text), "config.json", &cfg, &err) < 0) {
-		printf("# unexpected error: %s\n#   input: %s\n", err.msg, text);
+	if (oci_config_parse(text, strlen(text), "config.json", &cfg, &err) <
+	    0) {
+		printf("# unexpected error: %s\n#   input: %s\n", err.msg,
+		       text);
 		return NULL;
 	}
 	return cfg;
@@ -59,7 +61,8 @@ static int fails_with(int line, const char *text_q, const char *needle)
 	struct ar_error err = AR_ERROR_INIT;
 	struct oci_config *cfg = NULL;
 
-	if (oci_config_parse(text, strlen(text), "config.json", &cfg, &err) == 0) {
+	if (oci_config_parse(text, strlen(text), "config.json", &cfg, &err) ==
+	    0) {
 		printf("# line %d: parse succeeded, expected error \"%s\"\n",
 		       line, needle);
 		oci_config_free(cfg);
@@ -407,7 +410,9 @@ UNIT_TEST(load_file_from_bundle_dir)
 	fclose(f);
 	CHECK(oci_config_load_file(dir, &cfg, &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, path);
-	CHECK_STR_CONTAINS(err.msg, "config.json: ociVersion: expected a string, got number");
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"config.json: ociVersion: expected a string, got number");
 	unlink(path);
 
 	CHECK(oci_config_load_file(dir, &cfg, &err) < 0);
@@ -448,10 +453,10 @@ UNIT_TEST(unknown_properties_and_nulls_ignored)
 
 UNIT_TEST(process_parse_standalone)
 {
-	_cleanup_free_ char *t = json(
-		"{'terminal': true, 'args': ['ls', '-l'], 'cwd': '/tmp',"
-		" 'env': ['A=b'], 'user': {'uid': 5, 'gid': 6},"
-		" 'capabilities': {'bounding': ['CAP_KILL']}}");
+	_cleanup_free_ char *t =
+		json("{'terminal': true, 'args': ['ls', '-l'], 'cwd': '/tmp',"
+		     " 'env': ['A=b'], 'user': {'uid': 5, 'gid': 6},"
+		     " 'capabilities': {'bounding': ['CAP_KILL']}}");
 	struct ar_error err = AR_ERROR_INIT;
 	struct oci_config *cfg = NULL;
 
@@ -473,7 +478,9 @@ UNIT_TEST(process_parse_standalone)
 	free(t);
 	t = json("{'args': ['ls'], 'user': {'uid': -1, 'gid': 0}, 'cwd': '/'}");
 	CHECK(oci_process_parse(t, strlen(t), "process.json", &cfg, &err) < 0);
-	CHECK_STR_CONTAINS(err.msg, "process.json: user.uid: expected an unsigned integer, got negative number -1");
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"process.json: user.uid: expected an unsigned integer, got negative number -1");
 	free(t);
 	t = json("{'args': ['ls']}");
 	CHECK(oci_process_parse(t, strlen(t), "p.json", &cfg, &err) < 0);
@@ -655,7 +662,8 @@ UNIT_TEST(error_missing_required)
 	      "config.json: linux.seccomp.syscalls[0].args[0].value: missing required property");
 
 	/* a device of type p needs no numbers */
-	_cleanup_free_ char *t = json(LINUX("'devices': [{'type': 'p', 'path': '/dev/f'}]"));
+	_cleanup_free_ char *t =
+		json(LINUX("'devices': [{'type': 'p', 'path': '/dev/f'}]"));
 	_cleanup_config_ struct oci_config *cfg = parse_ok(t);
 	CHECK(cfg != NULL);
 }
@@ -775,12 +783,12 @@ UNIT_TEST(error_numbers_out_of_range)
 	      "config.json: linux.seccomp.defaultErrnoRet: expected an unsigned integer, got negative number -1");
 
 	/* the edges themselves are fine */
-	_cleanup_free_ char *t = json(
-		BASE("'process': {'cwd': '/', 'user': {'uid': 4294967295, 'gid': -0},"
-		     " 'oomScoreAdj': -1000,"
-		     " 'rlimits': [{'type': 'RLIMIT_AS', 'soft': 0, 'hard': 18446744073709551615}]},"
-		     " 'linux': {'resources': {'memory': {'limit': 9223372036854775807,"
-		     "   'swap': -9223372036854775808}, 'pids': {'limit': -1}}}"));
+	_cleanup_free_ char *t = json(BASE(
+		"'process': {'cwd': '/', 'user': {'uid': 4294967295, 'gid': -0},"
+		" 'oomScoreAdj': -1000,"
+		" 'rlimits': [{'type': 'RLIMIT_AS', 'soft': 0, 'hard': 18446744073709551615}]},"
+		" 'linux': {'resources': {'memory': {'limit': 9223372036854775807,"
+		"   'swap': -9223372036854775808}, 'pids': {'limit': -1}}}"));
 	_cleanup_config_ struct oci_config *cfg = parse_ok(t);
 	CHECK(cfg != NULL);
 	if (!cfg)
@@ -821,7 +829,8 @@ UNIT_TEST(error_malformed_json)
 {
 	FAILS("", "config.json: ");
 	FAILS("{", "config.json: invalid JSON at line 1");
-	FAILS("{'ociVersion': '1.2.0',}", "config.json: invalid JSON at line 1");
+	FAILS("{'ociVersion': '1.2.0',}",
+	      "config.json: invalid JSON at line 1");
 	FAILS("{'ociVersion': '1.2.0'} {}", "config.json: invalid JSON");
 	FAILS("{'ociVersion': '1.2.0'} x", "config.json: invalid JSON");
 	FAILS("{'ociVersion' '1.2.0'}", "config.json: invalid JSON");
@@ -896,7 +905,8 @@ UNIT_TEST(mutated_config_never_crashes)
 		for (int k = 0; k < changes; k++)
 			copy[rand_r(&seed) % len] =
 				junk[rand_r(&seed) % (sizeof(junk) - 1)];
-		if (oci_config_parse(copy, len, "config.json", &cfg, &err) == 0) {
+		if (oci_config_parse(copy, len, "config.json", &cfg, &err) ==
+		    0) {
 			parsed++;
 			oci_config_free(cfg);
 		} else {
@@ -931,20 +941,20 @@ UNIT_TEST(deep_nesting_refused)
 
 	/* the top-level object is level 1: 63 arrays fit, 64 do not */
 	_cleanup_free_ char *fits = nested(OCI_CONFIG_MAX_DEPTH - 1);
-	CHECK(oci_config_parse(fits, strlen(fits), "config.json", &cfg,
-			       &err) == 0);
+	CHECK(oci_config_parse(fits, strlen(fits), "config.json", &cfg, &err) ==
+	      0);
 	oci_config_free(cfg);
 	cfg = NULL;
 
 	_cleanup_free_ char *deep = nested(OCI_CONFIG_MAX_DEPTH);
-	CHECK(oci_config_parse(deep, strlen(deep), "config.json", &cfg,
-			       &err) < 0);
+	CHECK(oci_config_parse(deep, strlen(deep), "config.json", &cfg, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, "config.json: x");
 	CHECK_STR_CONTAINS(err.msg, "nesting deeper than 64 levels");
 
 	_cleanup_free_ char *huge = nested(1000000);
-	CHECK(oci_config_parse(huge, strlen(huge), "config.json", &cfg,
-			       &err) < 0);
+	CHECK(oci_config_parse(huge, strlen(huge), "config.json", &cfg, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, "nesting deeper than 64 levels");
 
 	/* objects too, and unterminated */
@@ -971,7 +981,9 @@ UNIT_TEST(huge_inputs_refused)
 	memset(s + prefix, 'a', n);
 	memcpy(s + prefix + n, "\"}", 3);
 	CHECK(oci_config_parse(s, strlen(s), "config.json", &cfg, &err) < 0);
-	CHECK_STR_CONTAINS(err.msg, "config.json: hostname: string of 4194305 bytes is longer than the limit");
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"config.json: hostname: string of 4194305 bytes is longer than the limit");
 
 	/* exactly the limit is fine */
 	memmove(s + prefix + n - 1, s + prefix + n, 3);
@@ -996,8 +1008,8 @@ UNIT_TEST(huge_inputs_refused)
 		*p++ = ',';
 	}
 	memcpy(p - 1, "]}", 3);
-	CHECK(oci_config_parse(many, strlen(many), "config.json", &cfg,
-			       &err) < 0);
+	CHECK(oci_config_parse(many, strlen(many), "config.json", &cfg, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, "config.json: x[");
 	CHECK_STR_CONTAINS(err.msg, "JSON values");
 }

@@ -55,8 +55,7 @@ static struct oci_config *tool_spec(const char *tool, const char *args,
 	return cfg;
 }
 
-static void check_tool_config(const char *tool, const char *args,
-			      bool rootless)
+static void check_tool_config(const char *tool, const char *args, bool rootless)
 {
 	const char *skip = NULL;
 	_cleanup_config_ struct oci_config *cfg = tool_spec(tool, args, &skip);

@@ -17,10 +17,10 @@ UNIT_TEST(path_format)
 	CHECK_STR_EQ(buf, "");
 	jt_path_format(JT_KEY(NULL, "process"), buf, sizeof(buf));
 	CHECK_STR_EQ(buf, "process");
-	jt_path_format(JT_KEY(JT_IDX(JT_KEY(JT_KEY(NULL, "process"), "rlimits"),
-				     2),
-			      "hard"),
-		       buf, sizeof(buf));
+	jt_path_format(
+		JT_KEY(JT_IDX(JT_KEY(JT_KEY(NULL, "process"), "rlimits"), 2),
+		       "hard"),
+		buf, sizeof(buf));
 	CHECK_STR_EQ(buf, "process.rlimits[2].hard");
 	jt_path_format(JT_KEY(JT_KEY(NULL, "annotations"), "io.podman/x"), buf,
 		       sizeof(buf));

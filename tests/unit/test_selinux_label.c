@@ -8,11 +8,13 @@
 
 UNIT_TEST(mount_data_gets_context)
 {
-	char *d = ar_selinux_mount_data("mode=755,size=65536k", "tmpfs",
-					"system_u:object_r:container_file_t:s0");
+	char *d =
+		ar_selinux_mount_data("mode=755,size=65536k", "tmpfs",
+				      "system_u:object_r:container_file_t:s0");
 
-	CHECK_STR_EQ(d,
-		     "mode=755,size=65536k,context=\"system_u:object_r:container_file_t:s0\"");
+	CHECK_STR_EQ(
+		d,
+		"mode=755,size=65536k,context=\"system_u:object_r:container_file_t:s0\"");
 	free(d);
 	d = ar_selinux_mount_data(NULL, "mqueue", "a:b:c:s0:c1,c2");
 	CHECK_STR_EQ(d, "context=\"a:b:c:s0:c1,c2\"");

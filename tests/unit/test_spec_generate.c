@@ -19,8 +19,10 @@
 static struct oci_config *generate_and_parse(bool rootless, uint32_t uid,
 					     uint32_t gid, char **text)
 {
-	struct oci_spec_options o = { .rootless = rootless, .ids_set = true,
-				      .host_uid = uid, .host_gid = gid };
+	struct oci_spec_options o = { .rootless = rootless,
+				      .ids_set = true,
+				      .host_uid = uid,
+				      .host_gid = gid };
 	struct ar_error err = AR_ERROR_INIT;
 	struct oci_config *cfg = NULL;
 	char *json = NULL;
@@ -151,7 +153,8 @@ UNIT_TEST(rootless_spec_round_trip)
 	CHECK(oci_config_find_ns(cfg, OCI_NS_USER) != NULL);
 	CHECK_INT_EQ(cfg->linux_.uid_mappings.n, 1);
 	CHECK_INT_EQ(cfg->linux_.gid_mappings.n, 1);
-	if (cfg->linux_.uid_mappings.n == 1 && cfg->linux_.gid_mappings.n == 1) {
+	if (cfg->linux_.uid_mappings.n == 1 &&
+	    cfg->linux_.gid_mappings.n == 1) {
 		CHECK_INT_EQ(cfg->linux_.uid_mappings.items[0].container_id, 0);
 		CHECK_INT_EQ(cfg->linux_.uid_mappings.items[0].host_id, 1234);
 		CHECK_INT_EQ(cfg->linux_.uid_mappings.items[0].size, 1);
@@ -196,8 +199,9 @@ UNIT_TEST(embedded_seccomp_profile_is_the_contrib_file)
 
 	CHECK(oci_default_seccomp_json_len == strlen(oci_default_seccomp_json));
 	CHECK(oci_default_seccomp_json_len > 20);
-	wrapped = ar_xasprintf("{\"ociVersion\": \"1.2.0\", \"linux\": {\"seccomp\": %s}}",
-			       oci_default_seccomp_json);
+	wrapped = ar_xasprintf(
+		"{\"ociVersion\": \"1.2.0\", \"linux\": {\"seccomp\": %s}}",
+		oci_default_seccomp_json);
 	CHECK(oci_config_parse(wrapped, strlen(wrapped), "agent-default.json",
 			       &cfg, &err) == 0);
 	if (!cfg) {

@@ -107,14 +107,15 @@ UNIT_TEST(oci_state_json)
 	struct ar_state st = sample();
 	_cleanup_free_ char *running = NULL, *stopped = NULL;
 
-	CHECK(ar_state_oci_json(&st, AR_STATUS_RUNNING, &running, NULL,
-				&err) == 0);
-	CHECK_STR_EQ(running,
-		     "{\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"status\":\"running\","
-		     "\"pid\":1234,\"bundle\":\"/b/u n\",\"annotations\":"
-		     "{\"org.x/y\":\"v\\\"q\"}}");
-	CHECK(ar_state_oci_json(&st, AR_STATUS_STOPPED, &stopped, NULL,
-				&err) == 0);
+	CHECK(ar_state_oci_json(&st, AR_STATUS_RUNNING, &running, NULL, &err) ==
+	      0);
+	CHECK_STR_EQ(
+		running,
+		"{\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"status\":\"running\","
+		"\"pid\":1234,\"bundle\":\"/b/u n\",\"annotations\":"
+		"{\"org.x/y\":\"v\\\"q\"}}");
+	CHECK(ar_state_oci_json(&st, AR_STATUS_STOPPED, &stopped, NULL, &err) ==
+	      0);
 	CHECK(strstr(stopped, "\"pid\"") == NULL);
 	CHECK_STR_CONTAINS(stopped, "\"status\":\"stopped\"");
 }
@@ -284,8 +285,8 @@ UNIT_TEST(write_replace_atomic)
 	}
 	CHECK_INT_EQ(entries, 1); /* only "f" */
 	/* A directory that cannot be written: an error naming the file. */
-	CHECK(ar_write_file_replace_at(d, "no/such/dir", "x", 1, 0600,
-				       &err) < 0);
+	CHECK(ar_write_file_replace_at(d, "no/such/dir", "x", 1, 0600, &err) <
+	      0);
 	CHECK_STR_CONTAINS(err.msg, "no/such/dir");
 	unlinkat(d, "f", 0);
 	rmdir(root);
