@@ -63,10 +63,10 @@ LIB_SOURCES="
 	spec/arena.c spec/json_tree.c spec/parse.c spec/parse_process.c
 	spec/parse_linux.c spec/parse_resources.c spec/parse_seccomp.c
 	spec/generate.c spec/parse_resources_doc.c spec/config_write.c
-	spec/profile.c spec/state_json.c
+	spec/profile.c spec/state_json.c spec/json_gen.c
 	runtime/lib/error.c runtime/lib/utils.c runtime/lib/log.c
 	runtime/lib/signals.c runtime/lib/mount_options.c
-	runtime/lib/seccomp.c runtime/lib/seccomp_cache.c
+	runtime/lib/seccomp.c runtime/lib/seccomp_cache.c runtime/lib/fd_passing.c
 	runtime/lib/userns.c runtime/lib/net_loopback.c
 "
 PKGS="yajl libseccomp libcap"
