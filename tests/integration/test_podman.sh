@@ -155,8 +155,11 @@ t_tty()
 {
 	require_cmd script
 	: >"$CALLS"
-	# script gives podman a pty; -e passes the exit status through
-	assert_status 6 script -qec "'$PM/pm' run --rm -it --cgroups=disabled --network=none '$IMAGE' sh -c 'tty; test -t 0 && echo stdin-is-tty; exit 6'" /dev/null
+	# script gives podman a pty; -e passes the exit status through. The
+	# short sleep: podman 4.3 can drop the last output of a process that
+	# exits within milliseconds of start under -it --rm (seen once in CI
+	# with the right exit status and no output; not reproduced locally).
+	assert_status 6 script -qec "'$PM/pm' run --rm -it --cgroups=disabled --network=none '$IMAGE' sh -c 'tty; test -t 0 && echo stdin-is-tty; sleep 0.3; exit 6'" /dev/null
 	assert_contains "$OUT" /dev/pts/
 	assert_contains "$OUT" stdin-is-tty
 	assert_contains "$(cat "$CALLS")" "--console-socket"
