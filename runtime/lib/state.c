@@ -107,27 +107,50 @@ int ar_state_root_open(const char *root, bool create, struct ar_error *err)
 	return fd;
 }
 
+/*
+ * The directory appears under its id already locked (LOCK_EX) by its
+ * creator: it is made and locked under a temporary name that no valid id
+ * can have ('~' is not allowed in ids), then renamed into place with
+ * RENAME_NOREPLACE. So `state`, `list`, `delete` and friends, which take
+ * the lock before reading, never see a container directory without its
+ * state.json while a create is still on its way to writing it.
+ */
 int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
 {
-	int fd;
+	_cleanup_close_ int fd = -1;
+	char tmp[AR_ID_MAX + 32];
+	struct timespec ts;
 
 	if (ar_state_validate_id(id, err) < 0)
 		return -1;
-	if (mkdirat(rootfd, id, 0700) < 0) {
-		if (errno == EEXIST)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(tmp, sizeof(tmp), ".new~%d~%ld", (int)getpid(),
+		 (long)ts.tv_nsec);
+	if (mkdirat(rootfd, tmp, 0700) < 0)
+		return ar_error_set(err, errno,
+				    "create state directory for `%s`", id);
+	fd = openat(rootfd, tmp,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		int saved = errno;
+
+		unlinkat(rootfd, tmp, AT_REMOVEDIR);
+		return ar_error_set(err, saved, "open state directory for `%s`",
+				    id);
+	}
+	if (renameat2(rootfd, tmp, rootfd, id, RENAME_NOREPLACE) < 0) {
+		int saved = errno;
+
+		unlinkat(rootfd, tmp, AT_REMOVEDIR);
+		if (saved == EEXIST || saved == ENOTEMPTY)
 			return ar_error_set_plain(
 				err, EEXIST, "container `%s` already exists",
 				id);
-		return ar_error_set(err, errno,
+		return ar_error_set(err, saved,
 				    "create state directory for `%s`", id);
 	}
 	ar_crash_point("create-state-dir");
-	fd = openat(rootfd, id,
-		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return ar_error_set(err, errno, "open state directory for `%s`",
-				    id);
-	return fd;
+	return ar_steal_fd(&fd);
 }
 
 int ar_state_dir_open(int rootfd, const char *id, struct ar_error *err)
