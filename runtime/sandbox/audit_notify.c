@@ -194,6 +194,8 @@ static char **read_argv(int mem, uint64_t addr, size_t *n_out)
 
 static void free_argv(char **v, size_t n)
 {
+	if (!v)
+		return;
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
@@ -398,7 +400,7 @@ static void init_exec(struct sb_notify *n, const struct seccomp_notif *req,
 {
 	_cleanup_free_ char *cwd = proc_link((pid_t)req->pid, "cwd");
 	_cleanup_free_ char *path = NULL;
-	const char *a0 = n->init_argv[0];
+	const char *a0 = n->init_argv[0] ? n->init_argv[0] : "";
 	size_t argc = 0;
 
 	while (n->init_argv[argc])
