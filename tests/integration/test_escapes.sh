@@ -335,7 +335,7 @@ runtime_not_reachable()
 	ida=$(unique_id)
 	defer arr "$u" delete --force "$ida"
 	assert_status 0 arr "$u" create --bundle "$a" "$ida"
-	wait_until 5 pgrep -x -f "sleep $n"
+	wait_until 15 pgrep -x -f "sleep $n"
 	pid=$(pgrep -x -f "sleep $n")
 	if [ "$u" = 1 ]; then
 		config_set "$b" '.linux.namespaces |= map(select(.type != "pid" and .type != "user"))
