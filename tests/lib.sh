@@ -716,3 +716,28 @@ require_agentrun_as_test_user()
 	as_test_user test -x "$AGENTRUN" ||
 		skip "$AGENTRUN is not executable by $TEST_USER (a parent directory is not searchable by others?)"
 }
+
+# bundle_for 0|1 DIR: a default (`agentrun spec`) bundle at DIR, rootless
+# (owned by the test user) for 1. Needs root either way.
+bundle_for()
+{
+	require_root
+	if [ "$1" = 1 ]; then
+		require_subids
+		make_bundle_as_test_user "$2" --rootless
+	else
+		make_bundle "$2"
+	fi
+}
+
+# arr 0|1 ARGS...: agentrun as root (ar) or as the test user (ar_user)
+arr()
+{
+	local u=$1
+	shift
+	if [ "$u" = 1 ]; then
+		ar_user "$@"
+	else
+		ar "$@"
+	fi
+}

@@ -33,31 +33,6 @@ as_user()
 	fi
 }
 
-# bundle_for 0|1 DIR: a default (`agentrun spec`) bundle, rootless for 1
-bundle_for()
-{
-	if [ "$1" = 1 ]; then
-		require_root
-		require_subids
-		make_bundle_as_test_user "$2" --rootless
-	else
-		require_root
-		make_bundle "$2"
-	fi
-}
-
-# arr 0|1 ARGS...: agentrun as root (ar) or as the test user (ar_user)
-arr()
-{
-	local u=$1
-	shift
-	if [ "$u" = 1 ]; then
-		ar_user "$@"
-	else
-		ar "$@"
-	fi
-}
-
 # libs_into ROOTFS BINARY: copy the shared libraries and the ELF
 # interpreter of BINARY (a host binary) into ROOTFS, as in any glibc image:
 # without them the kernel cannot start it there (ENOENT).

@@ -9,30 +9,6 @@
 # readonlyPaths unwritable. The escape classes are in test_escapes.sh.
 . "$(dirname "$0")/../lib.sh"
 
-# bundle_for 0|1 DIR: a default (`agentrun spec`) bundle, rootless for 1
-bundle_for()
-{
-	require_root
-	if [ "$1" = 1 ]; then
-		require_subids
-		make_bundle_as_test_user "$2" --rootless
-	else
-		make_bundle "$2"
-	fi
-}
-
-# arr 0|1 ARGS...: agentrun as root (ar) or as the test user (ar_user)
-arr()
-{
-	local u=$1
-	shift
-	if [ "$u" = 1 ]; then
-		ar_user "$@"
-	else
-		ar "$@"
-	fi
-}
-
 # sysprobe_into ROOTFS: tests/helpers/sysprobe.c, static, in ROOTFS/bin
 sysprobe_into()
 {
