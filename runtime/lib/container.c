@@ -273,7 +273,7 @@ static struct oci_config *load_state_config(const struct ar_state *st)
 
 /* ---- the clone and the sync with the container process ---- */
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool creating,
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		       struct ar_error *err);
 
 static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
@@ -308,7 +308,7 @@ static int record_planned_cgroup(const char *path, void *arg,
 	int r;
 
 	l->cgroup_planned = path;
-	r = write_state(l, l->state_fds[1], l->state_pid, true, err);
+	r = write_state(l, l->state_fds[1], l->state_pid, err);
 	l->cgroup_planned = NULL;
 	l->cgroup_recorded = r == 0;
 	return r;
@@ -453,7 +453,7 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	 * for GO on the sync socket and exits when we are gone. (Already on
 	 * disk when the cgroup was recorded before its mkdir and made.) */
 	if (!(l->cgroup_recorded && ar_cgroup_path(l->cgroup)) &&
-	    write_state(l, l->state_fds[1], *pid, true, err) < 0)
+	    write_state(l, l->state_fds[1], *pid, err) < 0)
 		return -1;
 	ar_crash_point("create-state-creating");
 	/* Runtime namespace, container process created and waiting:
@@ -561,7 +561,7 @@ int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 	return 0;
 }
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool creating,
+static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		       struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
@@ -581,7 +581,7 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid, bool creating,
 		.systemd_cgroup = l->o->systemd_cgroup,
 		.rootless = l->rootless,
 		.detached = l->detached,
-		.creating = creating,
+		.creating = true, /* until ar_state_mark_ready() */
 		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
 		/* an in-memory config has no file (no hooks read it) */
 		.config_path = l->o->config ? NULL : config_path,
@@ -617,7 +617,9 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
 	if (spawn(l, &pid, &first, master_out, err) < 0)
 		goto fail;
 	ar_crash_point("create-ready");
-	if (write_state(l, dirfd, pid, false, err) < 0)
+	/* state.json already holds everything (written "creating" in
+	 * spawn()); only mark that the set-up is over. */
+	if (ar_state_mark_ready(dirfd, err) < 0)
 		goto fail;
 	ar_crash_point("create-state-written");
 	if (l->o->pid_file && ar_write_pid_file(l->o->pid_file, pid, err) < 0)

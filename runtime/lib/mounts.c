@@ -67,14 +67,14 @@ static int check_not_root(const struct ar_rootfs_ctx *ctx, int tfd,
 			  const char *dest, size_t i, struct ar_error *err)
 {
 	_cleanup_free_ char *c = ar_clean_path(dest);
-	struct stat a, b;
+	struct stat a;
 
 	if (strcmp(c, "/") == 0)
 		return 0;
-	if (fstat(tfd, &a) < 0 || fstat(ctx->rootfd, &b) < 0)
+	if (fstat(tfd, &a) < 0)
 		return ar_error_set(err, errno, "stat \"%s\" (mounts[%zu])",
 				    dest, i);
-	if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+	if (a.st_dev == ctx->root_dev && a.st_ino == ctx->root_ino)
 		return ar_error_set(err, ELOOP,
 				    "mount on \"%s\" (mounts[%zu]): resolves "
 				    "to the root of the container",
@@ -511,6 +511,12 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 				    "resolve root filesystem "
 				    "\"%s\"",
 				    rootfs);
+	if (fstat(ctx->rootfd, &st) < 0)
+		return ar_error_set(err, errno, "stat root filesystem \"%s\"",
+				    rootfs);
+	ctx->root_dev = st.st_dev;
+	ctx->root_ino = st.st_ino;
+	ctx->private_root = ctx->opts->rootfs_populate != NULL;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "mounts.h"
@@ -19,6 +20,14 @@ struct ar_rootfs_ctx {
 	const struct ar_rootfs_opts *opts;
 	int rootfd; /* O_PATH fd of the root of the rootfs bind mount */
 	char *root_real; /* where rootfd is in this mount namespace */
+	dev_t root_dev; /* of rootfd */
+	ino_t root_ino;
+	/* The root is a tmpfs this process mounted in its own new mount
+	 * namespace (opts->rootfs_populate): no other process can rename
+	 * anything inside it while the mounts are made, so a mount cannot
+	 * land outside it and ar_check_inside_root() has nothing to
+	 * check. */
+	bool private_root;
 };
 
 /* Attributes for ar_bind_fd(), in MOUNT_ATTR_* terms. */

@@ -315,7 +315,8 @@ enum ar_status ar_state_status(int dirfd, const struct ar_state *st)
 
 	if (!pid_alive(st, &ps))
 		return AR_STATUS_STOPPED;
-	if (st->creating)
+	if (st->creating &&
+	    fstatat(dirfd, AR_STATE_READY, &sb, AT_SYMLINK_NOFOLLOW) < 0)
 		return AR_STATUS_CREATING;
 	/* A fifo left by a `start` killed after it let the process go: the
 	 * process has exec'd (or is about to), it is running. */
@@ -333,6 +334,15 @@ int ar_state_oci_json(const struct ar_state *st, enum ar_status status,
 	return ar_state_json_generate(st, ar_status_name(status),
 				      status != AR_STATUS_STOPPED, false, out,
 				      len, err);
+}
+
+int ar_state_mark_ready(int dirfd, struct ar_error *err)
+{
+	if (mknodat(dirfd, AR_STATE_READY, S_IFREG | 0600, 0) < 0 &&
+	    errno != EEXIST)
+		return ar_error_set(err, errno, "create `%s` in the state",
+				    AR_STATE_READY);
+	return 0;
 }
 
 int ar_state_remove(int rootfd, const char *id, struct ar_error *err)

@@ -21,6 +21,9 @@
 #define AR_ID_MAX 1024
 #define AR_EXEC_FIFO "exec.fifo"
 #define AR_STATE_FILE "state.json"
+/* An empty file made once create/run has set the container up; until it
+ * exists, state.json (written with "creating": true) reads as creating. */
+#define AR_STATE_READY "ready"
 /* comm of the container process from the clone to its execve (as runc's
  * "runc:[2:INIT]"): tells a process still waiting on the exec fifo from
  * one an interrupted `start` already let go. 15 characters at most. */
@@ -82,6 +85,12 @@ int ar_state_lock(int dirfd, bool exclusive, struct ar_error *err);
 /* Write state.json atomically. */
 int ar_state_write(int dirfd, const struct ar_state *st, struct ar_error *err);
 
+/* The runtime has finished setting the container up: make AR_STATE_READY
+ * (state.json, written "creating" with everything else already in it, is
+ * not rewritten: on a disk-backed state root replacing it costs a data
+ * flush and the freeing of the old blocks on every start). */
+int ar_state_mark_ready(int dirfd, struct ar_error *err);
+
 /* Read state.json of container `id` (from its directory fd). */
 int ar_state_read(int dirfd, const char *id, struct ar_state **out,
 		  struct ar_error *err);
@@ -95,8 +104,9 @@ static inline void ar_state_freep(struct ar_state **st)
 #define _cleanup_state_ __attribute__((cleanup(ar_state_freep)))
 
 /* The status right now: stopped if the process is gone (or the pid was
- * reused); creating while state.json says so (the runtime is still
- * setting the container up, or was killed doing it); created while the
+ * reused); creating while state.json says so and AR_STATE_READY is absent
+ * (the runtime is still setting the container up, or was killed doing
+ * it); created while the
  * exec fifo exists and the process has not exec'd yet (its comm is still
  * AR_INIT_COMM); paused when its cgroup is frozen; else running. */
 enum ar_status ar_state_status(int dirfd, const struct ar_state *st);
