@@ -122,36 +122,14 @@ static int open_target(struct ar_rootfs_ctx *ctx, const char *dest, bool is_dir,
 	return ar_steal_fd(&tfd);
 }
 
-/* Bind a host path onto dest inside the root. */
-static int bind_host_path(struct ar_rootfs_ctx *ctx, const char *source,
-			  const char *dest, size_t i, bool recursive,
-			  const struct ar_bind_attrs *attrs,
-			  struct ar_error *err)
-{
-	_cleanup_close_ int tfd = -1;
-	_cleanup_close_ int mfd = -1;
-	struct stat st;
-
-	if (stat(source, &st) < 0)
-		return ar_error_set(err, errno,
-				    "bind mount source \"%s\" (mounts[%zu])",
-				    source, i);
-	tfd = open_target(ctx, dest, S_ISDIR(st.st_mode), i, err);
-	if (tfd < 0)
-		return -1;
-	if (ar_bind_fd(-1, source, tfd, recursive, attrs, &mfd) < 0)
-		return mount_error(err, errno, source, dest, i);
-	if (ar_check_inside_root(ctx, mfd, dest, err) < 0)
-		return ar_error_wrap(err, "mounts[%zu]", i);
-	return 0;
-}
-
-/* A bind the runtime made as a detached mount before the clone (an
- * idmapped one: see mount_premade.c), with its attributes set: attach it
- * onto dest and apply the propagation. */
-static int attach_premade(struct ar_rootfs_ctx *ctx, int tree,
-			  const char *source, const char *dest, size_t i,
-			  const struct ar_bind_attrs *a, struct ar_error *err)
+/* Attach a detached bind tree onto dest inside the root, with the
+ * propagation of its attributes: one made just now from a host path
+ * (bind_host_path), or one the runtime made before the clone (an
+ * idmapped bind: see mount_premade.c). The target's kind (directory or
+ * file) follows what is mounted, not a separate stat of the source. */
+static int attach_tree(struct ar_rootfs_ctx *ctx, int tree, const char *source,
+		       const char *dest, size_t i,
+		       const struct ar_bind_attrs *a, struct ar_error *err)
 {
 	_cleanup_close_ int tfd = -1;
 	struct stat st;
@@ -168,6 +146,27 @@ static int attach_premade(struct ar_rootfs_ctx *ctx, int tree,
 	if (ar_check_inside_root(ctx, tree, dest, err) < 0)
 		return ar_error_wrap(err, "mounts[%zu]", i);
 	return 0;
+}
+
+/* Bind a host path onto dest inside the root. */
+static int bind_host_path(struct ar_rootfs_ctx *ctx, const char *source,
+			  const char *dest, size_t i, bool recursive,
+			  const struct ar_bind_attrs *attrs,
+			  struct ar_error *err)
+{
+	_cleanup_close_ int tree =
+		ar_bind_tree_open(-1, source, recursive, attrs);
+
+	if (tree < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		    errno == ELOOP)
+			return ar_error_set(
+				err, errno,
+				"bind mount source \"%s\" (mounts[%zu])",
+				source, i);
+		return mount_error(err, errno, source, dest, i);
+	}
+	return attach_tree(ctx, tree, source, dest, i, attrs, err);
 }
 
 void ar_mount_flags_to_attrs(const struct ar_mount_flags *mf,
@@ -200,8 +199,8 @@ static int mount_bind_entry(struct ar_rootfs_ctx *ctx,
 	source = ar_rootfs_host_path(ctx->opts->bundle, m->source);
 	ar_mount_flags_to_attrs(mf, &a);
 	if (ctx->opts->premade && ctx->opts->premade[i] >= 0)
-		return attach_premade(ctx, ctx->opts->premade[i], source,
-				      m->destination, i, &a, err);
+		return attach_tree(ctx, ctx->opts->premade[i], source,
+				   m->destination, i, &a, err);
 	if (mf->idmap) {
 		const struct oci_linux *l = &ctx->cfg->linux_;
 		bool own = m->uid_mappings.n || m->gid_mappings.n;
