@@ -54,7 +54,7 @@ family="${ID:-} ${ID_LIKE:-}"
 install_debian() {
 	# Build.
 	pkgs="build-essential autoconf automake libtool pkg-config
-	      libyajl-dev libseccomp-dev libcap-dev libselinux1-dev
+	      libyajl-dev libseccomp-dev libcap-dev
 	      clang clang-format git"
 	# Tests.
 	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
@@ -132,7 +132,7 @@ autostart_done() {
 
 install_fedora() {
 	pkgs="gcc make autoconf automake libtool pkgconf-pkg-config
-	      yajl-devel libseccomp-devel libcap-devel libselinux-devel
+	      yajl-devel libseccomp-devel libcap-devel
 	      clang clang-tools-extra compiler-rt libasan libubsan git
 	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
 	      fuse-overlayfs python3 python3-jsonschema iproute tmux
@@ -159,7 +159,7 @@ case " $family " in
 	install_fedora
 	;;
 *)
-	die "unsupported distribution '${PRETTY_NAME:-$ID}'. Supported: Debian, Ubuntu, Fedora. Install by hand: a C compiler, autoconf, automake, libtool, pkg-config, the yajl, libseccomp, libcap and libselinux development files, jq, a static busybox, newuidmap/newgidmap (uidmap), and for the VM tests qemu-system-x86 and a kernel image."
+	die "unsupported distribution '${PRETTY_NAME:-$ID}'. Supported: Debian, Ubuntu, Fedora. Install by hand: a C compiler, autoconf, automake, libtool, pkg-config, the yajl, libseccomp and libcap development files, jq, a static busybox, newuidmap/newgidmap (uidmap), and for the VM tests qemu-system-x86 and a kernel image."
 	;;
 esac
 
