@@ -2,8 +2,8 @@
 /*
  * A yajl_gen with a sticky failure flag, so that code emitting a JSON
  * document stays linear: emit everything, check once at jg_finish().
- * Used by `agentrun spec` (generate.c) and by config.json output of a
- * struct oci_config (config_write.c).
+ * Used by `agentrun spec` (generate.c), config.json output of a struct
+ * oci_config (config_write.c) and `agentrun features` (oci_features.c).
  */
 #ifndef AGENTRUN_JSON_GEN_H
 #define AGENTRUN_JSON_GEN_H
@@ -22,6 +22,9 @@ struct jgen {
 
 /* Pretty-printed (tab indent), '/' not escaped, UTF-8 validated. */
 int jg_init(struct jgen *w, struct ar_error *err);
+/* The same with another indent string (a string literal: kept, not
+ * copied). */
+int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err);
 void jg_free(struct jgen *w);
 #define _cleanup_jgen_ __attribute__((cleanup(jg_free)))
 

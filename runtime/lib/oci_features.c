@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <yajl/yajl_gen.h>
 
 #include "capabilities.h"
+#include "json_gen.h"
 #include "oci_config.h"
 #include "selinux_label.h"
 #include "seccomp.h"
@@ -66,38 +66,21 @@ static const char *const namespace_names[] = {
 	"cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL,
 };
 
-static void yajl_gen_freep(yajl_gen *g)
+static void gen_strv(struct jgen *g, const char *key, const char *const *v)
 {
-	if (*g)
-		yajl_gen_free(*g);
-}
-
-static void gen_str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void gen_key_bool(yajl_gen g, const char *key, bool v)
-{
-	gen_str(g, key);
-	yajl_gen_bool(g, v);
-}
-
-static void gen_strv(yajl_gen g, const char *key, const char *const *v)
-{
-	gen_str(g, key);
-	yajl_gen_array_open(g);
+	jg_str(g, key);
+	jg_array_open(g);
 	for (; *v; v++)
-		gen_str(g, *v);
-	yajl_gen_array_close(g);
+		jg_str(g, *v);
+	jg_array_close(g);
 }
 
-static void gen_enabled(yajl_gen g, const char *key, bool v)
+static void gen_enabled(struct jgen *g, const char *key, bool v)
 {
-	gen_str(g, key);
-	yajl_gen_map_open(g);
-	gen_key_bool(g, "enabled", v);
-	yajl_gen_map_close(g);
+	jg_str(g, key);
+	jg_map_open(g);
+	jg_key_bool(g, "enabled", v);
+	jg_map_close(g);
 }
 
 /* mount_setattr(2) exists (idmapped mounts need it): an invalid call
@@ -114,109 +97,91 @@ static bool selinux_enabled(void)
 	return ar_selinux_enabled(); /* false in a --without-selinux build */
 }
 
-static void gen_seccomp(yajl_gen g)
+static void gen_seccomp(struct jgen *g)
 {
-	gen_str(g, "seccomp");
-	yajl_gen_map_open(g);
-	gen_key_bool(g, "enabled", true);
+	jg_str(g, "seccomp");
+	jg_map_open(g);
+	jg_key_bool(g, "enabled", true);
 	gen_strv(g, "actions", ar_seccomp_action_names);
 	gen_strv(g, "operators", ar_seccomp_op_names);
-	gen_str(g, "archs");
-	yajl_gen_array_open(g);
+	jg_str(g, "archs");
+	jg_array_open(g);
 	for (size_t i = 0; ar_seccomp_arch_names[i]; i++)
 		if (ar_seccomp_arch_known(ar_seccomp_arch_names[i]))
-			gen_str(g, ar_seccomp_arch_names[i]);
-	yajl_gen_array_close(g);
+			jg_str(g, ar_seccomp_arch_names[i]);
+	jg_array_close(g);
 	gen_strv(g, "knownFlags", ar_seccomp_flag_names);
-	gen_str(g, "supportedFlags");
-	yajl_gen_array_open(g);
+	jg_str(g, "supportedFlags");
+	jg_array_open(g);
 	for (size_t i = 0; ar_seccomp_flag_names[i]; i++)
 		if (ar_seccomp_flag_supported(ar_seccomp_flag_names[i]))
-			gen_str(g, ar_seccomp_flag_names[i]);
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
+			jg_str(g, ar_seccomp_flag_names[i]);
+	jg_array_close(g);
+	jg_map_close(g);
 }
 
-static void gen_linux(yajl_gen g)
+static void gen_linux(struct jgen *g)
 {
 	int last = ar_cap_last_cap();
 
-	gen_str(g, "linux");
-	yajl_gen_map_open(g);
+	jg_str(g, "linux");
+	jg_map_open(g);
 	gen_strv(g, "namespaces", namespace_names);
 
-	gen_str(g, "capabilities");
-	yajl_gen_array_open(g);
+	jg_str(g, "capabilities");
+	jg_array_open(g);
 	for (int i = 0; i <= last; i++) {
 		const char *n = ar_cap_name(i);
 
 		if (n)
-			gen_str(g, n);
+			jg_str(g, n);
 	}
-	yajl_gen_array_close(g);
+	jg_array_close(g);
 
-	gen_str(g, "cgroup");
-	yajl_gen_map_open(g);
-	gen_key_bool(g, "v1", false);
-	gen_key_bool(g, "v2", true);
-	gen_key_bool(g, "systemd", false);
-	gen_key_bool(g, "systemdUser", false);
-	gen_key_bool(g, "rdma", true);
-	yajl_gen_map_close(g);
+	jg_str(g, "cgroup");
+	jg_map_open(g);
+	jg_key_bool(g, "v1", false);
+	jg_key_bool(g, "v2", true);
+	jg_key_bool(g, "systemd", false);
+	jg_key_bool(g, "systemdUser", false);
+	jg_key_bool(g, "rdma", true);
+	jg_map_close(g);
 
 	gen_seccomp(g);
 	gen_enabled(g, "apparmor", false);
 	gen_enabled(g, "selinux", selinux_enabled());
 	gen_enabled(g, "intelRdt", false);
 
-	gen_str(g, "mountExtensions");
-	yajl_gen_map_open(g);
+	jg_str(g, "mountExtensions");
+	jg_map_open(g);
 	gen_enabled(g, "idmap", kernel_has_mount_setattr());
-	yajl_gen_map_close(g);
+	jg_map_close(g);
 
-	yajl_gen_map_close(g);
+	jg_map_close(g);
 }
 
 int ar_features_json(char **out, size_t *len, struct ar_error *err)
 {
-	_cleanup_(yajl_gen_freep) yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t n;
+	_cleanup_jgen_ struct jgen w = { 0 };
+	struct jgen *g = &w;
 
-	if (!g)
-		return ar_error_set(err, ENOMEM, "features: yajl_gen_alloc");
-	yajl_gen_config(g, yajl_gen_beautify, 1);
-	yajl_gen_config(g, yajl_gen_indent_string, "    ");
-	yajl_gen_config(g, yajl_gen_escape_solidus, 0);
-
-	yajl_gen_map_open(g);
-	gen_str(g, "ociVersionMin");
-	gen_str(g, OCI_VERSION_MIN);
-	gen_str(g, "ociVersionMax");
-	gen_str(g, OCI_VERSION_MAX);
+	/* 4 spaces, as crun prints it */
+	if (jg_init_indent(g, "    ", err) < 0)
+		return -1;
+	jg_map_open(g);
+	jg_key_str(g, "ociVersionMin", OCI_VERSION_MIN);
+	jg_key_str(g, "ociVersionMax", OCI_VERSION_MAX);
 	gen_strv(g, "hooks", hook_names);
 	gen_strv(g, "mountOptions", ar_features_mount_options);
 	gen_linux(g);
 
-	gen_str(g, "annotations");
-	yajl_gen_map_open(g);
-	gen_str(g, "io.github.seccomp.libseccomp.version");
-	gen_str(g, ar_seccomp_lib_version());
-	gen_str(g, "run.agentrun.version");
-	gen_str(g, PACKAGE_VERSION);
-	gen_str(g, "run.agentrun.commit");
-	gen_str(g, GIT_COMMIT);
-	yajl_gen_map_close(g);
-
-	if (yajl_gen_map_close(g) != yajl_gen_status_ok ||
-	    yajl_gen_get_buf(g, &buf, &n) != yajl_gen_status_ok)
-		return ar_error_set_plain(err, EINVAL,
-					  "features: cannot generate JSON");
-	*out = ar_xmalloc(n + 2);
-	memcpy(*out, buf, n);
-	if (n == 0 || buf[n - 1] != '\n')
-		(*out)[n++] = '\n';
-	(*out)[n] = '\0';
-	*len = n;
-	return 0;
+	jg_str(g, "annotations");
+	jg_map_open(g);
+	jg_key_str(g, "io.github.seccomp.libseccomp.version",
+		   ar_seccomp_lib_version());
+	jg_key_str(g, "run.agentrun.version", PACKAGE_VERSION);
+	jg_key_str(g, "run.agentrun.commit", GIT_COMMIT);
+	jg_map_close(g);
+	jg_map_close(g);
+	return jg_finish(g, "features", out, len, err);
 }
