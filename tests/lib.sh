@@ -741,3 +741,56 @@ arr()
 		ar "$@"
 	fi
 }
+
+# ---- leftovers: what a test may leave on the host ----------------------
+
+# Mount points of the host ("MOUNTPOINT FSTYPE", sorted), without those
+# that concurrent work on a shared build machine makes and removes (other
+# test runs' /tmp dirs, per-user runtime dirs, podman's storage and network
+# namespaces, other build trees): a mount a test leaks would be in
+# TEST_TMP, in the host's "/" or on a path of the host such as /etc.
+host_mounts()
+{
+	awk '{ print $5 " " $9 }' /proc/self/mountinfo |
+		awk -v own="$TEST_TMP" '
+			index($1, "/tmp/") == 1 && index($1, own) != 1 { next }
+			$1 ~ "^/(run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next }
+			{ print }' | LC_ALL=C sort
+}
+
+# leftover_procs STATE_ROOT TAG: processes a test may have left, one
+# "PID CMDLINE" per line: TAG (NAME=VALUE) in the environment (the runtime,
+# its clones and the containers' processes after execve carry it: it is in
+# process.env), the state root on the command line, or root or cwd in
+# TEST_TMP (cheap under load: two greps, one find). Not this shell.
+leftover_procs()
+{
+	local root=$1 tag=$2 pid
+	{
+		grep -lsaF -- "$root" /proc/[0-9]*/cmdline |
+			sed 's|^/proc/\([0-9]*\)/.*|\1|'
+		grep -lsFz -- "$tag" /proc/[0-9]*/environ |
+			sed 's|^/proc/\([0-9]*\)/.*|\1|'
+		find /proc -mindepth 2 -maxdepth 2 \( -name root -o -name cwd \) \
+			-lname "$TEST_TMP*" 2>/dev/null |
+			sed 's|^/proc/\([0-9]*\)/.*|\1|'
+	} | sort -u | while read -r pid; do
+		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] && continue
+		[ -d "/proc/$pid" ] || continue
+		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	done
+}
+
+# wait_no_leftover_procs STATE_ROOT TAG: up to 5 s for them to go; fails
+# the test with their list otherwise.
+wait_no_leftover_procs()
+{
+	local left
+	for _ in $(seq 50); do
+		left=$(leftover_procs "$1" "$2" || true)
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "processes left: $(echo "$left" | head)"
+}
+

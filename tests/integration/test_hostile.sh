@@ -245,46 +245,6 @@ setup_id_long()
 
 # ---- host snapshots -------------------------------------------------------
 
-# Mount points of the host, without those that concurrent work on a shared
-# build machine makes and removes (other test runs' /tmp dirs, per-user
-# runtime dirs, podman's storage and network namespaces, other build
-# trees): a mount this test leaks would be in TEST_TMP, in the host's "/"
-# (checked on its own) or on a path of the host such as /etc.
-host_mounts()
-{
-	awk '{ print $5 " " $9 }' /proc/self/mountinfo |
-		awk -v own="$TEST_TMP" '
-			index($1, "/tmp/") == 1 && index($1, own) != 1 { next }
-			$1 ~ "^/(run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next }
-			{ print }' | LC_ALL=C sort
-}
-
-# Processes the run may have left: the case's tag in the environment (the
-# runtime and its clones carry it, and so does the container's process
-# after execve: it is in process.env), root or cwd in TEST_TMP, or the
-# state root on the command line (cheap under load: two greps, one find).
-leftover_procs()
-{
-	{
-		grep -lsaF -- "$H_ROOT" /proc/[0-9]*/cmdline |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-		grep -lsFz -- "AR_HOSTILE_TAG=$H_TAG" /proc/[0-9]*/environ |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-		find /proc -mindepth 2 -maxdepth 2 \( -name root -o -name cwd \) \
-			-lname "$TEST_TMP*" 2>/dev/null |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-	} | sort -u | while read -r pid; do
-		[ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] && continue
-		[ -d "/proc/$pid" ] || continue
-		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
-}
-
-no_leftover_procs()
-{
-	[ -z "$(leftover_procs)" ]
-}
-
 subid_beyond()
 {
 	awk -F: -v u="$TEST_USER" '$1 == u { print $2 + $3 + 1000; exit }' \
@@ -385,11 +345,7 @@ t_hostile()
 	if [ -d "$H_ROOT" ] && [ -n "$(ls -A "$H_ROOT" | grep -vx .seccomp-cache)" ]; then
 		fail "state left in --root: $(ls -A "$H_ROOT" | head -c 300)"
 	fi
-	for _ in $(seq 50); do
-		no_leftover_procs && break
-		sleep 0.1
-	done
-	no_leftover_procs || fail "processes left: $(leftover_procs)"
+	wait_no_leftover_procs "$H_ROOT" "AR_HOSTILE_TAG=$H_TAG"
 	mounts_after=$(host_mounts)
 	if [ "$mounts_before" != "$mounts_after" ]; then
 		out=$(diff <(echo "$mounts_before") <(echo "$mounts_after") | grep '^>' || true)

@@ -16,37 +16,6 @@
 LOAD_CONTAINERS=${LOAD_CONTAINERS:-200}
 LOAD_WORKERS=${LOAD_WORKERS:-8}
 
-# Mount points of the host, without those that concurrent work on a shared
-# build machine makes and removes (other test runs' /tmp dirs, per-user
-# runtime dirs, podman's storage and network namespaces, other trees).
-host_mounts()
-{
-	awk '{ print $5 }' /proc/self/mountinfo |
-		awk -v own="$TEST_TMP" '
-			index($1, "/tmp/") == 1 && index($1, own) != 1 { next }
-			$1 ~ "^/(run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next }
-			{ print }' | LC_ALL=C sort
-}
-
-# Processes of this test: the tag in the environment (runtime processes,
-# their clones, and the containers' processes after execve: the tag is in
-# process.env), the state root on the command line, or root in TEST_TMP.
-leftover_procs()
-{
-	{
-		grep -lsaF -- "$AR_ROOT" /proc/[0-9]*/cmdline |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-		grep -lsFz -- "AR_LOAD_TAG=$LOAD_TAG" /proc/[0-9]*/environ |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-		find /proc -mindepth 2 -maxdepth 2 -name root \
-			-lname "$TEST_TMP*" 2>/dev/null |
-			sed 's|^/proc/\([0-9]*\)/.*|\1|'
-	} | sort -u | while read -r pid; do
-		[ -d "/proc/$pid" ] || continue
-		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
-}
-
 # File descriptors of any process, other than the test's own output
 # log, that point into TEST_TMP (a leaked state dir, fifo, bundle file).
 leftover_fds()
@@ -169,11 +138,7 @@ t_load()
 	[ -z "$errs" ] || fail "errors under load:
 $errs"
 	[ -z "$(state_dirs)" ] || fail "state left in --root: $(state_dirs | head)"
-	for _ in $(seq 50); do
-		[ -z "$(leftover_procs)" ] && break
-		sleep 0.1
-	done
-	[ -z "$(leftover_procs)" ] || fail "processes left: $(leftover_procs | head)"
+	wait_no_leftover_procs "$AR_ROOT" "AR_LOAD_TAG=$LOAD_TAG"
 	[ -z "$(leftover_fds)" ] || fail "fds left into TEST_TMP: $(leftover_fds | head)"
 	assert_eq "$(ls /proc/$BASHPID/fd | wc -l)" "$fds_before" \
 		"fds of the test shell"
