@@ -10,6 +10,8 @@
 # and, as root on a host with cgroup v1 trees, `--cgroups=disabled` is
 # added. agentrun's argv log proves podman really ran agentrun.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../podman-lib.sh
+. "$(dirname "$0")/../podman-lib.sh"
 
 if ! command -v podman >/dev/null || ! command -v conmon >/dev/null; then
 	skip "podman/conmon not installed (contrib/install-deps.sh installs them)"
@@ -24,39 +26,14 @@ CALLS=$PM/calls.log
 IMAGE=localhost/agentrun-devcontainer-busybox
 CONF=$TOP_SRCDIR/contrib/devcontainer/devcontainer.json
 
-# podman on isolated storage, agentrun by name through the shipped drop-in
-# (as test_podman.sh); the file events backend: `devcontainer up` waits
-# for the start event.
+# podman on storage of its own, agentrun by name through the shipped
+# drop-in (tests/podman-lib.sh); the devcontainer's runArgs name the
+# runtime; the file events backend: `devcontainer up` waits for the start
+# event.
 setup_podman()
 {
-	local conf=$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf
-	mkdir -p "$PM/bin" "$PM/tmp"
-	cat >"$PM/bin/agentrun" <<-EOF
-	#!/bin/sh
-	echo "\$*" >>"$CALLS"
-	exec "$AGENTRUN" "\$@"
-	EOF
-	chmod 0755 "$PM/bin/agentrun"
-	sed -e '/^agentrun = \[/,/^\]/c agentrun = ["'"$PM/bin/agentrun"'"]' \
-		-e '/^\[engine\]/a events_logfile_path = "'"$PM/events.log"'"' \
-		"$conf" >"$PM/containers.conf"
-	grep -q "^agentrun = \[\"$PM/bin/agentrun\"\]" "$PM/containers.conf" ||
-		{ echo "Bail out! cannot rewrite $conf"; exit 1; }
-	cat >>"$PM/containers.conf" <<-EOF
-
-	[containers]
-	default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-	EOF
-	cat >"$PM/pm" <<-EOF
-	#!/bin/sh
-	export CONTAINERS_CONF="$PM/containers.conf"
-	exec podman --root "$PM/storage" --runroot "$PM/run" \\
-		--storage-driver vfs --tmpdir "$PM/tmp" --events-backend file \\
-		--cgroup-manager cgroupfs "\$@"
-	EOF
-	chmod 0755 "$PM/pm"
-	make_rootfs "$PM/rootfs"
-	tar -C "$PM/rootfs" -c . | "$PM/pm" import - "$IMAGE" >/dev/null 2>&1
+	podman_setup "$PM" --log "$CALLS" --events file --no-runtime-flag &&
+		podman_import "$PM" "$IMAGE"
 }
 
 pm()

@@ -6,6 +6,8 @@
 # a wrapper named `agentrun` (podman keys features on the runtime's name)
 # that logs its argv, so each test proves agentrun was really called.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../podman-lib.sh
+. "$(dirname "$0")/../podman-lib.sh"
 
 if ! command -v podman >/dev/null || ! command -v conmon >/dev/null; then
 	skip "podman/conmon not installed (contrib/install-deps.sh installs them)"
@@ -18,42 +20,11 @@ PM=$TEST_TMP/podman
 CALLS=$PM/calls.log
 IMAGE=localhost/agentrun-test-busybox
 
-# The runtime as podman sees it: $PM/bin/agentrun logs and execs $AGENTRUN.
-# containers.conf (CONTAINERS_CONF: the only config file podman reads) is
-# the shipped contrib/podman/containers.conf.d/agentrun.conf with the
-# runtime's path replaced, so `--runtime agentrun` resolves by NAME as after
-# `make install`. nofile/nproc are lowered: raising them needs
-# CAP_SYS_RESOURCE, which some CI sandboxes lack (crun fails there too).
+# podman with agentrun by name; $PM/bin/agentrun logs its arguments to
+# $CALLS and execs $AGENTRUN (tests/podman-lib.sh).
 setup_podman()
 {
-	local conf=$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf
-	mkdir -p "$PM/bin" "$PM/tmp"
-	cat >"$PM/bin/agentrun" <<-EOF
-	#!/bin/sh
-	echo "\$*" >>"$CALLS"
-	exec "$AGENTRUN" "\$@"
-	EOF
-	chmod 0755 "$PM/bin/agentrun"
-	sed '/^agentrun = \[/,/^\]/c agentrun = ["'"$PM/bin/agentrun"'"]' \
-		"$conf" >"$PM/containers.conf"
-	grep -q "^agentrun = \[\"$PM/bin/agentrun\"\]" "$PM/containers.conf" ||
-		{ echo "Bail out! cannot rewrite $conf"; exit 1; }
-	cat >>"$PM/containers.conf" <<-EOF
-
-	[containers]
-	default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-	EOF
-	export CONTAINERS_CONF=$PM/containers.conf
-	# `$PM/pm ARGS`: podman on isolated storage, agentrun by name
-	cat >"$PM/pm" <<-EOF
-	#!/bin/sh
-	exec podman --root "$PM/storage" --runroot "$PM/run" \\
-		--storage-driver vfs --tmpdir "$PM/tmp" --events-backend none \\
-		--cgroup-manager cgroupfs --runtime agentrun "\$@"
-	EOF
-	chmod 0755 "$PM/pm"
-	make_rootfs "$PM/rootfs"
-	tar -C "$PM/rootfs" -c . | pm import - "$IMAGE" >/dev/null 2>&1
+	podman_setup "$PM" --log "$CALLS" && podman_import "$PM" "$IMAGE"
 }
 
 pm()
@@ -185,30 +156,8 @@ PMU=$TEST_TMP/podman-user
 
 setup_podman_user()
 {
-	ensure_test_user
-	mkdir -p "$PMU/bin" "$PMU/tmp"
-	cat >"$PMU/bin/agentrun" <<-EOF
-	#!/bin/sh
-	echo "\$*" >>"$PMU/calls.log"
-	exec "$AGENTRUN" "\$@"
-	EOF
-	chmod 0755 "$PMU/bin/agentrun"
-	sed 's|'"$PM/bin/agentrun"'|'"$PMU/bin/agentrun"'|' \
-		"$PM/containers.conf" >"$PMU/containers.conf"
-	cat >"$PMU/pm" <<-EOF
-	#!/bin/sh
-	export CONTAINERS_CONF="$PMU/containers.conf"
-	exec podman --root "$PMU/storage" --runroot "$PMU/run" \\
-		--storage-driver vfs --tmpdir "$PMU/tmp" --events-backend none \\
-		--cgroup-manager cgroupfs --runtime agentrun "\$@"
-	EOF
-	chmod 0755 "$PMU/pm"
-	cp -a "$PM/rootfs" "$PMU/rootfs"
-	: >"$PMU/calls.log"
-	chown -R "$TEST_UID:$TEST_GID" "$PMU"
-	(cd "$PMU" && as_test_user sh -c \
-		"tar -C '$PMU/rootfs' -c . | '$PMU/pm' import - '$IMAGE'") \
-		>/dev/null 2>&1
+	podman_setup "$PMU" --log "$PMU/calls.log" &&
+		podman_import "$PMU" "$IMAGE" user
 }
 
 pmu()

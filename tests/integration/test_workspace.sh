@@ -8,6 +8,8 @@
 # Plain bundles as root (with and without a user namespace) and rootless,
 # podman as root and rootless (--annotation), and bad values.
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../podman-lib.sh
+. "$(dirname "$0")/../podman-lib.sh"
 
 KEY=run.agentrun.workspace
 
@@ -213,30 +215,6 @@ t_sandbox_root_other_owner()
 PM=$TEST_TMP/podman
 IMAGE=localhost/agentrun-test-busybox
 
-# podman on isolated storage with agentrun registered by name, as in
-# test_podman.sh; $1: the directory, $2: owner for the rootless copy.
-setup_pm()
-{
-	local d=$1 conf=$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf
-	mkdir -p "$d/tmp"
-	sed '/^agentrun = \[/,/^\]/c agentrun = ["'"$AGENTRUN"'"]' \
-		"$conf" >"$d/containers.conf"
-	cat >>"$d/containers.conf" <<-EOF
-
-	[containers]
-	default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-	EOF
-	cat >"$d/pm" <<-EOF
-	#!/bin/sh
-	export CONTAINERS_CONF="$d/containers.conf"
-	exec podman --root "$d/storage" --runroot "$d/run" \\
-		--storage-driver vfs --tmpdir "$d/tmp" --events-backend none \\
-		--cgroup-manager cgroupfs --runtime agentrun "\$@"
-	EOF
-	chmod 0755 "$d/pm"
-	make_rootfs "$d/rootfs"
-}
-
 podman_ready()
 {
 	command -v podman >/dev/null && command -v conmon >/dev/null ||
@@ -288,16 +266,8 @@ t_podman_rootless()
 
 if [ "$(id -u)" = 0 ] && command -v podman >/dev/null &&
 	command -v conmon >/dev/null; then
-	setup_pm "$PM"
-	tar -C "$PM/rootfs" -c . | "$PM/pm" import - "$IMAGE" >/dev/null 2>&1 ||
-		true
-	ensure_test_user
-	mkdir -p "$PMU"
-	setup_pm "$PMU"
-	chown -R "$TEST_UID:$TEST_GID" "$PMU"
-	(cd "$PMU" && as_test_user sh -c \
-		"tar -C '$PMU/rootfs' -c . | '$PMU/pm' import - '$IMAGE'") \
-		>/dev/null 2>&1 || true
+	podman_setup "$PM" && podman_import "$PM" "$IMAGE" || true
+	podman_setup "$PMU" && podman_import "$PMU" "$IMAGE" user || true
 fi
 
 run_test "root: workspace of another user is written as its owner (idmapped)" \
