@@ -24,6 +24,7 @@
 
 #include "fd_passing.h"
 #include "log.h"
+#include "seccomp_bpf.h"
 #include "seccomp_internal.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
@@ -251,16 +252,44 @@ void ar_seccomp_filter_free(struct ar_seccomp_filter *f)
 	free(f);
 }
 
+bool ar_seccomp_x32_runs(void)
+{
+	static int runs = -1;
+	long r;
+
+	if (runs >= 0)
+		return runs;
+	/* 0: no filter; 2: a filter (that might kill on x32); -1: prctl
+	 * itself filtered */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0) {
+		runs = 1;
+		return runs;
+	}
+#if defined(__x86_64__)
+	r = syscall(0x40000000L | SYS_getpid);
+	runs = !(r < 0 && errno == ENOSYS);
+#else
+	(void)r;
+	runs = 1;
+#endif
+	return runs;
+}
+
 /* Whether a process on this kernel can make system calls with the ABI of
- * `arch`: the native one and its compat ABIs.  Other architectures can
- * never reach the filter (their AUDIT_ARCH value never occurs), so leaving
- * them out changes nothing but the compile time, which grows with every
- * architecture (the agent profile lists x86 and arm families).  Unknown
- * natives keep everything, as runc does. */
-static bool arch_runs_here(uint32_t native, uint32_t arch)
+ * `arch`: the native one and its compat ABIs (x32 only when the kernel
+ * has it, see ar_seccomp_x32_runs()).  Other architectures can never
+ * reach the filter (their AUDIT_ARCH value never occurs), so leaving them
+ * out changes nothing but the size of the program and the compile time,
+ * which grow with every architecture (the agent profile lists x86 and
+ * arm families).  Without x32, an x32 syscall number on x86_64 gets the
+ * bad-architecture action (libseccomp's check), where it got ENOSYS from
+ * the kernel before.  Unknown natives keep everything, as runc does. */
+static bool arch_runs_here(uint32_t native, uint32_t arch, bool x32)
 {
 	switch (native) {
 	case SCMP_ARCH_X86_64:
+		return arch == SCMP_ARCH_X86_64 || arch == SCMP_ARCH_X86 ||
+		       (arch == SCMP_ARCH_X32 && x32);
 	case SCMP_ARCH_X32:
 		return arch == SCMP_ARCH_X86_64 || arch == SCMP_ARCH_X86 ||
 		       arch == SCMP_ARCH_X32;
@@ -279,8 +308,9 @@ static bool arch_runs_here(uint32_t native, uint32_t arch)
 	}
 }
 
-static int add_architectures(struct ar_seccomp_filter *f,
-			     const struct oci_seccomp *sc, struct ar_error *err)
+static int add_architectures(struct ar_seccomp_filter *f, struct ar_sbpf *sb,
+			     const struct oci_seccomp *sc, uint32_t native,
+			     bool x32, struct ar_error *err)
 {
 	for (size_t i = 0; i < sc->architectures.n; i++) {
 		const char *name = sc->architectures.v[i];
@@ -299,7 +329,7 @@ static int add_architectures(struct ar_seccomp_filter *f,
 				name, ar_seccomp_lib_version());
 			continue;
 		}
-		if (!arch_runs_here(seccomp_arch_native(), tok)) {
+		if (!arch_runs_here(native, tok, x32)) {
 			ar_debug(
 				"seccomp: architecture %s cannot run on this kernel: left out of the filter",
 				name);
@@ -309,6 +339,7 @@ static int add_architectures(struct ar_seccomp_filter *f,
 		if (r < 0 && r != -EEXIST)
 			return ar_error_set(
 				err, -r, "seccomp: add architecture %s", name);
+		ar_sbpf_add_arch(sb, tok);
 	}
 	return 0;
 }
@@ -329,7 +360,7 @@ static int parse_flags(struct ar_seccomp_filter *f,
 	return 0;
 }
 
-static int add_rule(struct ar_seccomp_filter *f,
+static int add_rule(struct ar_seccomp_filter *f, struct ar_sbpf *sb,
 		    const struct oci_seccomp_syscall *s, size_t idx,
 		    const char *name, uint32_t action, struct ar_error *err)
 {
@@ -387,6 +418,7 @@ static int add_rule(struct ar_seccomp_filter *f,
 				err, -r,
 				"seccomp: syscalls[%zu] (`%s`): add rule", idx,
 				name);
+		ar_sbpf_add_rule(sb, name, action, cmps, s->n_args);
 		return 0;
 	}
 	/* Two conditions on one argument: one rule per condition (runc and
@@ -409,6 +441,7 @@ static int add_rule(struct ar_seccomp_filter *f,
 				err, -r,
 				"seccomp: syscalls[%zu] (`%s`): add rule for args[%zu]",
 				idx, name, j);
+		ar_sbpf_add_rule(sb, name, action, &c, 1);
 	}
 	return 0;
 }
@@ -448,11 +481,43 @@ static int export_bpf(struct ar_seccomp_filter *f, struct ar_error *err)
 	return 0;
 }
 
-int ar_seccomp_compile(const struct oci_seccomp *sc,
-		       struct ar_seccomp_filter **out, struct ar_error *err)
+static void sbpf_freep(struct ar_sbpf **b)
+{
+	ar_sbpf_free(*b);
+}
+
+/* The compact program of seccomp_bpf.c when it expresses the profile,
+ * else libseccomp's. */
+static int make_program(struct ar_seccomp_filter *f, struct ar_sbpf *sb,
+			bool libseccomp_only, struct ar_error *err)
+{
+	struct sock_filter *prog = NULL;
+	const char *why = NULL;
+	size_t n = 0;
+
+	if (!libseccomp_only && ar_sbpf_build(sb, &prog, &n, &why) == 0) {
+		f->bpf = prog;
+		f->bpf_len = n * sizeof(*prog);
+		f->compact = true;
+		return 0;
+	}
+	if (why)
+		ar_debug("seccomp: libseccomp's BPF program is used (%s)", why);
+	return export_bpf(f, err);
+}
+
+int ar_seccomp_compile_opts(const struct oci_seccomp *sc,
+			    const struct ar_seccomp_compile_opts *o,
+			    struct ar_seccomp_filter **out,
+			    struct ar_error *err)
 {
 	_cleanup_seccomp_filter_ struct ar_seccomp_filter *f = NULL;
-	uint32_t def = 0;
+	_cleanup_(sbpf_freep) struct ar_sbpf *sb = NULL;
+	uint32_t def = 0, badarch = SCMP_ACT_KILL_THREAD;
+	uint32_t native = o->native ? o->native : seccomp_arch_native();
+	bool x32 = o->x32 < 0 ? (native != SCMP_ARCH_X86_64 ||
+				 ar_seccomp_x32_runs()) :
+				o->x32 != 0;
 	int r;
 
 	*out = NULL;
@@ -478,7 +543,13 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 	if (r < 0)
 		return ar_error_set(err, -r,
 				    "seccomp: clear the NNP attribute");
-	if (add_architectures(f, sc, err) < 0)
+	seccomp_attr_get(f->ctx, SCMP_FLTATR_ACT_BADARCH, &badarch);
+	/* The same rules go to libseccomp (which checks them, resolves
+	 * names and can always export a program) and to the compact
+	 * generator; seccomp_init() put the native architecture in. */
+	sb = ar_sbpf_new(def, badarch);
+	ar_sbpf_add_arch(sb, seccomp_arch_native());
+	if (add_architectures(f, sb, sc, native, x32, err) < 0)
 		return -1;
 
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
@@ -496,16 +567,24 @@ int ar_seccomp_compile(const struct oci_seccomp *sc,
 			continue;
 		}
 		for (size_t k = 0; k < s->names.n; k++) {
-			if (add_rule(f, s, i, s->names.v[k], act, err) < 0)
+			if (add_rule(f, sb, s, i, s->names.v[k], act, err) < 0)
 				return -1;
 		}
 		if (s->action == OCI_SCMP_ACT_NOTIFY && s->names.n > 0)
 			f->notify = true;
 	}
-	if (export_bpf(f, err) < 0)
+	if (make_program(f, sb, o->libseccomp_only, err) < 0)
 		return -1;
 	*out = ar_steal_ptr(&f);
 	return 0;
+}
+
+int ar_seccomp_compile(const struct oci_seccomp *sc,
+		       struct ar_seccomp_filter **out, struct ar_error *err)
+{
+	static const struct ar_seccomp_compile_opts o = { .x32 = -1 };
+
+	return ar_seccomp_compile_opts(sc, &o, out, err);
 }
 
 bool ar_seccomp_filter_needs_notify(const struct ar_seccomp_filter *f)

@@ -2,10 +2,13 @@
 /*
  * Seccomp filters from linux.seccomp (runtime-spec config-linux.md).
  *
- *   ar_seccomp_compile()   config -> BPF program (libseccomp), in the
- *                          runtime, before the container process forks or
- *                          in it; costs nothing when linux.seccomp is
- *                          absent (do not call it then)
+ *   ar_seccomp_compile()   config -> BPF program, in the runtime, before
+ *                          the container process forks or in it; costs
+ *                          nothing when linux.seccomp is absent (do not
+ *                          call it then).  libseccomp checks the rules and
+ *                          resolves names; the program is the compact one
+ *                          of seccomp_bpf.h when that expresses the
+ *                          profile, else libseccomp's export
  *   ar_seccomp_load()      in the container process, the very last step
  *                          before execve
  *   ar_seccomp_send_notify_fd()
@@ -28,7 +31,9 @@
  * Semantics follow runc/crun:
  *   - SCMP_ACT_KILL kills the thread; SCMP_ACT_ERRNO/TRACE use errnoRet,
  *     default EPERM (defaultErrnoRet for the default action);
- *   - the native architecture is always part of the filter;
+ *   - the native architecture is always part of the filter; others
+ *     only when this kernel can run them (x32 only when it runs x32
+ *     syscalls: an x32 number then gets the bad-architecture action);
  *   - syscall names this libseccomp does not know are skipped (debug log);
  *   - rules whose action (and errno) equals the default action are
  *     skipped;

@@ -10,7 +10,10 @@
  *
  * The key is a canonical text form of everything that decides the
  * program: the profile (without listenerPath/listenerMetadata), the
- * libseccomp version, the kernel release and the native architecture.
+ * libseccomp version, the kernel release, the native architecture, the
+ * version of the compact generator (seccomp_bpf.h) and, on x86_64,
+ * whether the kernel runs x32 syscalls (a program without the x32
+ * section must not be used on a boot where x32 works).
  * An entry is used only when its key equals ours byte for byte, so a hash
  * collision costs a recompile, never a wrong filter.
  */
@@ -31,6 +34,7 @@
 #include "generate.h"
 #include "log.h"
 #include "profile.h"
+#include "seccomp_bpf.h"
 #include "seccomp_internal.h"
 #include "utils.h"
 
@@ -133,6 +137,12 @@ static void put_platform(struct keybuf *k)
 	put_str(k, u.release);
 	put_lit(k, "\nnative ");
 	put_u64(k, seccomp_arch_native());
+	/* the program's generator, and whether x32 goes into it */
+	put_lit(k, "\nbpfgen " AR_SBPF_VERSION "\nx32 ");
+	put_u64(k, seccomp_arch_native() == SCMP_ARCH_X86_64 &&
+				   !ar_seccomp_x32_runs() ?
+			   0 :
+			   1);
 }
 
 /* The canonical key of a profile; malloc'ed, *len set. */

@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "seccomp.h"
 
@@ -19,6 +20,27 @@ struct ar_seccomp_filter {
 	unsigned int flags; /* SECCOMP_FILTER_FLAG_* from the config */
 	bool notify;
 	bool from_cache;
+	bool compact; /* bpf from seccomp_bpf.c, not libseccomp's export */
 };
+
+/* ar_seccomp_compile() with knobs for tests. */
+struct ar_seccomp_compile_opts {
+	uint32_t native; /* the architecture that decides which of the
+			  * profile's run here; 0: seccomp_arch_native() */
+	int x32; /* whether x32 syscalls work; -1: ar_seccomp_x32_runs() */
+	bool libseccomp_only; /* always export libseccomp's program */
+};
+
+int ar_seccomp_compile_opts(const struct oci_seccomp *sc,
+			    const struct ar_seccomp_compile_opts *o,
+			    struct ar_seccomp_filter **out,
+			    struct ar_error *err);
+
+/* Whether this kernel runs x32 syscalls (only asked on x86_64).  Probed
+ * once per process: prctl(PR_GET_SECCOMP), and, when no seccomp filter
+ * is in force, getpid with the x32 bit (ENOSYS: no x32).  Under a filter
+ * the probe could be fatal (an outer filter may kill on x32), so x32 is
+ * then assumed to work. */
+bool ar_seccomp_x32_runs(void);
 
 #endif

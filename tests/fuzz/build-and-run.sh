@@ -66,7 +66,7 @@ LIB_SOURCES="
 	spec/profile.c spec/state_json.c spec/json_gen.c
 	runtime/lib/error.c runtime/lib/utils.c runtime/lib/log.c
 	runtime/lib/signals.c runtime/lib/mount_options.c
-	runtime/lib/seccomp.c runtime/lib/seccomp_cache.c runtime/lib/fd_passing.c
+	runtime/lib/seccomp.c runtime/lib/seccomp_cache.c runtime/lib/seccomp_bpf.c runtime/lib/fd_passing.c
 	runtime/lib/userns.c runtime/lib/net_loopback.c
 "
 PKGS="yajl libseccomp libcap"

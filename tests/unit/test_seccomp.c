@@ -23,6 +23,8 @@
 #include "oci_config.h"
 #include "profile.h"
 #include "seccomp.h"
+#include "seccomp_bpf.h"
+#include "seccomp_internal.h"
 #include "unit.h"
 #include "utils.h"
 
@@ -268,7 +270,11 @@ UNIT_TEST(compile_architectures)
 #if defined(__x86_64__)
 	CHECK_STR_CONTAINS(pfc, "arch x86_64");
 	CHECK_STR_CONTAINS(pfc, "filter for arch x86 (");
-	CHECK_STR_CONTAINS(pfc, "filter for arch x32 (");
+	/* x32 only when this kernel runs x32 syscalls */
+	if (ar_seccomp_x32_runs())
+		CHECK_STR_CONTAINS(pfc, "filter for arch x32 (");
+	else
+		CHECK(pfc && !strstr(pfc, "filter for arch x32 ("));
 	CHECK_STR_CONTAINS(pfc, "socketcall");
 	/* foreign architectures cannot occur here: left out */
 	CHECK(pfc && !strstr(pfc, "aarch64"));
@@ -860,6 +866,22 @@ UNIT_TEST(cache_embedded_default_profile)
 	CHECK(a && !ar_seccomp_filter_from_cache(a));
 	file = only_file(cdir);
 	CHECK(file != NULL);
+	/* the key names the BPF generator and whether x32 is in the
+	 * program (a boot with x32 must not reuse a program without it) */
+	if (file) {
+		_cleanup_free_ char *data = NULL;
+		bool no_x32 = seccomp_arch_native() == SCMP_ARCH_X86_64 &&
+			      !ar_seccomp_x32_runs();
+		const char *want =
+			no_x32 ? "\nbpfgen " AR_SBPF_VERSION "\nx32 0" :
+				 "\nbpfgen " AR_SBPF_VERSION "\nx32 1";
+		size_t dlen = 0;
+
+		CHECK_INT_EQ(ar_read_file_at(AT_FDCWD, file, 1 << 20, &data,
+					     &dlen, &err),
+			     0);
+		CHECK(data && memmem(data, dlen, want, strlen(want)));
+	}
 	/* hit */
 	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &b, &err), 0);
 	CHECK(b && ar_seccomp_filter_from_cache(b));
