@@ -214,3 +214,61 @@ void ar_state_free(struct ar_state *st)
 	free(st->annotations);
 	free(st);
 }
+
+int ar_seccomp_process_state_json(const char *oci_version, const char *metadata,
+				  const char *state_json, char **out,
+				  size_t *out_len, struct ar_error *err)
+{
+	_cleanup_(tree_freep) yajl_val state = NULL;
+	_cleanup_(gen_freep) yajl_gen g = NULL;
+	static const char *pid_path[] = { "pid", NULL };
+	const unsigned char *buf;
+	char ebuf[256];
+	long long pid = 0;
+	yajl_val pv;
+	size_t len;
+
+	if (!state_json)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: no container state");
+	state = yajl_tree_parse(state_json, ebuf, sizeof(ebuf));
+	if (!state || !YAJL_IS_OBJECT(state))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: invalid container state JSON");
+	pv = yajl_tree_get(state, pid_path, yajl_t_number);
+	if (pv && YAJL_IS_INTEGER(pv))
+		pid = YAJL_GET_INTEGER(pv);
+
+	g = yajl_gen_alloc(NULL);
+	if (!g)
+		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
+	yajl_gen_map_open(g);
+	gen_kv_str(g, "ociVersion", oci_version);
+	gen_str(g, "fds");
+	yajl_gen_array_open(g);
+	gen_str(g, "seccompFd");
+	yajl_gen_array_close(g);
+	gen_kv_int(g, "pid", pid);
+	if (metadata && *metadata)
+		gen_kv_str(g, "metadata", metadata);
+	gen_str(g, "state");
+	/* The state was validated above; yajl_gen_number copies its bytes
+	 * verbatim, which embeds the object as is. */
+	if (yajl_gen_number(g, state_json, strlen(state_json)) !=
+	    yajl_gen_status_ok)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: cannot embed the state");
+	yajl_gen_map_close(g);
+	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"seccomp: listenerPath: cannot generate the process state");
+	*out = ar_xmalloc(len + 1);
+	memcpy(*out, buf, len);
+	(*out)[len] = '\0';
+	*out_len = len;
+	return 0;
+}

@@ -20,4 +20,12 @@ int ar_state_json_generate(const struct ar_state *st, const char *status_name,
 int ar_state_json_parse(const char *json, const char *filename,
 			struct ar_state **out, struct ar_error *err);
 
+/* The OCI "container process state" a seccomp agent receives on
+ * listenerPath (config-linux.md): ociVersion, fds ["seccompFd"], pid
+ * (from state_json), metadata (when not empty), and the container state
+ * state_json embedded as is (it must be a JSON object). */
+int ar_seccomp_process_state_json(const char *oci_version, const char *metadata,
+				  const char *state_json, char **out,
+				  size_t *out_len, struct ar_error *err);
+
 #endif

@@ -19,13 +19,12 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <yajl/yajl_gen.h>
-#include <yajl/yajl_tree.h>
 
 #include "fd_passing.h"
 #include "log.h"
 #include "seccomp_bpf.h"
 #include "seccomp_internal.h"
+#include "state_json.h"
 
 #ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
@@ -677,83 +676,6 @@ int ar_seccomp_load(struct ar_seccomp_filter *f, int *notify_fd_out,
 
 /* ---- listenerPath ---- */
 
-static void yajl_gen_freep(yajl_gen *g)
-{
-	if (*g)
-		yajl_gen_free(*g);
-}
-
-static void yajl_tree_freep(yajl_val *v)
-{
-	if (*v)
-		yajl_tree_free(*v);
-}
-
-#define GEN_STR(g, s)                                                          \
-	yajl_gen_string((g), (const unsigned char *)(s), strlen(s))
-
-static int build_process_state(const char *metadata, const char *state_json,
-			       char **out, size_t *out_len,
-			       struct ar_error *err)
-{
-	_cleanup_(yajl_tree_freep) yajl_val state = NULL;
-	_cleanup_(yajl_gen_freep) yajl_gen g = NULL;
-	static const char *pid_path[] = { "pid", NULL };
-	const unsigned char *buf;
-	char ebuf[256];
-	long long pid = 0;
-	yajl_val pv;
-	size_t len;
-
-	if (!state_json)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"seccomp: listenerPath: no container state");
-	state = yajl_tree_parse(state_json, ebuf, sizeof(ebuf));
-	if (!state || !YAJL_IS_OBJECT(state))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"seccomp: listenerPath: invalid container state JSON");
-	pv = yajl_tree_get(state, pid_path, yajl_t_number);
-	if (pv && YAJL_IS_INTEGER(pv))
-		pid = YAJL_GET_INTEGER(pv);
-
-	g = yajl_gen_alloc(NULL);
-	if (!g)
-		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
-	yajl_gen_map_open(g);
-	GEN_STR(g, "ociVersion");
-	GEN_STR(g, AR_SECCOMP_OCI_VERSION);
-	GEN_STR(g, "fds");
-	yajl_gen_array_open(g);
-	GEN_STR(g, "seccompFd");
-	yajl_gen_array_close(g);
-	GEN_STR(g, "pid");
-	yajl_gen_integer(g, pid);
-	if (metadata && *metadata) {
-		GEN_STR(g, "metadata");
-		GEN_STR(g, metadata);
-	}
-	GEN_STR(g, "state");
-	/* The state was validated above; yajl_gen_number copies its bytes
-	 * verbatim, which embeds the object as is. */
-	if (yajl_gen_number(g, state_json, strlen(state_json)) !=
-	    yajl_gen_status_ok)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"seccomp: listenerPath: cannot embed the state");
-	yajl_gen_map_close(g);
-	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"seccomp: listenerPath: cannot generate the process state");
-	*out = ar_xmalloc(len + 1);
-	memcpy(*out, buf, len);
-	(*out)[len] = '\0';
-	*out_len = len;
-	return 0;
-}
-
 static int send_with_fd(int sock, const char *data, size_t len, int fd)
 {
 	ssize_t n = ar_sendmsg_fd(sock, data, len, fd);
@@ -799,7 +721,8 @@ int ar_seccomp_send_notify_fd(const char *listener_path, int notify_fd,
 	if (notify_fd < 0)
 		return ar_error_set_plain(
 			err, EBADF, "seccomp: no notification fd to send");
-	if (build_process_state(metadata, state_json, &payload, &len, err) < 0)
+	if (ar_seccomp_process_state_json(AR_SECCOMP_OCI_VERSION, metadata,
+					  state_json, &payload, &len, err) < 0)
 		return -1;
 
 	memcpy(addr.sun_path, listener_path, strlen(listener_path) + 1);
