@@ -227,7 +227,8 @@ static int open_cache_dir(const char *dir)
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		/* the state root too, on the first run of all */
+		if (ar_mkdir_p(dir, 0700) < 0) {
 			ar_debug("seccomp cache: mkdir %s: %m", dir);
 			return -1;
 		}

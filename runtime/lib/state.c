@@ -69,23 +69,6 @@ int ar_state_validate_id(const char *id, struct ar_error *err)
 	return 0;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *copy = ar_xstrdup(path);
-
-	for (char *p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, mode) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(copy, mode) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 int ar_state_root_open(const char *root, bool create, struct ar_error *err)
 {
 	int fd;
@@ -97,7 +80,7 @@ int ar_state_root_open(const char *root, bool create, struct ar_error *err)
 					    "open state directory `%s`", root);
 		return fd;
 	}
-	if (mkdir_p(root, 0700) < 0)
+	if (ar_mkdir_p(root, 0700) < 0)
 		return ar_error_set(err, errno, "create state directory `%s`",
 				    root);
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

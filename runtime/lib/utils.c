@@ -252,3 +252,20 @@ int ar_parse_i64(const char *s, long long *out)
 	*out = v;
 	return 0;
 }
+
+int ar_mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(path);
+
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(copy, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}

@@ -107,4 +107,7 @@ int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
 int ar_parse_u64(const char *s, unsigned long long *out);
 int ar_parse_i64(const char *s, long long *out);
 
+/* mkdir -p with `mode` for every directory it makes; 0 or -1 (errno). */
+int ar_mkdir_p(const char *path, mode_t mode);
+
 #endif
