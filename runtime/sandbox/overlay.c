@@ -44,21 +44,6 @@ char *ar_overlay_base_dir(void)
 			    home && *home ? home : "/tmp");
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	_cleanup_free_ char *p = ar_xstrdup(path);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	return mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 static bool valid_name(const char *n)
 {
 	if (!*n || strlen(n) > 64 || n[0] == '.')
@@ -99,7 +84,7 @@ int ar_overlay_create(const char *name, const char *workspace,
 			err, EINVAL,
 			"sandbox name `%s`: use letters, digits, '-', '_' and '.' (at most 64)",
 			name);
-	if (mkdir_p(base, 0700) < 0)
+	if (ar_mkdir_p(base, 0700) < 0)
 		return ar_error_set(err, errno, "create `%s`", base);
 	dir = ar_xasprintf("%s/%s", base, name);
 	if (under(dir, workspace))
