@@ -227,8 +227,9 @@ static int open_cache_dir(const char *dir)
 
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT) {
-		/* the state root too, on the first run of all */
-		if (ar_mkdir_p(dir, 0700) < 0) {
+		/* not the state root: a command refused before it makes
+		 * the root leaves nothing behind (the next run caches) */
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 			ar_debug("seccomp cache: mkdir %s: %m", dir);
 			return -1;
 		}
