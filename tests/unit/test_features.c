@@ -14,6 +14,7 @@
 #include "oci_config.h"
 #include "seccomp.h"
 #include "unit.h"
+#include "unit_json.h"
 #include "utils.h"
 
 static yajl_val features_tree(char **text)
@@ -43,19 +44,6 @@ static yajl_val get(yajl_val root, yajl_type t, ...)
 	return yajl_tree_get(root, path, t);
 }
 
-static bool array_has(yajl_val arr, const char *s)
-{
-	if (!arr || !YAJL_IS_ARRAY(arr))
-		return false;
-	for (size_t i = 0; i < arr->u.array.len; i++) {
-		const char *str = YAJL_GET_STRING(arr->u.array.values[i]);
-
-		if (str && strcmp(str, s) == 0)
-			return true;
-	}
-	return false;
-}
-
 UNIT_TEST(features_document)
 {
 	_cleanup_free_ char *text = NULL;
@@ -75,19 +63,19 @@ UNIT_TEST(features_document)
 		     "1.2.0");
 	v = get(root, yajl_t_array, "hooks", NULL);
 	CHECK(v && v->u.array.len == 6);
-	CHECK(array_has(v, "createRuntime"));
-	CHECK(array_has(v, "poststop"));
+	CHECK(unit_json_array_has(v, "createRuntime"));
+	CHECK(unit_json_array_has(v, "poststop"));
 	v = get(root, yajl_t_array, "mountOptions", NULL);
-	CHECK(array_has(v, "rbind"));
-	CHECK(array_has(v, "idmap"));
-	CHECK(array_has(v, "tmpcopyup"));
+	CHECK(unit_json_array_has(v, "rbind"));
+	CHECK(unit_json_array_has(v, "idmap"));
+	CHECK(unit_json_array_has(v, "tmpcopyup"));
 
 	v = get(root, yajl_t_array, "linux", "namespaces", NULL);
 	CHECK(v && v->u.array.len == 8);
-	CHECK(array_has(v, "time"));
+	CHECK(unit_json_array_has(v, "time"));
 	v = get(root, yajl_t_array, "linux", "capabilities", NULL);
 	CHECK(v && (int)v->u.array.len == ar_cap_last_cap() + 1);
-	CHECK(array_has(v, "CAP_SYS_ADMIN"));
+	CHECK(unit_json_array_has(v, "CAP_SYS_ADMIN"));
 	CHECK(YAJL_IS_TRUE(
 		get(root, yajl_t_any, "linux", "cgroup", "v2", NULL)));
 	CHECK(YAJL_IS_FALSE(
@@ -96,12 +84,12 @@ UNIT_TEST(features_document)
 		get(root, yajl_t_any, "linux", "seccomp", "enabled", NULL)));
 	v = get(root, yajl_t_array, "linux", "seccomp", "actions", NULL);
 	CHECK(v && v->u.array.len == 9);
-	CHECK(array_has(v, "SCMP_ACT_NOTIFY"));
+	CHECK(unit_json_array_has(v, "SCMP_ACT_NOTIFY"));
 	v = get(root, yajl_t_array, "linux", "seccomp", "operators", NULL);
 	CHECK(v && v->u.array.len == 7);
 	v = get(root, yajl_t_array, "linux", "seccomp", "archs", NULL);
-	CHECK(array_has(v, "SCMP_ARCH_X86_64"));
-	CHECK(array_has(v, "SCMP_ARCH_AARCH64"));
+	CHECK(unit_json_array_has(v, "SCMP_ARCH_X86_64"));
+	CHECK(unit_json_array_has(v, "SCMP_ARCH_AARCH64"));
 	v = get(root, yajl_t_array, "linux", "seccomp", "knownFlags", NULL);
 	CHECK(v && v->u.array.len == 4);
 	{
@@ -109,9 +97,9 @@ UNIT_TEST(features_document)
 				   "supportedFlags", NULL);
 
 		CHECK(sup != NULL);
-		CHECK(array_has(sup, "SECCOMP_FILTER_FLAG_LOG"));
+		CHECK(unit_json_array_has(sup, "SECCOMP_FILTER_FLAG_LOG"));
 		for (size_t i = 0; sup && i < sup->u.array.len; i++)
-			CHECK(array_has(
+			CHECK(unit_json_array_has(
 				v, YAJL_GET_STRING(sup->u.array.values[i])));
 	}
 	CHECK(YAJL_IS_FALSE(

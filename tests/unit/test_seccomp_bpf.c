@@ -21,6 +21,7 @@
 #include "seccomp.h"
 #include "seccomp_internal.h"
 #include "unit.h"
+#include "unit_json.h"
 #include "utils.h"
 
 /* ---- a classic-BPF interpreter (the seccomp subset) ---- */
@@ -504,23 +505,10 @@ UNIT_TEST(edge_far_jumps)
 
 /* Podman's profile (containers/common format), converted the way
  * containers/common does for amd64: includes.arches/caps, excludes. */
-static bool in_list(yajl_val arr, const char *s)
-{
-	if (!arr || !YAJL_IS_ARRAY(arr))
-		return false;
-	for (size_t i = 0; i < arr->u.array.len; i++) {
-		const char *v = YAJL_GET_STRING(arr->u.array.values[i]);
-
-		if (v && strcmp(v, s) == 0)
-			return true;
-	}
-	return false;
-}
-
 static bool any_in(yajl_val arr, const char *const *caps)
 {
 	for (size_t i = 0; caps[i]; i++)
-		if (in_list(arr, caps[i]))
+		if (unit_json_array_has(arr, caps[i]))
 			return true;
 	return false;
 }
@@ -619,11 +607,11 @@ static char *podman_to_oci(yajl_val root, const char *const *caps)
 		yajl_val ea = yajl_tree_get(c, exc_arch, yajl_t_array);
 		yajl_val ec = yajl_tree_get(c, exc_caps, yajl_t_array);
 
-		if (ia && ia->u.array.len && !in_list(ia, "amd64"))
+		if (ia && ia->u.array.len && !unit_json_array_has(ia, "amd64"))
 			continue;
 		if (ic && ic->u.array.len && !all_in(ic, caps))
 			continue;
-		if (ea && in_list(ea, "amd64"))
+		if (ea && unit_json_array_has(ea, "amd64"))
 			continue;
 		if (ec && any_in(ec, caps))
 			continue;
