@@ -274,6 +274,11 @@ bool ar_seccomp_x32_runs(void)
 	return runs;
 }
 
+bool ar_seccomp_x32_in_filter(uint32_t native)
+{
+	return native != SCMP_ARCH_X86_64 || ar_seccomp_x32_runs();
+}
+
 /* Whether a process on this kernel can make system calls with the ABI of
  * `arch`: the native one and its compat ABIs (x32 only when the kernel
  * has it, see ar_seccomp_x32_runs()).  Other architectures can never
@@ -514,9 +519,7 @@ int ar_seccomp_compile_opts(const struct oci_seccomp *sc,
 	_cleanup_(sbpf_freep) struct ar_sbpf *sb = NULL;
 	uint32_t def = 0, badarch = SCMP_ACT_KILL_THREAD;
 	uint32_t native = o->native ? o->native : seccomp_arch_native();
-	bool x32 = o->x32 < 0 ? (native != SCMP_ARCH_X86_64 ||
-				 ar_seccomp_x32_runs()) :
-				o->x32 != 0;
+	bool x32 = o->x32 < 0 ? ar_seccomp_x32_in_filter(native) : o->x32 != 0;
 	int r;
 
 	*out = NULL;

@@ -139,10 +139,7 @@ static void put_platform(struct keybuf *k)
 	put_u64(k, seccomp_arch_native());
 	/* the program's generator, and whether x32 goes into it */
 	put_lit(k, "\nbpfgen " AR_SBPF_VERSION "\nx32 ");
-	put_u64(k, seccomp_arch_native() == SCMP_ARCH_X86_64 &&
-				   !ar_seccomp_x32_runs() ?
-			   0 :
-			   1);
+	put_u64(k, ar_seccomp_x32_in_filter(seccomp_arch_native()));
 }
 
 /* The canonical key of a profile; malloc'ed, *len set. */

@@ -43,4 +43,9 @@ int ar_seccomp_compile_opts(const struct oci_seccomp *sc,
  * then assumed to work. */
 bool ar_seccomp_x32_runs(void);
 
+/* Whether a profile's x32 section goes into the filter on an
+ * architecture: everywhere but on an x86_64 kernel without x32. Decides
+ * the program and is part of the cache key (seccomp_cache.c). */
+bool ar_seccomp_x32_in_filter(uint32_t native);
+
 #endif
