@@ -890,6 +890,26 @@ static void existing_release(struct existing *e)
 		close(e->rootfd);
 }
 
+/* state.json is missing although its directory was there and its lock
+ * is ours: either a `run` that ended is removing the directory (it gave
+ * the lock up once the container ran: the file goes first, the directory
+ * a moment later), or a create was interrupted before its first state
+ * write (the directory stays). Wait up to 100 ms for the first, so that
+ * a command racing a removal says "does not exist", as one a moment later
+ * would. */
+static bool state_dir_goes_away(int rootfd, const char *id)
+{
+	struct stat st;
+
+	for (int i = 0; i < 20; i++) {
+		if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT)
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
 static int open_existing(const char *root, const char *id, bool exclusive,
 			 struct existing *e, struct ar_error *err)
 {
@@ -909,8 +929,13 @@ static int open_existing(const char *root, const char *id, bool exclusive,
 		return -1;
 	if (ar_state_lock(e->dirfd, exclusive, err) < 0)
 		return -1;
-	if (ar_state_read(e->dirfd, id, &e->st, err) < 0)
+	if (ar_state_read(e->dirfd, id, &e->st, err) < 0) {
+		if (err->code == ENOENT && state_dir_goes_away(e->rootfd, id))
+			return ar_error_set_plain(
+				err, ENOENT, "container `%s` does not exist",
+				id);
 		return -1;
+	}
 	e->status = ar_state_status(e->dirfd, e->st);
 	return 0;
 }
