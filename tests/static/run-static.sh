@@ -22,13 +22,18 @@
 #               (clang-tidy itself runs without clang-analyzer-* here: the
 #               analyzer is the slow part and scan-build already runs it
 #               over the same files)
+#   layering    no circle between files (tests/static/check-layering.py:
+#               the include graph, and the call graph from the objects of
+#               the scan-build build); the circles that
+#               tests/static/layering-baseline.txt lists are tolerated
+#               until they are removed, a new one fails
 #
 # Files are found by globbing runtime/, spec/ and hooks/ (*.c), so new
 # files are analysed without editing this script; the compiler flags are
 # the build's own ($(COMPILE) of a `CC=clang ./configure` build).
 #
 # Usage: tests/static/run-static.sh [clang-format] [cppcheck] [clang-tidy]
-#        [scan-build] (default: all four)
+#        [scan-build] [layering] (default: all five)
 # Environment:
 #   TOP_SRCDIR    source tree (default: two directories above this script)
 #   STATIC_OUT    work dir (default: $TOP_SRCDIR/build-static); the build
@@ -50,7 +55,7 @@ SRC_DIRS=(runtime spec hooks)
 tools=()
 for a in "$@"; do
 	case "$a" in
-	clang-format | cppcheck | clang-tidy | scan-build) tools+=("$a") ;;
+	clang-format | cppcheck | clang-tidy | scan-build | layering) tools+=("$a") ;;
 	-h | --help)
 		sed -n '4,41p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
@@ -61,7 +66,7 @@ for a in "$@"; do
 		;;
 	esac
 done
-[ ${#tools[@]} -gt 0 ] || tools=(clang-format cppcheck clang-tidy scan-build)
+[ ${#tools[@]} -gt 0 ] || tools=(clang-format cppcheck clang-tidy scan-build layering)
 
 first_cmd()
 {
@@ -285,6 +290,18 @@ run_scan_build()
 	[ $rc -eq 0 ] || [ -s "$STATIC_OUT/scan-build.findings" ]
 }
 
+# Circles between files (includes, and calls read from the objects of the
+# scan-build build when it ran): tests/static/check-layering.py; circles
+# listed in tests/static/layering-baseline.txt are known and allowed, any
+# other fails.
+run_layering()
+{
+	local objs=()
+	[ -f "$B/agentrun" ] && objs=(--builddir "$B")
+	python3 "$TOP_SRCDIR/tests/static/check-layering.py" --srcdir "$TOP_SRCDIR" \
+		"${objs[@]}" --baseline "$TOP_SRCDIR/tests/static/layering-baseline.txt"
+}
+
 for t in "${tools[@]}"; do
 	ran=$((ran + 1))
 	echo "==== static: $t ($(date -u +%H:%M:%S))"
@@ -294,6 +311,7 @@ for t in "${tools[@]}"; do
 	cppcheck) run_cppcheck ;;
 	clang-tidy) run_clang_tidy ;;
 	scan-build) run_scan_build ;;
+	layering) run_layering ;;
 	esac
 	rc=$?
 	if [ $rc -eq 0 ]; then
