@@ -6,9 +6,43 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
-#include "state.h"
+#include "oci_config.h"
+
+/* One container's record, as state.json holds it (runtime/lib/state.c
+ * keeps it on disk). */
+struct ar_state {
+	char *id;
+	pid_t pid; /* container process, in the runtime's pid namespace */
+	unsigned long long pid_start; /* /proc/PID/stat starttime, to detect
+				       * pid reuse */
+	char *bundle; /* absolute */
+	char *rootfs; /* absolute */
+	char *created; /* RFC 3339, UTC */
+	uid_t owner; /* euid of the creator */
+	char *cgroup_path; /* absolute cgroupfs path, NULL when none */
+	bool systemd_cgroup;
+	bool rootless;
+	bool detached; /* created with create/run --detach */
+	bool creating; /* written while create/run is still setting the
+			* container up (pid and cgroup known): a runtime
+			* killed then leaves a "creating" container that
+			* delete --force can clean */
+	bool has_poststop_hooks; /* delete must re-read config.json */
+	char *config_path; /* config.json the container was created from */
+	struct oci_kv *annotations;
+	size_t n_annotations;
+};
+
+void ar_state_free(struct ar_state *st);
+static inline void ar_state_freep(struct ar_state **st)
+{
+	if (*st)
+		ar_state_free(*st);
+}
+#define _cleanup_state_ __attribute__((cleanup(ar_state_freep)))
 
 /* status_name NULL: no "status" key (state.json on disk). with_private:
  * add the "agentrun" object. Compact, '/' not escaped. */

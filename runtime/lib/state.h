@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "oci_config.h"
+#include "state_json.h"
 
 #define AR_ID_MAX 1024
 #define AR_EXEC_FIFO "exec.fifo"
@@ -35,29 +36,6 @@ enum ar_status {
 	AR_STATUS_RUNNING,
 	AR_STATUS_STOPPED,
 	AR_STATUS_PAUSED,
-};
-
-struct ar_state {
-	char *id;
-	pid_t pid; /* container process, in the runtime's pid namespace */
-	unsigned long long pid_start; /* /proc/PID/stat starttime, to detect
-				       * pid reuse */
-	char *bundle; /* absolute */
-	char *rootfs; /* absolute */
-	char *created; /* RFC 3339, UTC */
-	uid_t owner; /* euid of the creator */
-	char *cgroup_path; /* absolute cgroupfs path, NULL when none */
-	bool systemd_cgroup;
-	bool rootless;
-	bool detached; /* created with create/run --detach */
-	bool creating; /* written while create/run is still setting the
-			* container up (pid and cgroup known): a runtime
-			* killed then leaves a "creating" container that
-			* delete --force can clean */
-	bool has_poststop_hooks; /* delete must re-read config.json */
-	char *config_path; /* config.json the container was created from */
-	struct oci_kv *annotations;
-	size_t n_annotations;
 };
 
 const char *ar_status_name(enum ar_status s);
@@ -94,14 +72,6 @@ int ar_state_mark_ready(int dirfd, struct ar_error *err);
 /* Read state.json of container `id` (from its directory fd). */
 int ar_state_read(int dirfd, const char *id, struct ar_state **out,
 		  struct ar_error *err);
-
-void ar_state_free(struct ar_state *st);
-static inline void ar_state_freep(struct ar_state **st)
-{
-	if (*st)
-		ar_state_free(*st);
-}
-#define _cleanup_state_ __attribute__((cleanup(ar_state_freep)))
 
 /* The status right now: stopped if the process is gone (or the pid was
  * reused); creating while state.json says so and AR_STATE_READY is absent
