@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "oci_config.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

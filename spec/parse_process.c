@@ -7,7 +7,7 @@
 #include <sys/capability.h>
 
 #include "oci_config.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 
 #ifndef SCHED_DEADLINE
 #define SCHED_DEADLINE 6

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "oci_config.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 
 static int parse_device_rules(const struct jt_ctx *c, const struct jt_node *arr,
 			      const struct jt_path *p, struct oci_resources *r)

@@ -5,7 +5,7 @@
 
 #include "error.h"
 #include "json_tree.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 #include "parse_resources_doc.h"
 #include "utils.h"
 

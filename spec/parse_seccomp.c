@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "oci_config.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 
 static const struct oci_name_value seccomp_actions[] = {
 	{ "SCMP_ACT_KILL", OCI_SCMP_ACT_KILL },

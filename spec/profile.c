@@ -10,7 +10,7 @@
 
 #include "error.h"
 #include "generate.h"
-#include "parse_internal.h"
+#include "parse_parts.h"
 #include "utils.h"
 
 static const char *const known_keys[] = {

@@ -60,7 +60,7 @@ command -v "$FUZZ_CC" >/dev/null || die "$FUZZ_CC not found (Debian: apt-get ins
 # The library code the targets exercise. Only parsers and pure helpers:
 # nothing here mounts, forks or loads a filter.
 LIB_SOURCES="
-	spec/arena.c spec/json_tree.c spec/parse.c spec/parse_process.c
+	spec/arena.c spec/json_tree.c spec/parse_common.c spec/parse.c spec/parse_process.c
 	spec/parse_linux.c spec/parse_resources.c spec/parse_seccomp.c
 	spec/generate.c spec/parse_resources_doc.c spec/config_write.c
 	spec/profile.c spec/state_json.c spec/json_gen.c
