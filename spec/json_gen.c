@@ -25,6 +25,17 @@ int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err)
 	return 0;
 }
 
+int jg_init_compact(struct jgen *w, struct ar_error *err)
+{
+	w->failed = false;
+	w->g = yajl_gen_alloc(NULL);
+	if (!w->g)
+		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
+	yajl_gen_config(w->g, yajl_gen_escape_solidus, 0);
+	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
+	return 0;
+}
+
 void jg_free(struct jgen *w)
 {
 	if (w->g)
@@ -51,13 +62,18 @@ void jg_key_str(struct jgen *w, const char *k, const char *v)
 	jg_str(w, v);
 }
 
-void jg_key_u64(struct jgen *w, const char *k, unsigned long long v)
+void jg_u64(struct jgen *w, unsigned long long v)
 {
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%llu", v);
 
-	jg_str(w, k);
 	jg_check(w, yajl_gen_number(w->g, buf, (size_t)n));
+}
+
+void jg_key_u64(struct jgen *w, const char *k, unsigned long long v)
+{
+	jg_str(w, k);
+	jg_u64(w, v);
 }
 
 void jg_key_i64(struct jgen *w, const char *k, long long v)

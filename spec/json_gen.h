@@ -2,8 +2,11 @@
 /*
  * A yajl_gen with a sticky failure flag, so that code emitting a JSON
  * document stays linear: emit everything, check once at jg_finish().
- * Used by `agentrun spec` (generate.c), config.json output of a struct
- * oci_config (config_write.c) and `agentrun features` (oci_features.c).
+ * The one JSON writer of agentrun: `agentrun spec` (generate.c),
+ * config.json output of a struct oci_config (config_write.c), `features`
+ * (oci_features.c), `list --format json` (container.c) and `events`
+ * (cgroup_stats.c). Only the log (runtime/lib/log.c) escapes by hand: it
+ * runs in the container's child, where nothing may allocate.
  */
 #ifndef AGENTRUN_JSON_GEN_H
 #define AGENTRUN_JSON_GEN_H
@@ -25,6 +28,8 @@ int jg_init(struct jgen *w, struct ar_error *err);
 /* The same with another indent string (a string literal: kept, not
  * copied). */
 int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err);
+/* One line, no spaces (JSON lines: `events`, `list --format json`). */
+int jg_init_compact(struct jgen *w, struct ar_error *err);
 void jg_free(struct jgen *w);
 #define _cleanup_jgen_ __attribute__((cleanup(jg_free)))
 
@@ -35,6 +40,7 @@ void jg_key_str(struct jgen *w, const char *k, const char *v);
 void jg_key_u64(struct jgen *w, const char *k, unsigned long long v);
 void jg_key_i64(struct jgen *w, const char *k, long long v);
 void jg_key_bool(struct jgen *w, const char *k, bool v);
+void jg_u64(struct jgen *w, unsigned long long v);
 void jg_map_open(struct jgen *w);
 void jg_map_close(struct jgen *w);
 void jg_array_open(struct jgen *w);

@@ -269,9 +269,10 @@ void ar_cgroup_stats_release(struct ar_cgroup_stats *s);
  * cgroup and below); 0 when the file is absent. */
 int ar_cgroup_oom_count(const char *path, uint64_t *out, struct ar_error *err);
 
-/* runc's `events` JSON: {"type":"stats","id":ID,"data":{...}} (malloc'ed,
- * no trailing newline). */
-char *ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s);
+/* runc's `events` JSON: {"type":"stats","id":ID,"data":{...}} on one
+ * line, ending in a newline (malloc'ed into *out). */
+int ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s,
+			 char **out, struct ar_error *err);
 
 /* Stream events for `events`: one stats object every interval_ms (unless
  * stats_once: print one and return), and {"type":"oom","id":ID} whenever

@@ -17,6 +17,7 @@
 
 #include "cgroup.h"
 #include "cgroup_internal.h"
+#include "json_gen.h"
 #include "utils.h"
 
 static void read_keyed(int dirfd, const char *file, const char *const *keys,
@@ -173,30 +174,14 @@ int ar_cgroup_oom_count(const char *path, uint64_t *out, struct ar_error *err)
 	return 0;
 }
 
-/* ---- JSON ---- */
+/* ---- JSON (runc's `events` types) ---- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_raw_map(FILE *f, const char *buf)
+/* memory.stat ("key value" lines) as an object of numbers. */
+static void json_raw_map(struct jgen *g, const char *buf)
 {
 	const char *line = buf;
-	bool first = true;
 
-	fputc('{', f);
+	jg_map_open(g);
 	while (line && *line) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -211,98 +196,136 @@ static void json_raw_map(FILE *f, const char *buf)
 		*sp = '\0';
 		if (ar_parse_u64(sp + 1, &v) < 0)
 			continue;
-		if (!first)
-			fputc(',', f);
-		first = false;
-		json_str(f, copy);
-		fprintf(f, ":%llu", v);
+		jg_key_u64(g, copy, v);
 	}
-	fputc('}', f);
+	jg_map_close(g);
 }
 
-static void json_io_list(FILE *f, const struct ar_cgroup_stats *s, size_t rd,
-			 size_t wr)
+static void json_io_entry(struct jgen *g, const struct ar_cgroup_io_stat *io,
+			  const char *op, uint64_t v)
 {
-	bool first = true;
+	jg_map_open(g);
+	jg_key_u64(g, "major", io->major);
+	jg_key_u64(g, "minor", io->minor);
+	jg_key_str(g, "op", op);
+	jg_key_u64(g, "value", v);
+	jg_map_close(g);
+}
 
-	fputc('[', f);
+static void json_io_list(struct jgen *g, const char *key,
+			 const struct ar_cgroup_stats *s, size_t rd, size_t wr)
+{
+	jg_str(g, key);
+	jg_array_open(g);
 	for (size_t i = 0; i < s->n_io; i++) {
 		const struct ar_cgroup_io_stat *io = &s->io[i];
 		const uint64_t r = *(const uint64_t *)((const char *)io + rd);
 		const uint64_t w = *(const uint64_t *)((const char *)io + wr);
 
-		fprintf(f,
-			"%s{\"major\":%u,\"minor\":%u,\"op\":\"Read\",\"value\":%" PRIu64
-			"},{\"major\":%u,\"minor\":%u,\"op\":\"Write\",\"value\":%" PRIu64
-			"},{\"major\":%u,\"minor\":%u,\"op\":\"Total\",\"value\":%" PRIu64
-			"}",
-			first ? "" : ",", io->major, io->minor, r, io->major,
-			io->minor, w, io->major, io->minor, r + w);
-		first = false;
+		json_io_entry(g, io, "Read", r);
+		json_io_entry(g, io, "Write", w);
+		json_io_entry(g, io, "Total", r + w);
 	}
-	fputc(']', f);
+	jg_array_close(g);
 }
 
-char *ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s)
+int ar_cgroup_stats_json(const char *id, const struct ar_cgroup_stats *s,
+			 char **out, struct ar_error *err)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	bool sep = false;
+	_cleanup_jgen_ struct jgen g = { 0 };
+	size_t len;
 
-	if (!f)
-		abort();
-	fputs("{\"type\":\"stats\",\"id\":", f);
-	json_str(f, id);
-	fputs(",\"data\":{", f);
+	if (jg_init_compact(&g, err) < 0)
+		return -1;
+	jg_map_open(&g);
+	jg_key_str(&g, "type", "stats");
+	jg_key_str(&g, "id", id);
+	jg_str(&g, "data");
+	jg_map_open(&g);
 	if (s->has_cpu) {
-		fprintf(f,
-			"\"cpu\":{\"usage\":{\"total\":%" PRIu64
-			",\"kernel\":%" PRIu64 ",\"user\":%" PRIu64
-			"},\"throttling\":{\"periods\":%" PRIu64
-			",\"throttledPeriods\":%" PRIu64
-			",\"throttledTime\":%" PRIu64 "}}",
-			s->cpu_usage_usec * 1000, s->cpu_system_usec * 1000,
-			s->cpu_user_usec * 1000, s->cpu_nr_periods,
-			s->cpu_nr_throttled, s->cpu_throttled_usec * 1000);
-		sep = true;
+		jg_str(&g, "cpu");
+		jg_map_open(&g);
+		jg_str(&g, "usage");
+		jg_map_open(&g);
+		jg_key_u64(&g, "total", s->cpu_usage_usec * 1000);
+		jg_key_u64(&g, "kernel", s->cpu_system_usec * 1000);
+		jg_key_u64(&g, "user", s->cpu_user_usec * 1000);
+		jg_map_close(&g);
+		jg_str(&g, "throttling");
+		jg_map_open(&g);
+		jg_key_u64(&g, "periods", s->cpu_nr_periods);
+		jg_key_u64(&g, "throttledPeriods", s->cpu_nr_throttled);
+		jg_key_u64(&g, "throttledTime", s->cpu_throttled_usec * 1000);
+		jg_map_close(&g);
+		jg_map_close(&g);
 	}
 	if (s->has_memory) {
-		fprintf(f,
-			"%s\"memory\":{\"cache\":%" PRIu64
-			",\"usage\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64
-			",\"max\":%" PRIu64 ",\"failcnt\":%" PRIu64
-			"},\"swap\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64
-			"},\"kernel\":{\"usage\":%" PRIu64 "},\"oom\":%" PRIu64
-			",\"oomKill\":%" PRIu64,
-			sep ? "," : "", s->mem_file, s->mem_max, s->mem_current,
-			s->mem_peak, s->ev_max, s->swap_max, s->swap_current,
-			s->mem_kernel, s->ev_oom, s->ev_oom_kill);
+		jg_str(&g, "memory");
+		jg_map_open(&g);
+		jg_key_u64(&g, "cache", s->mem_file);
+		jg_str(&g, "usage");
+		jg_map_open(&g);
+		jg_key_u64(&g, "limit", s->mem_max);
+		jg_key_u64(&g, "usage", s->mem_current);
+		jg_key_u64(&g, "max", s->mem_peak);
+		jg_key_u64(&g, "failcnt", s->ev_max);
+		jg_map_close(&g);
+		jg_str(&g, "swap");
+		jg_map_open(&g);
+		jg_key_u64(&g, "limit", s->swap_max);
+		jg_key_u64(&g, "usage", s->swap_current);
+		jg_map_close(&g);
+		jg_str(&g, "kernel");
+		jg_map_open(&g);
+		jg_key_u64(&g, "usage", s->mem_kernel);
+		jg_map_close(&g);
+		jg_key_u64(&g, "oom", s->ev_oom);
+		jg_key_u64(&g, "oomKill", s->ev_oom_kill);
 		if (s->memory_stat) {
-			fputs(",\"raw\":", f);
-			json_raw_map(f, s->memory_stat);
+			jg_str(&g, "raw");
+			json_raw_map(&g, s->memory_stat);
 		}
-		fputc('}', f);
-		sep = true;
+		jg_map_close(&g);
 	}
 	if (s->has_pids) {
-		fprintf(f,
-			"%s\"pids\":{\"current\":%" PRIu64 ",\"limit\":%" PRIu64
-			"}",
-			sep ? "," : "", s->pids_current,
-			s->pids_max == AR_CG_MAX ? 0 : s->pids_max);
-		sep = true;
+		jg_str(&g, "pids");
+		jg_map_open(&g);
+		jg_key_u64(&g, "current", s->pids_current);
+		jg_key_u64(&g, "limit",
+			   s->pids_max == AR_CG_MAX ? 0 : s->pids_max);
+		jg_map_close(&g);
 	}
-	fprintf(f, "%s\"blkio\":{\"ioServiceBytesRecursive\":", sep ? "," : "");
-	json_io_list(f, s, offsetof(struct ar_cgroup_io_stat, rbytes),
+	jg_str(&g, "blkio");
+	jg_map_open(&g);
+	json_io_list(&g, "ioServiceBytesRecursive", s,
+		     offsetof(struct ar_cgroup_io_stat, rbytes),
 		     offsetof(struct ar_cgroup_io_stat, wbytes));
-	fputs(",\"ioServicedRecursive\":", f);
-	json_io_list(f, s, offsetof(struct ar_cgroup_io_stat, rios),
+	json_io_list(&g, "ioServicedRecursive", s,
+		     offsetof(struct ar_cgroup_io_stat, rios),
 		     offsetof(struct ar_cgroup_io_stat, wios));
-	fputs("}}}", f);
-	if (fclose(f) != 0)
-		abort();
-	return out;
+	jg_map_close(&g);
+	jg_map_close(&g);
+	jg_map_close(&g);
+	return jg_finish(&g, "events: stats", out, &len, err);
+}
+
+static int emit_oom(const char *id, FILE *out, struct ar_error *err)
+{
+	_cleanup_jgen_ struct jgen g = { 0 };
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (jg_init_compact(&g, err) < 0)
+		return -1;
+	jg_map_open(&g);
+	jg_key_str(&g, "type", "oom");
+	jg_key_str(&g, "id", id);
+	jg_map_close(&g);
+	if (jg_finish(&g, "events: oom", &json, &len, err) < 0)
+		return -1;
+	fputs(json, out);
+	fflush(out);
+	return 0;
 }
 
 /* ---- events ---- */
@@ -323,9 +346,12 @@ static int emit_stats(const char *path, const char *id, FILE *out,
 
 	if (ar_cgroup_stats(path, &s, err) < 0)
 		return -1;
-	json = ar_cgroup_stats_json(id, &s);
+	if (ar_cgroup_stats_json(id, &s, &json, err) < 0) {
+		ar_cgroup_stats_release(&s);
+		return -1;
+	}
 	ar_cgroup_stats_release(&s);
-	fprintf(out, "%s\n", json);
+	fputs(json, out);
 	fflush(out);
 	return 0;
 }
@@ -379,10 +405,8 @@ int ar_cgroup_events(const char *path, const char *id, bool stats_once,
 		}
 		cur = oom_total(evfd);
 		if (cur > ooms) {
-			fputs("{\"type\":\"oom\",\"id\":", out);
-			json_str(out, id);
-			fputs("}\n", out);
-			fflush(out);
+			if (emit_oom(id, out, err) < 0)
+				return -1;
 			ooms = cur;
 		}
 		if (faccessat(fd, "cgroup.procs", F_OK, 0) < 0 ||

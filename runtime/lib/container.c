@@ -28,6 +28,7 @@
 #include "crash_point.h"
 #include "agent_hooks.h"
 #include "hooks.h"
+#include "json_gen.h"
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
@@ -1232,22 +1233,6 @@ out:
 
 /* ---- list ---- */
 
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 static const char *owner_name(uid_t uid, char *buf, size_t size)
 {
 	struct passwd *pw = getpwuid(uid);
@@ -1263,7 +1248,7 @@ int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
 {
 	_cleanup_close_ int rootfd = -1;
 	_cleanup_strv_ char **ids = NULL;
-	bool first = true;
+	_cleanup_jgen_ struct jgen g = { 0 };
 	char obuf[32];
 
 	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1272,9 +1257,11 @@ int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
 				    root);
 	if (rootfd >= 0 && ar_state_list_ids(rootfd, &ids, err) < 0)
 		return -1;
-	if (format == AR_LIST_JSON)
-		fputc('[', out);
-	else if (!quiet)
+	if (format == AR_LIST_JSON) {
+		if (jg_init_compact(&g, err) < 0)
+			return -1;
+		jg_array_open(&g);
+	} else if (!quiet)
 		fprintf(out, "%-20s %-8s %-10s %-40s %-31s %s\n", "ID", "PID",
 			"STATUS", "BUNDLE", "CREATED", "OWNER");
 	for (char **id = ids; id && *id; id++) {
@@ -1296,31 +1283,34 @@ int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
 		status = ar_state_status(dfd, st);
 		pid = status == AR_STATUS_STOPPED ? 0 : (int)st->pid;
 		if (format == AR_LIST_JSON) {
-			fprintf(out, "%s{\"ociVersion\":\"1.2.0\",\"id\":",
-				first ? "" : ",");
-			json_string(out, st->id);
-			fprintf(out,
-				",\"pid\":%d,\"status\":\"%s\",\"bundle\":",
-				pid, ar_status_name(status));
-			json_string(out, st->bundle);
-			fputs(",\"rootfs\":", out);
-			json_string(out, st->rootfs);
-			fputs(",\"created\":", out);
-			json_string(out, st->created);
-			fputs(",\"owner\":", out);
-			json_string(out,
-				    owner_name(st->owner, obuf, sizeof(obuf)));
-			fputc('}', out);
+			jg_map_open(&g);
+			jg_key_str(&g, "ociVersion", "1.2.0");
+			jg_key_str(&g, "id", st->id);
+			jg_key_i64(&g, "pid", pid);
+			jg_key_str(&g, "status", ar_status_name(status));
+			jg_key_str(&g, "bundle", st->bundle ? st->bundle : "");
+			jg_key_str(&g, "rootfs", st->rootfs ? st->rootfs : "");
+			jg_key_str(&g, "created",
+				   st->created ? st->created : "");
+			jg_key_str(&g, "owner",
+				   owner_name(st->owner, obuf, sizeof(obuf)));
+			jg_map_close(&g);
 		} else {
 			fprintf(out, "%-20s %-8d %-10s %-40s %-31s %s\n",
 				st->id, pid, ar_status_name(status), st->bundle,
 				st->created,
 				owner_name(st->owner, obuf, sizeof(obuf)));
 		}
-		first = false;
 		ar_state_free(st);
 	}
-	if (format == AR_LIST_JSON)
-		fputs("]\n", out);
+	if (format == AR_LIST_JSON) {
+		_cleanup_free_ char *json = NULL;
+		size_t len;
+
+		jg_array_close(&g);
+		if (jg_finish(&g, "list", &json, &len, err) < 0)
+			return -1;
+		fputs(json, out);
+	}
 	return 0;
 }

@@ -185,7 +185,8 @@ UNIT_TEST(stats_json)
 {
 	struct ar_cgroup_stats s = { 0 };
 	struct ar_cgroup_io_stat io = { 8, 0, 100, 200, 1, 2, 0, 0 };
-	char *j;
+	struct ar_error err = AR_ERROR_INIT;
+	char *j = NULL;
 
 	s.has_cpu = true;
 	s.cpu_usage_usec = 5;
@@ -200,7 +201,7 @@ UNIT_TEST(stats_json)
 	s.pids_max = 100;
 	s.io = &io;
 	s.n_io = 1;
-	j = ar_cgroup_stats_json("c\"1", &s);
+	CHECK_INT_EQ(ar_cgroup_stats_json("c\"1", &s, &j, &err), 0);
 	CHECK_STR_CONTAINS(j,
 			   "{\"type\":\"stats\",\"id\":\"c\\\"1\",\"data\":{");
 	CHECK_STR_CONTAINS(j, "\"usage\":{\"total\":5000,");
@@ -215,7 +216,8 @@ UNIT_TEST(stats_json)
 	CHECK_STR_CONTAINS(
 		j,
 		"\"ioServicedRecursive\":[{\"major\":8,\"minor\":0,\"op\":\"Read\",\"value\":1}");
-	CHECK(j[strlen(j) - 1] == '}');
+	CHECK(strcmp(j + strlen(j) - 2, "}\n") == 0);
+	CHECK(strchr(j, '\n') == j + strlen(j) - 1);
 	free(j);
 	free(s.memory_stat);
 }

@@ -442,7 +442,10 @@ UNIT_TEST(freeze_thaw_pids_update_stats_kill)
 	CHECK_INT_EQ(s.mem_max, 64 << 20);
 	CHECK(s.mem_current > 0);
 	{
-		char *j = ar_cgroup_stats_json("x", &s);
+		char *j = NULL;
+		struct ar_error jerr = AR_ERROR_INIT;
+
+		CHECK_INT_EQ(ar_cgroup_stats_json("x", &s, &j, &jerr), 0);
 
 		CHECK_STR_CONTAINS(j, "\"pids\":{\"current\":1,\"limit\":7}");
 		free(j);
