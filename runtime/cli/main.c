@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "exe_protect.h"
 #include "log.h"
+#include "userns.h"
 #include "utils.h"
 
 /* The command table. Keep it sorted the way `--help` should list it. */
@@ -92,25 +93,6 @@ int cli_fail(struct ar_error *err)
 	return 1;
 }
 
-/* True when we run in the initial user namespace (uid_map is the
- * identity map of all ids). */
-static bool in_initial_userns(void)
-{
-	char buf[128];
-	unsigned long a, b, c;
-	FILE *f = fopen("/proc/self/uid_map", "re");
-	bool initial = true;
-
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f) &&
-	    /* NOLINTNEXTLINE(cert-err34-c): kernel-made text */
-	    sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3)
-		initial = a == 0 && b == 0 && c == 4294967295UL;
-	fclose(f);
-	return initial;
-}
-
 const char *cli_state_root(struct ar_global_opts *g)
 {
 	static char buf[4096];
@@ -121,7 +103,7 @@ const char *cli_state_root(struct ar_global_opts *g)
 	/* Real root uses /run/agentrun. Root of a user namespace (e.g.
 	 * inside rootless podman) cannot write there: like crun, use the
 	 * user's runtime directory. */
-	if (geteuid() == 0 && (!xdg || !*xdg || in_initial_userns())) {
+	if (geteuid() == 0 && (!xdg || !*xdg || ar_userns_is_initial())) {
 		g->root = "/run/agentrun";
 		return g->root;
 	}

@@ -67,27 +67,13 @@ static void launch_release(struct ar_launch *l)
 
 static bool detect_rootless(int flag)
 {
-	char buf[64];
-	_cleanup_close_ int fd = -1;
-	unsigned a, b, c;
-	ssize_t n;
-
 	if (flag >= 0)
 		return flag;
 	if (geteuid() != 0)
 		return true;
-	/* root of a user namespace that does not map the whole range
-	 * (inside rootless podman): no mknod, no real cgroups */
-	fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* NOLINTNEXTLINE(cert-err34-c): kernel-made text, no overflow */
-	return !(sscanf(buf, "%u %u %u", &a, &b, &c) == 3 && a == 0 && b == 0 &&
-		 c == UINT_MAX);
+	/* root of a user namespace (inside rootless podman): no mknod, no
+	 * real cgroups */
+	return !ar_userns_is_initial();
 }
 
 /* Make sure fds 3..3+n-1 are open before we open anything, so none of

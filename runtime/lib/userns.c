@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,6 +45,42 @@ bool ar_userns_privileged(void)
 	 * the id space (rootless podman) may still write any map within its
 	 * own range directly, which is all a config can ask of it. */
 	return geteuid() == 0;
+}
+
+/* include/linux/proc_ns.h: PROC_USER_INIT_INO */
+#define AR_PROC_USER_INIT_INO 0xEFFFFFFDU
+
+static bool uid_map_is_identity(void)
+{
+	char buf[128];
+	_cleanup_close_ int fd =
+		open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	unsigned long a, b, c;
+	ssize_t n;
+
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* NOLINTNEXTLINE(cert-err34-c): kernel-made text */
+	return sscanf(buf, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 &&
+	       b == 0 && c == 4294967295UL;
+}
+
+bool ar_userns_is_initial(void)
+{
+	static int cached = -1;
+	struct stat st;
+
+	if (cached >= 0)
+		return cached;
+	if (stat("/proc/self/ns/user", &st) == 0)
+		cached = st.st_ino == AR_PROC_USER_INIT_INO;
+	else
+		cached = uid_map_is_identity();
+	return cached;
 }
 
 static int write_proc_file(pid_t pid, const char *name, const char *data,

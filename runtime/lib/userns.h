@@ -44,4 +44,11 @@ bool ar_userns_map_is_own(const struct oci_id_mappings *m, unsigned own);
  * (euid 0, in the initial user namespace or in a rootless engine's). */
 bool ar_userns_privileged(void);
 
+/* True when this process runs in the initial user namespace: the inode of
+ * /proc/self/ns/user is the kernel's fixed PROC_USER_INIT_INO, as crun
+ * checks (an identity uid_map, as systemd 260 gives user namespaces of
+ * its own, is not the initial namespace). When /proc cannot tell: the
+ * uid_map text (all ids mapped to themselves). The answer is cached. */
+bool ar_userns_is_initial(void);
+
 #endif
