@@ -660,15 +660,6 @@ static char *rootless_base(int mountfd, const char *own)
 	return NULL;
 }
 
-static bool path_under(const char *path, const char *base)
-{
-	size_t n = strlen(base);
-
-	if (strcmp(base, "/") == 0)
-		return true;
-	return strncmp(path, base, n) == 0 && (path[n] == '/' || !path[n]);
-}
-
 int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		     struct ar_error *err)
 {
@@ -724,7 +715,7 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 	if (ar_cgroup_resolve_path(o->cgroups_path, o->id, o->rootless, base,
 				   &rel, err) < 0)
 		return -1;
-	if (!path_under(rel, base)) {
+	if (!ar_path_under(rel, base)) {
 		/* rootless with an absolute cgroupsPath outside the base */
 		free(base);
 		base = parent_of(rel);
@@ -1001,7 +992,7 @@ static int not_ours(const char *path, struct ar_error *err)
 	if (!mount || ar_cgroup_own(&own, &e) < 0)
 		return 0;
 	abs = ar_xasprintf("%s%s", mount, strcmp(own, "/") ? own : "");
-	if (path_under(abs, path))
+	if (ar_path_under(abs, path))
 		return ar_error_set_plain(
 			err, EINVAL,
 			"refusing to act on cgroup `%s`: it contains the runtime itself",

@@ -269,3 +269,15 @@ int ar_mkdir_p(const char *path, mode_t mode)
 		return -1;
 	return 0;
 }
+
+bool ar_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
+}

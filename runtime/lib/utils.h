@@ -110,4 +110,9 @@ int ar_parse_i64(const char *s, long long *out);
 /* mkdir -p with `mode` for every directory it makes; 0 or -1 (errno). */
 int ar_mkdir_p(const char *path, mode_t mode);
 
+/* True when the absolute path `path` is `dir` or below it, by name (no
+ * file system access). Trailing slashes of `dir` are ignored; "/" holds
+ * every absolute path. "/ab" is not under "/a". */
+bool ar_path_under(const char *path, const char *dir);
+
 #endif

@@ -82,9 +82,9 @@ bool sb_learn_is_extra(const struct sb_learn *l, const char *path)
 	if (path[0] != '/' || strcmp(path, "/") == 0)
 		return false;
 	for (const char *const *p = not_extra; *p; p++)
-		if (sb_path_under(path, *p))
+		if (ar_path_under(path, *p))
 			return false;
-	if (sb_path_under(path, l->workspace))
+	if (ar_path_under(path, l->workspace))
 		return false;
 	/* the home directory itself is the sandbox's tmpfs; what the
 	 * command looked for below it is listed one by one */
@@ -273,9 +273,9 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 		/* a listed directory covers what is below it in the same
 		 * mode (rw covers both) */
 		for (size_t j = 0; j < n_rw && !dup; j++)
-			dup = sb_path_under(p, rw[j]);
+			dup = ar_path_under(p, rw[j]);
 		for (size_t j = 0; j < n_ro && !dup && !l->paths[i].write; j++)
-			dup = sb_path_under(p, ro[j]);
+			dup = ar_path_under(p, ro[j]);
 		if (dup) {
 			free(p);
 			continue;

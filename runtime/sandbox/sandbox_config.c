@@ -36,18 +36,6 @@
 
 /* ---- paths ---- */
 
-bool sb_path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	if (n == 1 && dir[0] == '/')
-		return path[0] == '/';
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '\0' || path[n] == '/');
-}
-
 char *sb_path_join(struct ar_arena *a, const char *dir, const char *name)
 {
 	size_t dl = strlen(dir), nl = strlen(name);
@@ -457,7 +445,7 @@ static bool visible_rw_or_ro(const struct oci_config *cfg, const char *p)
 		if ((strcmp(mt->type, "bind") == 0 ||
 		     strcmp(mt->type, "overlay") == 0) &&
 		    strcmp(mt->source, "/dev/null") != 0 &&
-		    sb_path_under(p, mt->destination))
+		    ar_path_under(p, mt->destination))
 			return true;
 	}
 	return false;
@@ -486,7 +474,7 @@ static char *landlock_rules(struct oci_config *cfg)
 		}
 		/* a newline would start a rule of its own: such a path
 		 * gets no write rule (denied, the safe side) */
-		if (!rw || sb_path_under(mt->destination, "/dev") ||
+		if (!rw || ar_path_under(mt->destination, "/dev") ||
 		    strcmp(mt->source, "/dev/null") == 0 ||
 		    strchr(mt->destination, '\n'))
 			continue;

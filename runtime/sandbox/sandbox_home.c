@@ -68,7 +68,7 @@ bool ar_sandbox_path_is_secret(const char *home, const char *path)
 	size_t hl = strlen(home);
 
 	/* Every secret is below home: most paths are answered here. */
-	if (!sb_path_under(path, home))
+	if (!ar_path_under(path, home))
 		return false;
 	if (hl + 2 > sizeof(buf))
 		return true; /* cannot check: the safe answer */
@@ -82,7 +82,7 @@ bool ar_sandbox_path_is_secret(const char *home, const char *path)
 		if (hl + 1 + sl + 1 > sizeof(buf))
 			return true;
 		memcpy(buf + hl + 1, *s, sl + 1);
-		if (sb_path_under(path, buf))
+		if (ar_path_under(path, buf))
 			return true;
 	}
 	return false;
@@ -140,7 +140,7 @@ void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h)
 			exposed = ((strcmp(mt->type, "bind") == 0 &&
 				    strcmp(mt->source, "/dev/null") != 0) ||
 				   strcmp(mt->type, "overlay") == 0) &&
-				  sb_path_under(p, mt->destination);
+				  ar_path_under(p, mt->destination);
 		}
 		if (exposed)
 			sb_hide(m, p);

@@ -97,7 +97,6 @@ void sb_egress_release(struct sb_egress *e);
 /* Path helpers (sandbox_config.c). */
 /* "DIR/NAME" in the arena (no printf: it runs ~80 times per start). */
 char *sb_path_join(struct ar_arena *a, const char *dir, const char *name);
-bool sb_path_under(const char *path, const char *dir); /* or equal */
 /* "~/x" -> HOME/x; absolute kept; realpath'd when it exists. NULL with
  * errno when it does not (ENOENT) or is relative (EINVAL). Malloc'd. */
 char *sb_expand_path(const struct ar_sandbox_host *h, const char *p);

@@ -86,17 +86,6 @@ int sb_rootfs_fill(int rfd, const struct sb_rootfs *r, struct ar_error *err)
 	return 0;
 }
 
-/* path is dir or below it (both absolute) */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return strncmp(path, dir, n) == 0 &&
-	       (path[n] == '/' || path[n] == '\0');
-}
-
 static bool mount_is_bind(const struct oci_mount *m)
 {
 	if (m->type &&
@@ -161,7 +150,7 @@ static void premake_mount_points(int rootfd, const struct sb_rootfs *r)
 			continue;
 		for (size_t j = 0; j < i && !covered; j++)
 			covered = mounts[j].destination &&
-				  path_under(d, mounts[j].destination);
+				  ar_path_under(d, mounts[j].destination);
 		if (covered)
 			continue;
 		if (mount_is_bind(m)) {
