@@ -281,11 +281,6 @@ static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 	return 0;
 }
 
-/*
- * Hook point for cgroups (issue 5): called once the container process
- * exists (its final pid) and before it is let go, so every process it
- * creates is accounted. With --cgroup-manager disabled nothing is done.
- */
 /* Record the cgroup in state.json before it exists: a runtime killed
  * right after the mkdir leaves a cgroup that `delete --force` removes. */
 static int record_planned_cgroup(const char *path, void *arg,
@@ -477,13 +472,22 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 
 			if (ar_recv_fd(l->sync_fd, &nfd, err) < 0)
 				return -1;
-			/* TODO(issue 6): the state JSON of the container */
 			if (cfg->linux_.seccomp &&
 			    cfg->linux_.seccomp->listener_path) {
-				_cleanup_free_ char *sj = ar_xasprintf(
-					"{\"ociVersion\":\"1.2.0\",\"id\":\"%s\",\"status\":\"creating\",\"pid\":%d,\"bundle\":\"%s\"}",
-					l->o->id, (int)*pid, l->bundle);
+				/* The container's state, as `state` prints it
+				 * ("creating": the process has not exec'd). */
+				struct ar_state st = {
+					.id = (char *)l->o->id,
+					.pid = *pid,
+					.bundle = l->bundle,
+					.annotations = cfg->annotations.items,
+					.n_annotations = cfg->annotations.n,
+				};
+				_cleanup_free_ char *sj = NULL;
 
+				if (ar_state_oci_json(&st, AR_STATUS_CREATING,
+						      &sj, NULL, err) < 0)
+					return -1;
 				if (ar_seccomp_send_notify_fd(
 					    cfg->linux_.seccomp->listener_path,
 					    nfd,

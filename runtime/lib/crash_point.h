@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Test hook for crash safety (issue 9, tests/integration/test_crash.sh):
+ * Test hook for crash safety (tests/integration/test_crash.sh):
  * with AGENTRUN_TEST_CRASH_AT=<point> in the environment, the runtime
  * kills itself with SIGKILL when it reaches the named point, exactly as a
  * `kill -9` between two steps would.  A crash at any point must leave a

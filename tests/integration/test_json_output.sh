@@ -3,7 +3,8 @@
 # Every JSON document agentrun writes stays valid JSON when a string in it
 # holds the characters JSON must escape: a bundle path with '"', '\', a
 # tab and a newline goes through state, list --format json, the hooks'
-# stdin, the JSON log (--log-format json) and the error it logs; each
+# stdin, the seccomp listener's process state, the JSON log
+# (--log-format json) and the error it logs; each
 # output is parsed back with jq and the path compared byte for byte.
 . "$(dirname "$0")/../lib.sh"
 
@@ -64,6 +65,56 @@ test_json_log()
 }
 
 
+# The seccomp agent on listenerPath receives the container's state inside
+# the process state (config-linux.md): parsed back, the bundle is intact.
+test_seccomp_listener()
+{
+	local b id sock=$TEST_TMP/listener.sock lpid
+	require_cmd python3
+	b=$(weird_bundle)
+	cat >"$TEST_TMP/listener.py" <<'PY'
+import json, socket, sys
+path, out = sys.argv[1], sys.argv[2]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(path)
+srv.listen(1)
+srv.settimeout(30)
+open(path + ".ready", "w").close()
+conn, _ = srv.accept()
+conn.settimeout(10)
+msg, _, _, _ = conn.recvmsg(1 << 16, socket.CMSG_SPACE(16))
+while True:
+    try:
+        state = json.loads(msg)
+        break
+    except ValueError:
+        more = conn.recv(1 << 16)
+        if not more:
+            open(out, "w").write(repr(msg))
+            sys.exit(1)
+        msg += more
+json.dump(state, open(out, "w"))
+PY
+	python3 "$TEST_TMP/listener.py" "$sock" "$TEST_TMP/seen.json" \
+		>"$TEST_TMP/listener.log" 2>&1 &
+	lpid=$!
+	defer kill "$lpid"
+	wait_until 10 test -e "$sock.ready"
+	config_set "$b" '.hooks = {}
+	  | .linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+	      listenerPath: $s,
+	      syscalls: [{names: ["getpriority"], action: "SCMP_ACT_NOTIFY"}]}' \
+		--arg s "$sock"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 timeout 60 "$AGENTRUN" --root "$AR_ROOT" run \
+		--bundle "$b" "$id"
+	wait "$lpid" || fail "the listener got no valid JSON: $(cat "$TEST_TMP/seen.json" "$TEST_TMP/listener.log" 2>&1)"
+	assert_eq "$(jq -r .state.bundle "$TEST_TMP/seen.json")" "$b"
+	assert_eq "$(jq -r .state.status "$TEST_TMP/seen.json")" creating
+}
+
 run_test "bundle path with quote, backslash, tab, newline: state, list --format json, hook stdin" test_state_and_list
+run_test "bundle path with quote, backslash, tab, newline: seccomp listener's process state" test_seccomp_listener
 run_test "JSON log of an error naming such a path" test_json_log
 finish
