@@ -50,6 +50,9 @@ static void sandbox_usage(FILE *out)
 		"  --learn PROFILE      run with more of the host shown read-only and any\n"
 		"                       destination allowed, record what CMD used, write\n"
 		"                       it as a profile for --profile\n"
+		"  --verbose            the runtime's lines on stderr while CMD runs (egress\n"
+		"                       refusals; by default they go to --log or\n"
+		"                       ~/.local/state/agentrun/egress.log, summed up at exit)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"See docs/sandbox.md; `agentrun doctor` checks this machine.\n");
@@ -72,6 +75,7 @@ enum {
 	OPT_NAME,
 	OPT_AUDIT,
 	OPT_LEARN,
+	OPT_VERBOSE,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -98,6 +102,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "learn", required_argument, NULL, OPT_LEARN },
+		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,6 +180,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_LEARN:
 			o.learn = optarg;
+			break;
+		case OPT_VERBOSE:
+			o.verbose = true;
 			break;
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)

@@ -298,7 +298,6 @@ void ar_audit_egress_event(const struct ar_egress_event *ev, void *data)
 	struct ar_audit *a = data;
 	struct ar_jbuf b = { 0 };
 
-	ar_egress_event_stderr(ev, NULL);
 	ar_audit_begin(&b, "proxy");
 	ar_jbuf_key(&b, "proto");
 	ar_jbuf_cstr(&b, ev->proto);

@@ -110,14 +110,15 @@ static void proxy_unref(struct ar_egress_proxy *p)
 
 static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
 		 uint16_t port, const char *addr, bool allowed,
-		 const char *reason)
+		 const char *reason, bool denied)
 {
 	struct ar_egress_event ev = { .proto = proto,
 				      .host = host,
 				      .port = port,
 				      .addr = addr,
 				      .allowed = allowed,
-				      .reason = reason };
+				      .reason = reason,
+				      .denied = denied };
 	bool stopping;
 
 	if (!p->fn)
@@ -276,7 +277,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	if (!ar_egress_host_allowed(&p->policy, host, port)) {
 		ar_egress_deny_reason(reason, size, host, port, AR_ADDR_PUBLIC,
 				      NULL);
-		emit(p, proto, host, port, NULL, false, reason);
+		emit(p, proto, host, port, NULL, false, reason, true);
 		return DIAL_DENIED;
 	}
 	if (!slot_take(p)) {
@@ -284,7 +285,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 			reason, size,
 			"agentrun: refused %s:%u \xe2\x80\x94 %d connections through the egress proxy are open, its limit; close some and retry",
 			host, (unsigned)port, AR_EGRESS_MAX_CONNS);
-		emit(p, proto, host, port, NULL, false, reason);
+		emit(p, proto, host, port, NULL, false, reason, true);
 		return DIAL_BUSY;
 	}
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
@@ -293,7 +294,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 		slot_put(p);
-		emit(p, proto, host, port, NULL, false, reason);
+		emit(p, proto, host, port, NULL, false, reason, false);
 		return DIAL_NORESOLVE;
 	}
 	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
@@ -314,7 +315,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		*out = connect_timeout(ai);
 		if (*out >= 0) {
 			freeaddrinfo(res);
-			emit(p, proto, host, port, addr, true, NULL);
+			emit(p, proto, host, port, addr, true, NULL, false);
 			return DIAL_OK;
 		}
 		e = errno;
@@ -326,34 +327,60 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		snprintf(reason, size,
 			 "agentrun: cannot connect to %s:%u (%s): %s", host,
 			 (unsigned)port, refused_addr, strerror(e));
-		emit(p, proto, host, port, refused_addr, false, reason);
+		emit(p, proto, host, port, refused_addr, false, reason, false);
 		errno = e;
 		return DIAL_FAILED;
 	}
 	if (refused == AR_ADDR_PUBLIC) {
 		snprintf(reason, size,
 			 "agentrun: cannot resolve %s: no address", host);
-		emit(p, proto, host, port, NULL, false, reason);
+		emit(p, proto, host, port, NULL, false, reason, false);
 		return DIAL_NORESOLVE;
 	}
 	ar_egress_deny_reason(reason, size, host, port, refused, refused_addr);
-	emit(p, proto, host, port, refused_addr, false, reason);
+	emit(p, proto, host, port, refused_addr, false, reason, true);
 	return DIAL_DENIED;
 }
 
 /* ---- HTTP ---- */
 
+/* The reason phrase: STATUS (BODY), BODY in printable ASCII (a client
+ * that shows only the status line, as most do for a failed CONNECT,
+ * still shows why). */
+static void reason_phrase(char *out, size_t size, const char *status,
+			  const char *body)
+{
+	size_t o = (size_t)snprintf(out, size, "%s (", status);
+
+	for (const unsigned char *s = (const unsigned char *)body;
+	     *s && o + 2 < size; s++) {
+		if (s[0] == 0xe2 && s[1] == 0x80 && s[2] == 0x94) {
+			out[o++] = '-'; /* the em dash of the deny lines */
+			s += 2;
+		} else if (*s >= 0x20 && *s < 0x7f) {
+			out[o++] = (char)*s;
+		} else if (*s < 0x80 || *s >= 0xc0) {
+			out[o++] = '?'; /* one per character */
+		}
+	}
+	out[o++] = ')';
+	out[o] = '\0';
+}
+
 static void http_reply(int fd, int code, const char *status, const char *body)
 {
-	char buf[2048];
-	int n = snprintf(buf, sizeof(buf),
-			 "HTTP/1.1 %d %s\r\n"
-			 "Content-Type: text/plain; charset=utf-8\r\n"
-			 "Content-Length: %zu\r\n"
-			 "Connection: close\r\n"
-			 "X-Agentrun-Egress: %s\r\n\r\n%s\n",
-			 code, status, strlen(body) + 1,
-			 code == 403 ? "blocked" : "error", body);
+	char buf[4096], phrase[1200];
+	int n;
+
+	reason_phrase(phrase, sizeof(phrase), status, body);
+	n = snprintf(buf, sizeof(buf),
+		     "HTTP/1.1 %d %s\r\n"
+		     "Content-Type: text/plain; charset=utf-8\r\n"
+		     "Content-Length: %zu\r\n"
+		     "Connection: close\r\n"
+		     "X-Agentrun-Egress: %s\r\n\r\n%s\n",
+		     code, phrase, strlen(body) + 1,
+		     code == 403 ? "blocked" : "error", body);
 
 	if (n > 0)
 		(void)!ar_write_all(fd, buf,
@@ -511,7 +538,7 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%.*s) names another host than the request",
 			host, (unsigned)port, (int)(hvlen > 200 ? 200 : hvlen),
 			hv);
-		emit(p, "http", host, port, NULL, false, reason);
+		emit(p, "http", host, port, NULL, false, reason, true);
 		http_reply(c, 403, "Forbidden", reason);
 		return -1;
 	}

@@ -39,6 +39,7 @@ struct ar_egress_event {
 	const char *addr; /* the address connected to or refused, or NULL */
 	bool allowed; /* the connection was made */
 	const char *reason; /* refused: the deny line; failed: why */
+	bool denied; /* refused by the policy or a limit (not a failure) */
 };
 typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
 				   void *data);

@@ -155,8 +155,6 @@ void sb_learn_egress_event(const struct ar_egress_event *ev, void *data)
 
 	if (l->audit)
 		ar_audit_egress_event(ev, l->audit);
-	else
-		ar_egress_event_stderr(ev, NULL);
 	if (!ev->allowed || !ev->host)
 		return;
 	add_host(l, hostport(ev->host, ev->port));

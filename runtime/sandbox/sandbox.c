@@ -153,7 +153,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_rootfs content;
 	struct sb_egress egress = { 0 };
 	struct sb_observe ob = { 0 };
-	bool remove_bundle = false;
+	bool remove_bundle = false, quiet;
 	char id[64];
 	int r;
 
@@ -201,9 +201,13 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (info.net_host)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
-	ar_log(AR_LOG_INFO,
-	       "sandbox: workspace %s (read-write); protections: %s",
-	       info.workspace, info.protections);
+	/* the terminal is the command's: the start lines only with
+	 * --verbose (or in the --log file) */
+	quiet = !o->verbose && ar_log_fd() < 0 && isatty(STDERR_FILENO);
+	if (!quiet)
+		ar_log(AR_LOG_INFO,
+		       "sandbox: workspace %s (read-write); protections: %s",
+		       info.workspace, info.protections);
 
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));
@@ -238,6 +242,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_observe_egress(&ob, &egress);
 		co.on_spawn = sb_egress_on_spawn;
 		co.on_spawn_arg = &egress;
+	}
+	if (r == 0 && info.net_allow && !quiet) {
 		ar_log(AR_LOG_INFO,
 		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
 		       AR_EGRESS_PORT, egress.policy.n_rules);

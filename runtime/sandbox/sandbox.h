@@ -62,6 +62,8 @@ struct ar_sandbox_opts {
 	const char *name; /* --name: the overlay sandbox's name */
 	const char *audit; /* --audit FILE ("-": stderr); docs/audit.md */
 	const char *learn; /* --learn PROFILE: record, write a profile */
+	bool verbose; /* --verbose: the runtime's lines on stderr while the
+		       * command runs (egress decisions) */
 	/* Set by ar_sandbox_run for --overlay (overlay.h): */
 	const char *overlay_upper;
 	const char *overlay_work;

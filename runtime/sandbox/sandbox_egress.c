@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "egress_diag.h"
 #include "egress_proxy.h"
 #include "log.h"
 #include "profile.h"
@@ -86,6 +87,8 @@ int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 		   struct ar_error *err)
 {
 	memset(e, 0, sizeof(*e));
+	e->verbose = o->verbose;
+	e->audit_path = o->audit;
 	if (sb_egress_policy(o, &e->policy, err) < 0)
 		return -1;
 	if (ar_egress_policy_load_self(&e->policy, err) < 0) {
@@ -102,14 +105,19 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 
 	if (ar_egress_listen_in(pid, AR_EGRESS_PORT, &fd, err) < 0)
 		return -1;
-	return ar_egress_proxy_start(fd, &e->policy,
-				     e->fn ? e->fn : ar_egress_event_stderr,
-				     e->fn_data, &e->proxy, err);
+	e->diag = ar_egress_diag_new(e->verbose, e->audit_path, e->fn,
+				     e->fn_data);
+	return ar_egress_proxy_start(fd, &e->policy, ar_egress_diag_event,
+				     e->diag, &e->proxy, err);
 }
 
 void sb_egress_release(struct sb_egress *e)
 {
 	ar_egress_proxy_stop(e->proxy);
 	e->proxy = NULL;
+	/* the proxy is stopped: no decision comes any more */
+	ar_egress_diag_summary(e->diag);
+	ar_egress_diag_free(e->diag);
+	e->diag = NULL;
 	ar_egress_policy_release(&e->policy);
 }

@@ -80,14 +80,17 @@ void sb_egress_mounts(struct sb_mounts *m);
 /* HTTP_PROXY=... and friends for the sandbox's environment, NULL ended. */
 extern const char *const sb_egress_env[];
 /* The proxy of one run: init before ar_container_run, on_spawn as
- * ar_create_opts.on_spawn (arg: the struct), release after the run.
- * fn/fn_data: where decisions go (default: deny lines on stderr); an
- * audit log hooks in here. */
+ * ar_create_opts.on_spawn (arg: the struct), release after the run
+ * (prints the summary of refusals: egress_diag.h). fn/fn_data: an
+ * audit log or learn mode also sees every decision. */
 struct sb_egress {
 	struct ar_egress_policy policy;
 	struct ar_egress_proxy *proxy;
 	ar_egress_event_fn fn;
 	void *fn_data;
+	struct ar_egress_diag *diag;
+	bool verbose; /* --verbose */
+	const char *audit_path; /* --audit FILE or NULL */
 };
 int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 		   struct ar_error *err);

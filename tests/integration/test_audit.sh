@@ -192,7 +192,7 @@ t_learn_round_trip()
 	# and so is another destination
 	assert_status '!0' au --profile "$prof" -- \
 		sh -c "$CURL -f http://127.0.0.2:$PORT/"
-	assert_contains "$ERR" "agentrun: blocked 127.0.0.2:$PORT"
+	assert_contains "$ERR" "connection blocked: 127.0.0.2:$PORT (not in the allowlist)"
 }
 
 # learn: a write outside the workspace fails in the learn run (the extra

@@ -22,6 +22,22 @@ eg()
 	sb_run "$@"
 }
 
+# sb_run_log FILE ARGS...: eg with the global --log FILE
+sb_run_log()
+{
+	local log=$1
+	shift
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --log "$log" --root "$AR_ROOT" \
+			sandbox --no-tty "$@")
+	else
+		as_test_user env HOME="$H" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --log "$log" --root "$AR_USER_ROOT" sandbox \
+			--no-tty "$@"
+	fi
+}
+
 # start_server: an HTTP server on 127.0.0.1:random port, serving
 # index.html ("hello-from-host") and big (1 MiB). Sets PORT.
 start_server()
@@ -74,9 +90,85 @@ t_not_allowed_403()
 	assert_contains "$OUT" "HTTP/1.1 403 Forbidden"
 	assert_contains "$OUT" "agentrun: blocked evil.test:80 $DASH not in the allowlist; add --net allow=evil.test"
 	assert_contains "$OUT" "curl-https=56"
-	# the same lines on the sandbox's stderr
-	assert_contains "$ERR" "agentrun: blocked evil.test:80 $DASH not in the allowlist; add --net allow=evil.test"
-	assert_contains "$ERR" "agentrun: blocked evil.test:443 $DASH not in the allowlist; add --net allow=evil.test"
+	# nothing live on stderr: one summary line at exit, the details
+	# once each in the block log
+	assert_not_contains "$ERR" "agentrun: blocked"
+	assert_eq "$(grep -c 'connections blocked' <<<"$ERR")" 1
+	assert_contains "$ERR" "agentrun: 2 connections blocked: evil.test:80 (not in the allowlist), evil.test:443 (not in the allowlist) $DASH see $H/.local/state/agentrun/egress.log"
+	assert_eq "$(grep -c "agentrun: blocked evil.test:80 $DASH not in the allowlist; add --net allow=evil.test" "$H/.local/state/agentrun/egress.log")" 1
+	assert_eq "$(grep -c "agentrun: blocked evil.test:443 $DASH not in the allowlist; add --net allow=evil.test" "$H/.local/state/agentrun/egress.log")" 1
+	# the reason in the status line, for clients that only show that
+	assert_status 0 eg --net allow=allowed.test -- sh -c "
+		$CURL -v https://evil.test/ 2>&1; true"
+	assert_contains "$OUT" "< HTTP/1.1 403 Forbidden (agentrun: blocked evil.test:443 - not in the allowlist; add --net allow=evil.test)"
+}
+
+t_verbose_and_log()
+{
+	eg_setup "$1"
+	local log=$TEST_TMP/eglog-$RANDOM
+	# --verbose: each refusal live on stderr, once; the summary too
+	assert_status 0 eg --verbose --net allow=allowed.test -- sh -c "
+		$CURL http://evil.test/ >/dev/null; $CURL http://evil.test/ >/dev/null; true"
+	assert_eq "$(grep -c "^agentrun: blocked evil.test:80 $DASH" <<<"$ERR")" 2
+	assert_contains "$ERR" "agentrun: 2 connections blocked: evil.test:80 (not in the allowlist) 2 times $DASH see"
+	# --log FILE: the details there (once each), not on stderr, and the
+	# summary names it
+	: >"$log"
+	chmod 0666 "$log"
+	assert_status 0 sb_run_log "$log" --net allow=allowed.test -- sh -c "
+		$CURL http://evil.test:81/ >/dev/null; $CURL http://other.test/ >/dev/null; true"
+	assert_not_contains "$ERR" "agentrun: blocked"
+	assert_contains "$ERR" "agentrun: 2 connections blocked: evil.test:81 (not in the allowlist), other.test:80 (not in the allowlist) $DASH see $log"
+	assert_eq "$(grep -c "blocked evil.test:81 $DASH" "$log")" 1
+	assert_eq "$(grep -c "blocked other.test:80 $DASH" "$log")" 1
+	assert_eq "$(grep -c "connections blocked" "$log")" 1
+	# nothing refused: no summary
+	assert_status 0 eg --net allow=allowed.test -- true
+	assert_not_contains "$ERR" "blocked"
+}
+
+# A TUI-like command under tmux: its screen shows nothing of the
+# runtime's, though the command makes refused connections while it runs.
+t_tmux_screen()
+{
+	eg_setup "$1"
+	require_cmd tmux
+	local d=$TEST_TMP/tui-$RANDOM root=$AR_USER_ROOT cg=
+	# the test user has no delegated cgroup on some hosts: the runtime's
+	# warning about it is not the subject here
+	[ "$1" = root ] && root=$AR_ROOT || cg="--cgroup-manager disabled"
+	mkdir -p "$d"
+	cat >"$d/run.sh" <<EOF
+cd "$WS" || exit 1
+HOME="$H" "$AGENTRUN" --root "$root" $cg sandbox --net allow=allowed.test -- sh -c "
+	echo TUI-START
+	curl -sS -m 10 --noproxy '' http://evil.test/ >/dev/null 2>&1
+	curl -sS -m 10 --noproxy '' https://evil.test/ >/dev/null 2>&1
+	echo TUI-END"
+echo EXITED
+touch "$d/done"
+sleep 60
+EOF
+	chmod -R a+rwX "$d"
+	local tm="tmux -S $d/sock"
+	[ "$1" = root ] || tm="as_test_user $tm"
+	$tm new-session -d -x 150 -y 40 "bash $d/run.sh"
+	for _ in $(seq 150); do
+		[ -e "$d/done" ] && break
+		sleep 0.1
+	done
+	[ -e "$d/done" ] || fail "the sandbox under tmux did not finish"
+	OUT=$($tm capture-pane -p -t 0)
+	$tm kill-server
+	# after the command: the summary, once
+	assert_eq "$(grep -c '^agentrun: 2 connections blocked' <<<"$OUT")" 1
+	# the screen while the command ran: everything before it
+	OUT=$(sed '/^agentrun: 2 connections blocked/,$d' <<<"$OUT")
+	assert_contains "$OUT" "TUI-START"
+	assert_contains "$OUT" "TUI-END"
+	assert_not_contains "$OUT" "agentrun"
+	assert_eq "$(grep -c "blocked evil.test" "$H/.local/state/agentrun/egress.log")" 2
 }
 
 t_name_to_loopback_refused()
@@ -91,7 +183,7 @@ t_name_to_loopback_refused()
 	assert_contains "$OUT" "403 Forbidden"
 	assert_match "$OUT" "agentrun: blocked localhost:$PORT $DASH resolves to (127\\.0\\.0\\.1|::1), a loopback address; allow that exact address with --net allow="
 	assert_contains "$OUT" "socks=97"
-	assert_contains "$ERR" "agentrun: blocked localhost:$PORT $DASH resolves to"
+	assert_contains "$ERR" "blocked: localhost:$PORT (resolves to"
 	# a raw loopback address of another port is refused the same way
 	assert_status 0 eg --net 'allow=*' -- sh -c "$CURL -i http://127.0.0.1:$PORT/; true"
 	assert_contains "$OUT" "127.0.0.1 is a loopback address"
@@ -129,7 +221,7 @@ t_socks5_refused()
 		$CURL --socks5-hostname 127.0.0.1:3128 http://127.0.0.1:$PORT/"
 	assert_contains "$OUT" "socks=97"
 	assert_contains "$OUT" "hello-from-host"
-	assert_contains "$ERR" "agentrun: blocked evil.test:80 $DASH not in the allowlist"
+	assert_contains "$ERR" "blocked: evil.test:80 (not in the allowlist)"
 	# the reply code itself: 0x02, connection not allowed by ruleset
 	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- "$PY" -c '
 import socket
@@ -143,7 +235,7 @@ s.sendall(b"\x05\x01\x00\x01\x0a\x00\x00\x01\x00\x16")
 print("ip-reply=%d" % s.recv(10)[1])'
 	assert_contains "$OUT" "reply=2"
 	assert_contains "$OUT" "ip-reply=2"
-	assert_contains "$ERR" "agentrun: blocked 10.0.0.1:22 $DASH not in the allowlist"
+	assert_contains "$ERR" ", 10.0.0.1:22 (not in the allowlist)"
 }
 
 t_no_dns_inside()
@@ -246,7 +338,9 @@ EOF
 
 for mode in user root; do
 	run_test "egress ($mode): an exactly allowed loopback server is reachable through the proxy" t_allowed_exact_loopback $mode
-	run_test "egress ($mode): not allowed: 403 with the reason, same line on stderr" t_not_allowed_403 $mode
+	run_test "egress ($mode): not allowed: 403 with the reason, a summary on stderr" t_not_allowed_403 $mode
+	run_test "egress ($mode): --verbose lines live, --log holds each refusal once" t_verbose_and_log $mode
+	run_test "egress ($mode): nothing of the runtime's on a tmux screen" t_tmux_screen $mode
 	run_test "egress ($mode): a name resolving to loopback is refused" t_name_to_loopback_refused $mode
 	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
 	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode

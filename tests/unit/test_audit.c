@@ -88,7 +88,8 @@ UNIT_TEST(audit_lines_start_exit_proxy)
 	char *argv[] = { "sh", "-c", "echo \"x\"\nnext", NULL };
 	struct ar_egress_event ev = {
 		"connect", "evil.test", 443,
-		NULL,	   false,	"agentrun: blocked evil.test:443"
+		NULL,	   false,	"agentrun: blocked evil.test:443",
+		true
 	};
 	_cleanup_free_ char *text = NULL;
 	int fd = mkstemp(path);
@@ -218,8 +219,8 @@ UNIT_TEST(learn_writes_a_profile_that_parses)
 	struct ar_error err = AR_ERROR_INIT;
 	struct sb_learn *l = sb_learn_new(&h, "/home/me/ws", NULL);
 	struct oci_profile *pf = NULL;
-	struct ar_egress_event ev = { "connect",   "localhost", 8080,
-				      "127.0.0.1", true,	NULL };
+	struct ar_egress_event ev = { "connect", "localhost", 8080, "127.0.0.1",
+				      true,	 NULL,	      false };
 	char dir[] = "/tmp/ar-learn-XXXXXX";
 	char *argv[] = { "tool", "--x", NULL };
 	_cleanup_free_ char *out = NULL;
