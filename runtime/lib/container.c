@@ -597,8 +597,19 @@ static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
 		/* 0622, umask notwithstanding: the container process opens
 		 * it for writing after switching to process.user. */
 		if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0 ||
-		    fchmodat(dirfd, AR_EXEC_FIFO, 0622, 0) < 0)
-			return ar_error_set(err, errno, "create the exec fifo");
+		    fchmodat(dirfd, AR_EXEC_FIFO, 0622, 0) < 0) {
+			char link[64];
+			char dir[512] = "?";
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+			n = readlink(link, dir, sizeof(dir) - 1);
+			dir[n > 0 ? n : 1] = '\0';
+			return ar_error_set(
+				err, errno,
+				"create the exec fifo in the state directory `%s` (`create` needs a filesystem that holds FIFOs; 9p shares do not: use a --root on a local filesystem, or `run`)",
+				dir);
+		}
 		l->fifo_fd = openat(dirfd, AR_EXEC_FIFO,
 				    O_PATH | O_CLOEXEC | O_NOFOLLOW);
 		if (l->fifo_fd < 0)

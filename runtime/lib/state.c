@@ -91,15 +91,58 @@ int ar_state_root_open(const char *root, bool create, struct ar_error *err)
 }
 
 /*
+ * renameat2(RENAME_NOREPLACE) of TMP to ID in the state root, or, where the
+ * filesystem does not support the flag (9p, some NFS and FUSE: EINVAL),
+ * the same under an exclusive flock of the state root: check that ID is
+ * free, then a plain rename. Every creator on such a filesystem takes that
+ * path, so no two of them can both find ID free. 0, or -1 with errno
+ * (EEXIST when ID exists; *no_flag set when the flag was refused and the
+ * fallback could not lock the root either).
+ */
+static int rename_noreplace(int rootfd, const char *tmp, const char *id,
+			    bool *no_flag)
+{
+	_cleanup_close_ int lockfd = -1;
+	struct stat st;
+	int r;
+
+	*no_flag = false;
+	if (renameat2(rootfd, tmp, rootfd, id, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	lockfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lockfd < 0)
+		return -1;
+	do
+		r = flock(lockfd, LOCK_EX);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		*no_flag = true;
+		return -1;
+	}
+	if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		errno = EEXIST;
+		return -1;
+	}
+	if (errno != ENOENT)
+		return -1;
+	/* closing lockfd on return unlocks the root */
+	return renameat(rootfd, tmp, rootfd, id);
+}
+
+/*
  * The directory appears under its id already locked (LOCK_EX) by its
  * creator: it is made and locked under a temporary name that no valid id
- * can have ('~' is not allowed in ids), then renamed into place with
- * RENAME_NOREPLACE. So `state`, `list`, `delete` and friends, which take
- * the lock before reading, never see a container directory without its
- * state.json while a create is still on its way to writing it.
+ * can have ('~' is not allowed in ids), then renamed into place without
+ * replacing anything (rename_noreplace). So `state`, `list`, `delete` and
+ * friends, which take the lock before reading, never see a container
+ * directory without its state.json while a create is still on its way to
+ * writing it.
  */
 int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
 {
+	bool no_flag;
 	_cleanup_close_ int fd = -1;
 	char tmp[AR_ID_MAX + 32];
 	struct timespec ts;
@@ -121,16 +164,28 @@ int ar_state_dir_create(int rootfd, const char *id, struct ar_error *err)
 		return ar_error_set(err, saved, "open state directory for `%s`",
 				    id);
 	}
-	if (renameat2(rootfd, tmp, rootfd, id, RENAME_NOREPLACE) < 0) {
+	if (rename_noreplace(rootfd, tmp, id, &no_flag) < 0) {
 		int saved = errno;
+		char link[64];
+		char root[512] = "?";
+		ssize_t n;
 
 		unlinkat(rootfd, tmp, AT_REMOVEDIR);
 		if (saved == EEXIST || saved == ENOTEMPTY)
 			return ar_error_set_plain(
 				err, EEXIST, "container `%s` already exists",
 				id);
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+		n = readlink(link, root, sizeof(root) - 1);
+		root[n > 0 ? n : 1] = '\0';
+		if (no_flag)
+			return ar_error_set(
+				err, saved,
+				"state directory `%s`: its filesystem supports neither renameat2(RENAME_NOREPLACE) nor flock, which creating a container safely needs: use a --root on a local filesystem",
+				root);
 		return ar_error_set(err, saved,
-				    "create state directory for `%s`", id);
+				    "create state directory for `%s` in `%s`",
+				    id, root);
 	}
 	ar_crash_point("create-state-dir");
 	return ar_steal_fd(&fd);

@@ -20,7 +20,7 @@
 #                     on the host (default 100)
 #   BENCH_RSS_REPS    repetitions of the peak-RSS figure (default 5)
 #   BENCH_VM          auto (default: when run-in-vm exists), 0 or 1: run the
-#                     crun/runc comparisons inside ../shared/vm/run-in-vm
+#                     crun/runc comparisons inside tests/vm/run-in-vm
 #   BENCH_VM_REPS     repetitions inside the VM (default 10; the VM is
 #                     emulated (TCG) on hosts without KVM: slow, same ratios)
 #   BENCH_VM_SEQ      throughput runs inside the VM (default 20)
@@ -29,8 +29,8 @@
 #   BENCH_HOST_USER=0 skip the host pass as the unprivileged test user (run
 #                     as root, every figure is measured again rootless, as
 #                     the agentrun-test user of tests/lib.sh)
-#   RUN_IN_VM         path of run-in-vm (default: ../shared/vm/run-in-vm
-#                     next to the source tree, or in PATH)
+#   RUN_IN_VM         path of run-in-vm (default: tests/vm/run-in-vm of
+#                     the source tree)
 #   BENCH_RUNC_V1=1   also run runc as root on a host whose cgroups are v1
 #                     or hybrid (off by default: runc cannot disable cgroups
 #                     and would create cgroups in the v1 hierarchies)
@@ -752,8 +752,7 @@ inner_host_user()
 find_run_in_vm()
 {
 	local c
-	for c in "${RUN_IN_VM:-}" "$TOP_SRCDIR/../shared/vm/run-in-vm" \
-		"$(command -v run-in-vm 2>/dev/null)"; do
+	for c in "${RUN_IN_VM:-}" "$TOP_SRCDIR/tests/vm/run-in-vm"; do
 		[ -n "$c" ] && [ -x "$c" ] && { echo "$c"; return 0; }
 	done
 	return 1

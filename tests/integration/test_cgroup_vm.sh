@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # cgroup v2 tests that need a real, pure cgroup v2 hierarchy: run inside a
-# throwaway VM (../shared/vm/run-in-vm).  Everything is slow under TCG, so
+# throwaway VM (tests/vm/run-in-vm).  Everything is slow under TCG, so
 # the work is split over four files, each one VM within run-tests.sh's
 # per-file timeout:
 #   test_cgroup_vm.sh            root, limits:   test_cgroup_live + limits
@@ -13,22 +13,21 @@
 #   tests/unit/test_cgroup_live   the library against the real kernel
 #   tests/vm/test_cgroup_vm.sh    the agentrun binary end to end
 # Their TAP results are relayed here, renumbered and prefixed [vm-root] /
-# [vm-user].  When the VM cannot boot (run-in-vm exit 125, or no
-# run-in-vm/QEMU), the tests are skipped with the reason -- never passed.
+# [vm-user].  Where run-in-vm --check says no VM can run (no QEMU, no
+# guest kernel), the file is skipped with its reason; a VM that fails to
+# boot (run-in-vm exit 125) is a failure.
 #
-# Environment: RUN_IN_VM (default $TOP_SRCDIR/../shared/vm/run-in-vm),
+# Environment: RUN_IN_VM (default $TOP_SRCDIR/tests/vm/run-in-vm),
 # AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default 270),
 # VM_TESTS (regex of test functions of tests/vm/test_cgroup_vm.sh).
 . "$(dirname "$0")/../lib.sh"
 
-RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/../shared/vm/run-in-vm}
+RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/tests/vm/run-in-vm}
 LIVE=$TOP_BUILDDIR/tests/unit/test_cgroup_live
 VM_SCRIPT=$TOP_SRCDIR/tests/vm/test_cgroup_vm.sh
 
 [ "${AGENTRUN_SKIP_VM:-0}" = 1 ] && skip "AGENTRUN_SKIP_VM=1"
-[ -x "$RUN_IN_VM" ] || skip "run-in-vm not found at $RUN_IN_VM (needs ../shared/vm beside the source tree)"
-command -v qemu-system-x86_64 >/dev/null ||
-	skip "qemu-system-x86_64 is not installed (see ../shared/vm/README.md)"
+VM_WHY=$("$RUN_IN_VM" --check) || skip "${VM_WHY#run-in-vm: cannot run: }"
 [ -x "$LIVE" ] || skip "$LIVE is not built (make check builds it)"
 [ -x "$AGENTRUN" ] || skip "$AGENTRUN is not built"
 
@@ -97,8 +96,8 @@ run_vm()
 	rc=$?
 	if [ $rc = 125 ]; then
 		N=$((N + 1))
-		echo "ok $N - [$tag] cgroup v2 tests in the VM # SKIP the VM cannot boot here (run-in-vm exit 125)"
-		sed 's/^/# /' "$err" | tail -n 20
+		echo "not ok $N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
+		sed 's/^/# /' "$err" | tail -n 30
 		return
 	fi
 	relay "$tag" "$out"

@@ -3,7 +3,7 @@
 #
 # Docker (dockerd --config-file contrib/docker/daemon.json) and containerd
 # (ctr run through io.containerd.runc.v2) driving agentrun, in a throwaway
-# VM with pure cgroup v2 (../shared/vm/run-in-vm): the daemons must never
+# VM with pure cgroup v2 (tests/vm/run-in-vm): the daemons must never
 # run on the host. The tests themselves are tests/vm/test_docker_vm.sh;
 # their results are relayed here with the prefix [docker-vm]. Under
 # emulation each docker container costs up to a minute on a busy host, so

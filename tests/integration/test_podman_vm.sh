@@ -3,7 +3,7 @@
 #
 # podman --memory / --pids-limit enforced and pause / unpause, with real
 # cgroups: tests/vm/test_podman_vm.sh in a throwaway VM with pure cgroup v2
-# (../shared/vm/run-in-vm), as root (this file) or as an unprivileged user
+# (tests/vm/run-in-vm), as root (this file) or as an unprivileged user
 # with a delegated subtree (test_podman_vm_user.sh, VM_MODE=user). The
 # results are relayed with the prefix [podman-vm-root] / [podman-vm-user].
 # Skipped with the reason when no VM can boot here.

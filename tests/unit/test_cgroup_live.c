@@ -5,7 +5,7 @@
  * stats, kill, destroy, clone3 CLONE_INTO_CGROUP.
  *
  * Runs only where /sys/fs/cgroup is a pure cgroup2 mount with the memory
- * and pids controllers -- i.e. inside ../shared/vm/run-in-vm (as root, or
+ * and pids controllers -- i.e. inside tests/vm/run-in-vm (as root, or
  * as a user with a delegated subtree).  Everywhere else each test is
  * skipped with the reason, after read-only checks.
  */
@@ -39,7 +39,7 @@ static const char *skip_reason(void)
 	if (!m)
 		return "no cgroup2 mount";
 	if (strcmp(m, "/sys/fs/cgroup") != 0)
-		return "/sys/fs/cgroup is not a pure cgroup2 mount (hybrid host): run in ../shared/vm/run-in-vm";
+		return "/sys/fs/cgroup is not a pure cgroup2 mount (hybrid host): tests/integration/test_cgroup_vm*.sh run it in a VM";
 	if (ar_read_file_at(AT_FDCWD, "/sys/fs/cgroup/cgroup.controllers", 4096,
 			    &buf, NULL, &err) < 0)
 		return "cannot read cgroup.controllers";

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Host side of the container-engine VM tests (test_docker_vm.sh,
-# test_podman_vm.sh in tests/integration): boot ../shared/vm/run-in-vm,
+# test_podman_vm.sh in tests/integration): boot tests/vm/run-in-vm,
 # run one TAP script of tests/vm/ inside it and relay its results here,
 # renumbered and prefixed with a tag. Source it after tests/lib.sh.
 #
@@ -17,13 +17,13 @@
 # The engines' daemons (dockerd, containerd) are started only INSIDE the VM:
 # on the host they would create cgroups in cgroup v1 hierarchies.
 #
-# Environment: RUN_IN_VM (default $TOP_SRCDIR/../shared/vm/run-in-vm),
+# Environment: RUN_IN_VM (default $TOP_SRCDIR/tests/vm/run-in-vm),
 # AGENTRUN_SKIP_VM=1 skips (AGENTRUN_SKIP_ENGINE_VM=1: only these engine
 # tests, minutes under emulation), ENGINES_VM_TIMEOUT (seconds in the VM, default
 # run-tests.sh's per-file TEST_TIMEOUT less 20, or 280), VM_TESTS (regex of
 # test functions to run in the VM).
 
-RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/../shared/vm/run-in-vm}
+RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/tests/vm/run-in-vm}
 ENGINES_VM_TIMEOUT=${ENGINES_VM_TIMEOUT:-$((${TEST_TIMEOUT:-300} - 20))}
 _ENG_N=0
 
@@ -40,9 +40,8 @@ engines_vm_prepare()
 {
 	[ "${AGENTRUN_SKIP_VM:-0}" = 1 ] && skip "AGENTRUN_SKIP_VM=1"
 	[ "${AGENTRUN_SKIP_ENGINE_VM:-0}" = 1 ] && skip "AGENTRUN_SKIP_ENGINE_VM=1"
-	[ -x "$RUN_IN_VM" ] || skip "run-in-vm not found at $RUN_IN_VM (needs ../shared/vm beside the source tree)"
-	command -v qemu-system-x86_64 >/dev/null ||
-		skip "qemu-system-x86_64 is not installed (see ../shared/vm/README.md)"
+	local why
+	why=$("$RUN_IN_VM" --check) || skip "${why#run-in-vm: cannot run: }"
 	[ -x "$AGENTRUN" ] || skip "$AGENTRUN is not built"
 	# The VM shares the current directory read-write at the same path:
 	# share the deepest directory that holds the source and build trees,
@@ -108,8 +107,8 @@ engines_vm_run()
 	echo "# [$tag] the VM ran for $(($(date +%s) - t0)) s (exit $rc)"
 	if [ $rc = 125 ]; then
 		_ENG_N=$((_ENG_N + 1))
-		echo "ok $_ENG_N - [$tag] tests in the VM # SKIP the VM cannot boot here (run-in-vm exit 125)"
-		sed 's/^/# /' "$err" | tail -n 20
+		echo "not ok $_ENG_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
+		sed 's/^/# /' "$err" | tail -n 30
 		return
 	fi
 	_eng_relay "$tag" "$out"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # cgroup v2 limits and commands, end to end through the agentrun binary.
-# Runs INSIDE ../shared/vm/run-in-vm (pure cgroup v2, every controller),
+# Runs INSIDE tests/vm/run-in-vm (pure cgroup v2, every controller),
 # as root or as an unprivileged user with a delegated subtree
 # (run-in-vm --user 1000); tests/integration/test_cgroup_vm.sh starts it.
 # Elsewhere the whole file is skipped.

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Docker and containerd driving agentrun. Runs INSIDE ../shared/vm/run-in-vm
+# Docker and containerd driving agentrun. Runs INSIDE tests/vm/run-in-vm
 # as root (pure cgroup v2, loopback only); tests/integration/test_docker_vm.sh
 # starts it. The daemons are started here, in the VM, never on a host.
 #

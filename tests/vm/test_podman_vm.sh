@@ -3,7 +3,7 @@
 #
 # podman driving agentrun where cgroups are real: --memory / --pids-limit
 # land in the container's cgroup and are enforced, and pause / unpause
-# freeze and thaw it. Runs INSIDE ../shared/vm/run-in-vm (pure cgroup v2),
+# freeze and thaw it. Runs INSIDE tests/vm/run-in-vm (pure cgroup v2),
 # as root or as an unprivileged user with a delegated subtree (run-in-vm
 # --user 1000); tests/integration/test_podman_vm*.sh start it. podman's
 # other features are tested on the host by tests/integration/test_podman.sh.
