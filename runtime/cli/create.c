@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agentrun create <id> [--bundle DIR] [--pid-file F] [--console-socket S]
- *                      [--no-pivot] [--no-new-keyring] [--preserve-fds N] */
+/* agentrun create <id> [--bundle DIR] [--config FILE] [--pid-file F]
+ *                      [--console-socket S] [--no-pivot] [--no-new-keyring]
+ *                      [--preserve-fds N]
+ * Options may come before or after the id (GNU getopt permutes, as in
+ * crun). */
 #include "config.h"
 
 #include <getopt.h>
@@ -32,6 +35,9 @@ static void create_usage(FILE *out, bool run)
 		"\n"
 		"Options:\n"
 		"  -b, --bundle DIR         bundle directory (default: .)\n"
+		"  -f, --config FILE        the config instead of BUNDLE/config.json\n"
+		"                           (a relative FILE is relative to the current\n"
+		"                           directory; `config.json` is the bundle's)\n"
 		"      --pid-file FILE      write the container process's pid to FILE\n"
 		"      --console-socket S   send the pty master to the unix socket S\n"
 		"      --no-pivot           use MS_MOVE + chroot instead of pivot_root\n"
@@ -57,6 +63,7 @@ int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 {
 	static const struct option longopts[] = {
 		{ "bundle", required_argument, NULL, 'b' },
+		{ "config", required_argument, NULL, 'f' },
 		{ "pid-file", required_argument, NULL, OPT_PID_FILE },
 		{ "console-socket", required_argument, NULL,
 		  OPT_CONSOLE_SOCKET },
@@ -78,11 +85,14 @@ int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 	o->cgroups_disabled = g->cgroup_manager == AR_CGROUP_MANAGER_DISABLED;
 	o->systemd_cgroup = g->systemd_cgroup;
 	*rc = 1;
-	while ((c = getopt_long(argc, argv, run ? "+b:dh" : "+b:h", longopts,
+	while ((c = getopt_long(argc, argv, run ? "b:f:dh" : "b:f:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o->bundle = optarg;
+			break;
+		case 'f':
+			o->config_file = optarg;
 			break;
 		case OPT_PID_FILE:
 			o->pid_file = optarg;

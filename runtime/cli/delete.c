@@ -15,7 +15,8 @@
 	"poststop hooks run.\n"                                                \
 	"\n"                                                                   \
 	"Options:\n"                                                           \
-	"  -f, --force   kill a running container first (SIGKILL)\n"           \
+	"  -f, --force   kill a running container first (SIGKILL); a\n"        \
+	"                missing container is no error\n"                      \
 	"  -h, --help    this help\n"
 
 int cmd_delete(struct ar_global_opts *g, int argc, char **argv)

@@ -72,17 +72,21 @@ static void usage(FILE *out)
 		"  -h, --help               this help\n");
 }
 
-static void print_version(void)
+/* The optional features line in crun's form: only what this build has
+ * and enforces ("+SYSTEMD" needs systemd's D-Bus API and "+APPARMOR"
+ * profiles, neither of which agentrun applies). Tools grep it. */
+static void print_version(struct ar_global_opts *g)
 {
 	printf("agentrun version %s\n"
 	       "commit: %s\n"
+	       "rundir: %s\n"
 	       "spec: 1.2.0\n"
-	       "+SECCOMP +CAP +YAJL%s\n",
-	       PACKAGE_VERSION, GIT_COMMIT,
+	       "%s+CAP +SECCOMP +YAJL\n",
+	       PACKAGE_VERSION, GIT_COMMIT, cli_state_root(g),
 #ifdef HAVE_SELINUX
-	       " +SELINUX"
+	       "+SELINUX "
 #else
-	       " -SELINUX"
+	       ""
 #endif
 	);
 }
@@ -203,7 +207,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'v':
-			print_version();
+			print_version(&g);
 			return 0;
 		case 'h':
 			usage(stdout);

@@ -62,6 +62,7 @@ static void launch_release(struct ar_launch *l)
 	if (l->cfg && l->cfg != l->o->config)
 		oci_config_free(l->cfg);
 	free(l->bundle);
+	free(l->config_path);
 	free(l->rootfs);
 }
 
@@ -130,10 +131,20 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	l->bundle = realpath(bundle, NULL);
 	if (!l->bundle)
 		return ar_error_set(err, errno, "bundle `%s`", bundle);
-	if (o->config)
+	if (o->config) {
 		l->cfg = (struct oci_config *)o->config; /* not freed */
-	else if (oci_config_load_file(l->bundle, &l->cfg, err) < 0)
-		return -1;
+	} else {
+		if (o->config_file && strcmp(o->config_file, "config.json"))
+			l->config_path = realpath(o->config_file, NULL);
+		else
+			l->config_path =
+				ar_xasprintf("%s/config.json", l->bundle);
+		if (!l->config_path)
+			return ar_error_set(err, errno, "--config `%s`",
+					    o->config_file);
+		if (oci_config_load_file(l->config_path, &l->cfg, err) < 0)
+			return -1;
+	}
 	cfg = l->cfg;
 	if (!cfg->process.present || cfg->process.args.n == 0)
 		return ar_error_set_plain(
@@ -556,8 +567,6 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		       struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
-	_cleanup_free_ char *config_path =
-		ar_xasprintf("%s/config.json", l->bundle);
 	struct ar_state st = {
 		.id = (char *)l->o->id,
 		.pid = pid,
@@ -575,7 +584,7 @@ static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		.creating = true, /* until ar_state_mark_ready() */
 		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
 		/* an in-memory config has no file (no hooks read it) */
-		.config_path = l->o->config ? NULL : config_path,
+		.config_path = l->config_path,
 		.annotations = l->cfg->annotations.items,
 		.n_annotations = l->cfg->annotations.n,
 	};
@@ -1179,10 +1188,14 @@ int ar_container_delete(const char *root, const char *id, bool force,
 	int r = -1;
 
 	if (open_existing(root, id, true, &e, err) < 0) {
-		/* A directory without state: an interrupted create. */
-		if (force && e.dirfd >= 0 && err->code == ENOENT) {
+		/* --force: a container that does not exist is deleted
+		 * already (crun and runc exit 0; podman relies on it after a
+		 * failed create and when it races conmon's cleanup). A
+		 * directory without state is an interrupted create. */
+		if (force && err->code == ENOENT) {
 			ar_error_clear(err);
-			r = ar_state_remove(e.rootfd, id, err);
+			r = e.dirfd >= 0 ? ar_state_remove(e.rootfd, id, err) :
+					   0;
 		}
 		goto out;
 	}

@@ -28,6 +28,9 @@ struct ar_create_opts {
 	const char *root; /* state root (--root) */
 	const char *id;
 	const char *bundle; /* NULL: current directory */
+	/* --config: NULL or "config.json": BUNDLE/config.json; any other
+	 * relative path is relative to the current directory (as crun) */
+	const char *config_file;
 	const char *pid_file; /* NULL: none */
 	const char *console_socket; /* NULL: none */
 	bool no_pivot;

@@ -238,6 +238,11 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
 		return ar_error_set(err, errno, "prctl");
+	/* A session of its own, as crun: out of the caller's process group
+	 * (conmon's `podman run --timeout` kills its own group) and without
+	 * the caller's controlling terminal (no TIOCSTI into it). */
+	if (setsid() < 0)
+		return ar_error_set(err, errno, "setsid");
 	/* A keep-id map (agentrun sandbox: uid -> same uid) may leave 0
 	 * unmapped: the process already holds every capability of the user
 	 * namespace it created, and loses them at execve as a non-root

@@ -60,6 +60,7 @@ struct ar_launch {
 	struct oci_config *cfg;
 	struct ar_ns_plan plan;
 	char *bundle; /* absolute */
+	char *config_path; /* absolute; NULL for an in-memory config */
 	char *rootfs; /* absolute */
 	bool rootless;
 	bool use_fifo; /* create: wait on the exec fifo before execve */

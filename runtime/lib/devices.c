@@ -55,6 +55,24 @@ static bool device_configured(const struct oci_config *cfg, const char *path)
 	return false;
 }
 
+/* A mount in `mounts` has this destination (rootless podman
+ * --privileged binds the host's nodes there itself). */
+static bool mount_target(const struct oci_config *cfg, const char *path)
+{
+	_cleanup_free_ char *want = ar_clean_path(path);
+
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		_cleanup_free_ char *c = NULL;
+
+		if (!cfg->mounts[i].destination)
+			continue;
+		c = ar_clean_path(cfg->mounts[i].destination);
+		if (strcmp(c, want) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* runc: no device setup at all when the config bind mounts a /dev. */
 static bool dev_is_bind_mount(const struct oci_config *cfg)
 {
@@ -219,7 +237,9 @@ int ar_devices_setup(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 		return 0;
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(default_devices); i++) {
-		if (device_configured(ctx->cfg, default_devices[i].path))
+		/* what the config sets, as a device or a mount, wins */
+		if (device_configured(ctx->cfg, default_devices[i].path) ||
+		    mount_target(ctx->cfg, default_devices[i].path))
 			continue;
 		if (create_device(ctx, &default_devices[i], err) < 0)
 			return ar_error_wrap(err, "default device");

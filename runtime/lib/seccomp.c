@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -709,6 +710,7 @@ int ar_seccomp_send_notify_fd(const char *listener_path, int notify_fd,
 			      struct ar_error *err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	const struct timeval tv = { .tv_sec = AR_SECCOMP_LISTENER_TIMEOUT_S };
 	_cleanup_free_ char *payload = NULL;
 	_cleanup_close_ int sock = -1;
 	size_t len = 0;
@@ -732,13 +734,29 @@ int ar_seccomp_send_notify_fd(const char *listener_path, int notify_fd,
 	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return ar_error_set(err, errno, "seccomp: socket");
-	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+	/* A listener whose backlog is full (nobody accepts) would block
+	 * connect(2) and send(2) forever; SO_SNDTIMEO bounds both. */
+	if (setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return ar_error_set(err, errno, "seccomp: SO_SNDTIMEO");
+	if (connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		if (errno == EAGAIN || errno == EINPROGRESS)
+			return ar_error_set_plain(
+				err, ETIMEDOUT,
+				"seccomp: listenerPath `%s`: nobody accepted the connection within %d s",
+				listener_path, AR_SECCOMP_LISTENER_TIMEOUT_S);
 		return ar_error_set(err, errno,
 				    "seccomp: connect to listenerPath `%s`",
 				    listener_path);
-	if (send_with_fd(sock, payload, len, notify_fd) < 0)
+	}
+	if (send_with_fd(sock, payload, len, notify_fd) < 0) {
+		if (errno == EAGAIN)
+			return ar_error_set_plain(
+				err, ETIMEDOUT,
+				"seccomp: listenerPath `%s`: the listener did not read the notification fd within %d s",
+				listener_path, AR_SECCOMP_LISTENER_TIMEOUT_S);
 		return ar_error_set(err, errno,
 				    "seccomp: send the notification fd to `%s`",
 				    listener_path);
+	}
 	return 0;
 }

@@ -109,8 +109,13 @@ const void *ar_seccomp_filter_bpf(const struct ar_seccomp_filter *f,
 int ar_seccomp_filter_export_pfc(const struct ar_seccomp_filter *f, int fd,
 				 struct ar_error *err);
 
+/* How long connect(2) and send(2) to listenerPath may block (a listener
+ * that never accepts): then the creation fails with ETIMEDOUT. */
+#define AR_SECCOMP_LISTENER_TIMEOUT_S 5
+
 /* Connect to the unix socket listener_path and send notify_fd with
- * SCM_RIGHTS; the message is the container process state:
+ * SCM_RIGHTS (each step at most AR_SECCOMP_LISTENER_TIMEOUT_S); the
+ * message is the container process state:
  *   {"ociVersion":"1.2.0","fds":["seccompFd"],"pid":PID,
  *    "metadata":"...","state":STATE}
  * state_json is the container state (as `agentrun state` prints it); its

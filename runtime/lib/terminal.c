@@ -114,7 +114,8 @@ static int terminal_setup(int sock, const struct oci_console_size *size,
 		ar_debug("%s (ignored)", err->msg);
 		ar_error_clear(err);
 	}
-	if (setsid() < 0)
+	/* the container process is a session leader already */
+	if (getsid(0) != getpid() && setsid() < 0)
 		return ar_error_set(err, errno, "process.terminal: setsid");
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
 		return ar_error_set(

@@ -150,6 +150,44 @@ t_exec_tty()
 	assert_status 0 pm rm -f -t 0 "$c"
 }
 
+# After a failed create podman runs `delete --force` on a container that
+# does not exist: that must succeed silently (as with crun and runc), or
+# podman reports "Removing container ... after creation failed" on top.
+t_failed_create_quiet()
+{
+	: >"$CALLS"
+	assert_status 127 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" /nonexistent
+	assert_contains "$(cat "$CALLS")" "delete --force"
+	assert_not_contains "$ERR" "does not exist"
+	assert_not_contains "$ERR" "Removing container"
+	assert_contains "$ERR" "/nonexistent"
+}
+
+# The container process leads a session of its own (crun does setsid):
+# pid 1's session id, seen in its pid namespace, is 1.
+t_session_leader()
+{
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'cut -d" " -f6 /proc/1/stat'
+	assert_eq "$OUT" 1
+}
+
+# run --timeout: conmon kills the container's process group at the
+# deadline. With the container in conmon's group conmon killed itself and
+# the container ran on; podman's own test expects 255 and exit code -1.
+t_run_timeout()
+{
+	local c=ar-timeout-$$ t0 t1
+	defer pm rm -f -t 0 "$c"
+	t0=$(date +%s)
+	assert_status 255 pm run --name "$c" --timeout 2 "${RUN_OPTS[@]}" \
+		"$IMAGE" sleep 60
+	t1=$(date +%s)
+	[ $((t1 - t0)) -lt 20 ] || fail "run --timeout 2 took $((t1 - t0)) s"
+	assert_status 0 pm inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$c"
+	assert_match "$OUT" "^(stopped|exited) -1$"
+}
+
 # ---- rootless: podman as the unprivileged test user ----------------------
 
 PMU=$TEST_TMP/podman-user
@@ -235,6 +273,39 @@ t_rootless_detached_exec()
 	grep -Eq "(^| )exec " "$PMU/calls.log" || fail "agentrun exec not called"
 }
 
+# --privileged rootless: podman binds the host's device nodes into /dev
+# itself (mounts); the runtime's default devices must leave them alone.
+t_rootless_privileged()
+{
+	rootless_ready
+	STATUS=0
+	pmu run --rm --privileged "${RUN_OPTS[@]}" "$IMAGE" \
+		sh -c 'echo x >/dev/null && test -c /dev/null && echo ok' \
+		>"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	ERR=$(cat "$TEST_TMP/e")
+	assert_eq "$STATUS" 0 "run --privileged ($ERR)"
+	assert_eq "$(cat "$TEST_TMP/o")" ok
+	assert_not_contains "$ERR" "Device or resource busy"
+}
+
+t_rootless_timeout()
+{
+	rootless_ready
+	local c=ar-timeout-u$$ t0 t1
+	defer pmu rm -f -t 0 "$c"
+	t0=$(date +%s)
+	STATUS=0
+	pmu run --name "$c" --timeout 2 "${RUN_OPTS[@]}" "$IMAGE" sleep 60 \
+		>/dev/null 2>"$TEST_TMP/e" || STATUS=$?
+	t1=$(date +%s)
+	assert_eq "$STATUS" 255 "run --timeout: $(cat "$TEST_TMP/e")"
+	[ $((t1 - t0)) -lt 20 ] || fail "run --timeout 2 took $((t1 - t0)) s"
+	STATUS=0
+	pmu inspect --format '{{.State.Status}} {{.State.ExitCode}}' "$c" \
+		>"$TEST_TMP/o" 2>&1 || STATUS=$?
+	assert_match "$(cat "$TEST_TMP/o")" "^(stopped|exited) -1$"
+}
+
 setup_podman
 run_test "podman: run --rm (output, exit code, agentrun called)" t_run_rm
 run_test "podman: run -d, exec, logs, stop, rm" t_detached_exec_logs_stop_rm
@@ -243,9 +314,19 @@ run_test "podman: --read-only, --cap-drop ALL" t_read_only_cap_drop
 run_test "podman: seccomp default and unconfined" t_seccomp
 run_test "podman: run -it through a pty" t_tty
 run_test "podman: exec -it through a pty" t_exec_tty
+run_test "podman: a failed create is cleaned up quietly (delete --force)" \
+	t_failed_create_quiet
+run_test "podman: the container process leads its own session" \
+	t_session_leader
+run_test "podman: run --timeout stops the container (255, exit code -1)" \
+	t_run_timeout
 setup_podman_user || true
 run_test "podman rootless: run --rm" t_rootless_run_rm
 run_test "podman rootless: --userns=keep-id, -v owned by the user" \
 	t_rootless_keep_id_volume
 run_test "podman rootless: run -d, exec, stop, rm" t_rootless_detached_exec
+run_test "podman rootless: run --privileged (podman's /dev binds kept)" \
+	t_rootless_privileged
+run_test "podman rootless: run --timeout stops the container" \
+	t_rootless_timeout
 finish

@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Command-line details tools rely on, as crun and runc behave
+# (docs/runc-compat.md): `delete --force` of a container that does not
+# exist succeeds silently; options after the container id; crun's
+# `--config FILE`; `--version` lists the built-in features in crun's form;
+# a seccomp listenerPath nobody accepts fails the creation in bounded time.
+# Root and rootless (u = 0 / 1, see bundle_for and arr in tests/lib.sh).
+. "$(dirname "$0")/../lib.sh"
+
+delete_force_missing()
+{
+	local u=$1 id
+	id=$(unique_id)
+	[ "$u" = 1 ] && ar_user list >/dev/null # creates AR_USER_ROOT
+	assert_status 0 arr "$u" delete --force "$id"
+	assert_eq "$OUT$ERR" "" "delete --force of a missing container is silent"
+	assert_status 0 arr "$u" delete -f "$id"
+	# without --force it stays an error
+	assert_status 1 arr "$u" delete "$id"
+	assert_contains "$ERR" "does not exist"
+	# a state root that does not exist at all: nothing to delete either
+	assert_status 0 "$AGENTRUN" --root "$TEST_TMP/no-such-root" delete \
+		--force "$id"
+	# an invalid id is still refused
+	assert_status 1 arr "$u" delete --force "../x"
+}
+t_delete_force_missing() { delete_force_missing 0; }
+t_delete_force_missing_rootless() { delete_force_missing 1; }
+
+# create ID --bundle DIR, run ID -b DIR -d: getopt permutes, as in crun
+options_after_id()
+{
+	local u=$1 b=$TEST_TMP/oa$1 id id2
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["sleep","30"]'
+	id=$(unique_id)
+	id2=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	defer arr "$u" delete --force "$id2"
+	(cd / && assert_status 0 arr "$u" create "$id" --bundle "$b") ||
+		exit 1
+	assert_status 0 arr "$u" state "$id"
+	assert_eq "$(jq -r .status <<<"$OUT")" created
+	assert_eq "$(jq -r .bundle <<<"$OUT")" "$b"
+	assert_status 0 arr "$u" delete "$id" --force
+	(cd / && assert_status 0 arr "$u" run "$id2" -b "$b" --detach) ||
+		exit 1
+	assert_status 0 arr "$u" state "$id2"
+	assert_eq "$(jq -r .status <<<"$OUT")" running
+}
+t_options_after_id() { options_after_id 0; }
+t_options_after_id_rootless() { options_after_id 1; }
+
+# --config FILE: a relative FILE is relative to the current directory (crun
+# resolves it before it enters the bundle); exactly `config.json` is the
+# bundle's; root.path stays relative to the bundle.
+config_file()
+{
+	local u=$1 b=$TEST_TMP/cf$1 alt=$TEST_TMP/alt$1 id
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["echo","from-bundle"]'
+	mkdir -p "$alt"
+	jq '.process.args=["echo","from-alt"]' "$b/config.json" \
+		>"$alt/other.json"
+	jq '.process.args=["echo","from-cwd"]' "$b/config.json" \
+		>"$alt/config.json"
+	[ "$u" = 1 ] && chown -R "$TEST_UID:$TEST_GID" "$alt"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	(cd "$alt" && assert_status 0 arr "$u" run --config other.json \
+		--bundle "$b" "$id" && assert_eq "$OUT" from-alt) || exit 1
+	(cd "$alt" && assert_status 0 arr "$u" run -f "$alt/other.json" \
+		-b "$b" "$id" && assert_eq "$OUT" from-alt) || exit 1
+	# `config.json` itself: the bundle's, not the one in the cwd
+	(cd "$alt" && assert_status 0 arr "$u" run --config config.json \
+		--bundle "$b" "$id" && assert_eq "$OUT" from-bundle) || exit 1
+	# create + start: the poststart/exec paths read the same file
+	config_set "$b" '.process.args=["sleep","30"]'
+	jq '.process.args=["sleep","31"]' "$b/config.json" >"$alt/other.json"
+	(cd "$alt" && assert_status 0 arr "$u" create --config other.json \
+		--bundle "$b" "$id") || exit 1
+	assert_status 0 arr "$u" start "$id"
+	assert_status 0 arr "$u" exec "$id" sh -c "tr '\\0' ' ' </proc/1/cmdline"
+	assert_eq "$OUT" "sleep 31 "
+	assert_status 0 arr "$u" delete --force "$id"
+	# a missing file: a clear error naming it
+	(cd "$alt" && assert_status 1 arr "$u" run --config nope.json \
+		--bundle "$b" "$id" && assert_contains "$ERR" "nope.json") ||
+		exit 1
+}
+t_config_file() { config_file 0; }
+t_config_file_rootless() { config_file 1; }
+
+t_version_features()
+{
+	local feats
+	assert_status 0 "$AGENTRUN" --version
+	assert_match "$(head -1 <<<"$OUT")" "^agentrun version [0-9]"
+	assert_contains "$OUT" $'\ncommit: '
+	assert_contains "$OUT" $'\nrundir: '
+	assert_contains "$OUT" $'\nspec: '
+	feats=$(tail -1 <<<"$OUT")
+	# crun's form: only "+NAME" words, each feature really there
+	assert_match "$feats" '^\+[A-Z_0-9]+( \+[A-Z_0-9]+)*$'
+	assert_contains " $feats " " +CAP "
+	assert_contains " $feats " " +SECCOMP "
+	assert_not_contains "$feats" "+SYSTEMD" "no systemd D-Bus support"
+	assert_not_contains "$feats" "+APPARMOR" "AppArmor profiles are not applied"
+	assert_status 0 "$AGENTRUN" -v
+	assert_eq "$(tail -1 <<<"$OUT")" "$feats"
+}
+
+# A listener that never accepts (its backlog is full): the creation fails
+# with a clear error after a bounded time instead of hanging.
+listener_never_accepts()
+{
+	local u=$1 b=$TEST_TMP/ln$1 id sock=$TEST_TMP/stuck$1.sock lpid t0 t1
+	require_cmd python3 timeout
+	bundle_for "$u" "$b"
+	cat >"$TEST_TMP/stuck.py" <<'EOF'
+import os, socket, sys, time
+path = sys.argv[1]
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(path)
+os.chmod(path, 0o777)
+srv.listen(0)
+# fill the backlog: the next connect(2) blocks
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect(path)
+open(path + ".ready", "w").close()
+time.sleep(120)
+EOF
+	python3 "$TEST_TMP/stuck.py" "$sock" >/dev/null 2>&1 &
+	lpid=$!
+	defer kill "$lpid"
+	wait_until 10 test -e "$sock.ready"
+	config_set "$b" '.linux.seccomp = {"defaultAction":"SCMP_ACT_ALLOW",
+		"listenerPath": $s,
+		"syscalls": [{"names":["getpriority"],"action":"SCMP_ACT_NOTIFY"}]}
+		| .process.args = ["true"]' --arg s "$sock"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	[ "$u" = 1 ] && ar_user list >/dev/null
+	t0=$(date +%s)
+	if [ "$u" = 1 ]; then
+		assert_status 1 as_test_user timeout 60 "$AGENTRUN" \
+			--root "$AR_USER_ROOT" run --bundle "$b" "$id"
+	else
+		assert_status 1 timeout 60 "$AGENTRUN" --root "$AR_ROOT" run \
+			--bundle "$b" "$id"
+	fi
+	t1=$(date +%s)
+	assert_contains "$ERR" "listenerPath"
+	assert_contains "$ERR" "nobody accepted"
+	[ $((t1 - t0)) -lt 30 ] || fail "took $((t1 - t0)) s"
+	# nothing left behind
+	assert_status 1 arr "$u" state "$id"
+}
+t_listener_never_accepts() { listener_never_accepts 0; }
+t_listener_never_accepts_rootless() { listener_never_accepts 1; }
+
+# The container process leads a session of its own, as crun makes it:
+# out of the caller's process group and controlling terminal. Its session
+# id, seen from its pid namespace, is its own pid 1; from the host, its
+# host pid.
+session_leader()
+{
+	local u=$1 b=$TEST_TMP/sl$1 id pid
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["sh","-c","cut -d\\  -f6 /proc/1/stat"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run "$id" --bundle "$b"
+	assert_eq "$OUT" 1
+	config_set "$b" '.process.args=["sleep","30"]'
+	assert_status 0 arr "$u" run -d "$id" --bundle "$b"
+	pid=$(arr "$u" state "$id" | jq -r .pid)
+	assert_eq "$(ps -o sid= -p "$pid" | tr -d ' ')" "$pid"
+	assert_ne "$(ps -o pgid= -p "$pid" | tr -d ' ')" "$(ps -o pgid= -p $$ | tr -d ' ')"
+}
+t_session_leader() { session_leader 0; }
+t_session_leader_rootless() { session_leader 1; }
+
+run_test "the container process leads its own session" t_session_leader
+run_test "rootless: the container process leads its own session" \
+	t_session_leader_rootless
+run_test "delete --force of a missing container: exit 0, silent" \
+	t_delete_force_missing
+run_test "rootless: delete --force of a missing container: exit 0, silent" \
+	t_delete_force_missing_rootless
+run_test "options after the id: create ID --bundle DIR" t_options_after_id
+run_test "rootless: options after the id" t_options_after_id_rootless
+run_test "--config FILE (crun): relative to the cwd, config.json the bundle's" \
+	t_config_file
+run_test "rootless: --config FILE" t_config_file_rootless
+run_test "--version: features in crun's +NAME form" t_version_features
+run_test "seccomp listenerPath nobody accepts: an error, no hang" \
+	t_listener_never_accepts
+run_test "rootless: seccomp listenerPath nobody accepts: an error, no hang" \
+	t_listener_never_accepts_rootless
+finish
