@@ -111,8 +111,10 @@
 #     sanitizer run of .ci/run). The working directory is unchanged. Calls
 #     ensure_test_user.
 # require_agentrun_as_test_user
-#     Skip unless the test user can execute $AGENTRUN (every parent dir
-#     must be searchable by others).
+#     Skip unless the test user can execute $AGENTRUN. As root, a binary
+#     out of its reach (a checkout in a mode-700 directory) is copied into
+#     TEST_TMP when lib.sh loads, and AGENTRUN names the copy; so are the
+#     helpers (AR_TEST_HELPERS: tests/helpers or the copy).
 # make_bundle_as_test_user DIR [--rootless]
 #     Like make_bundle, but DIR (and the rootfs) is owned by the test user
 #     and `agentrun spec` runs as the test user (so a --rootless config maps
@@ -137,6 +139,38 @@ chmod 0755 "$TEST_TMP"
 AR_ROOT=$TEST_TMP/state
 AR_USER_ROOT=$TEST_TMP/state-user
 export TEST_TMP AR_ROOT AR_USER_ROOT
+
+# The test user runs $AGENTRUN and the helpers (tests/helpers). A checkout
+# in a directory others cannot search (a mode-700 home) is out of its
+# reach: then, as root, both are copied into TEST_TMP (mode 755, removed
+# with it) and AGENTRUN and AR_TEST_HELPERS name the copies.
+AR_TEST_HELPERS=$TOP_SRCDIR/tests/helpers
+# _ar_others_reach PATH...: every parent directory of each PATH is
+# searchable by others
+_ar_others_reach()
+{
+	local p dirs=() m
+	for p in "$@"; do
+		while [ -n "${p%/*}" ]; do
+			p=${p%/*}
+			dirs+=("$p")
+		done
+	done
+	[ ${#dirs[@]} -gt 0 ] || return 0
+	for m in $(stat -L -c %A "${dirs[@]}" 2>/dev/null || echo unreadable); do
+		case $m in ?????????[xt]) ;; *) return 1 ;; esac
+	done
+}
+if [ "$(id -u)" = 0 ] && [ -x "$AGENTRUN" ] &&
+	! _ar_others_reach "$AGENTRUN" "$AR_TEST_HELPERS/."; then
+	mkdir -p "$TEST_TMP/reach"
+	cp "$AGENTRUN" "$TEST_TMP/reach/agentrun"
+	cp -R "$AR_TEST_HELPERS" "$TEST_TMP/reach/helpers"
+	chmod -R a+rX "$TEST_TMP/reach"
+	AGENTRUN=$TEST_TMP/reach/agentrun
+	AR_TEST_HELPERS=$TEST_TMP/reach/helpers
+fi
+export AGENTRUN AR_TEST_HELPERS
 
 # --- cleanup ---------------------------------------------------------------
 

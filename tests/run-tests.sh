@@ -17,7 +17,15 @@
 #                 (e.g. "tests/unit/test_parse tests/unit/test_state")
 #   AGENTRUN      the binary under test (default: $TOP_BUILDDIR/agentrun)
 #   TEST_TIMEOUT  seconds each file may run before it is killed (default 300)
+#   TEST_TIMEOUT_VM  the same for the VM files (default 900)
+#   TEST_VM_PARALLEL  1 (default): the VM files (test_*_vm*.sh, each boots
+#                 a throwaway VM, tests/vm/run-in-vm) run one after the
+#                 other in a second lane beside the host files; 0: in turn
+#                 with the others
 #   TEST_FILTER, TEST_EXCLUDE  defaults for -k and -x (handy through make)
+#   TEST_ALLOWED_SKIPS  a file of extended regular expressions, one a line
+#                 (.ci/run: tests/allowed-skips.txt): every skip's
+#                 "FILE: REASON" must match one, else it counts as a failure
 #
 # Every file's output is printed with the file name as a prefix. TAP lines
 # are counted: "ok N - name" passes, "not ok N - name" fails,
@@ -25,7 +33,8 @@
 # printing a "not ok", crashes, times out, or prints no plan/results, counts
 # as one more failure named after the file. The last line of the output is
 # always "N passed, N failed, N skipped"; the exit status is 0 iff nothing
-# failed.
+# failed. The output of a VM file running in the second lane is printed
+# when it ends, between two host files.
 
 set -u -o pipefail
 
@@ -70,33 +79,64 @@ case "$AGENTRUN" in
 *) AGENTRUN=$(pwd)/$AGENTRUN ;;
 esac
 TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+TEST_TIMEOUT_VM=${TEST_TIMEOUT_VM:-900}
 export TOP_SRCDIR TOP_BUILDDIR AGENTRUN TEST_TIMEOUT
 
 total_pass=0
 total_fail=0
 total_skip=0
 skipped_list=()
+skip_reasons=()
 failed_list=()
 durations=()
+work=$(mktemp -d "${TMPDIR:-/tmp}/agentrun-run-tests.XXXXXX") || exit 2
+vm_lane=''
+trap '[ -z "$vm_lane" ] || kill -- "-$vm_lane" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-# run_file NAME CMD...: run one test file, print its output prefixed by NAME,
-# count its TAP results.
-run_file()
+# exec_file LOG TIMEOUT CMD...: run one test file into LOG; prints
+# "STATUS SECONDS".
+exec_file()
 {
-	local name=$1 log rc line n_results=0 n_notok=0 plan='' bailed=0
-	local desc reason t0
-	shift
-	log=$(mktemp "${TMPDIR:-/tmp}/agentrun-run-tests.XXXXXX") || exit 2
-
-	echo "=== $name"
-	t0=$SECONDS
+	local log=$1 limit=$2 t0=$SECONDS rc
+	shift 2
 	# The file runs in its own process group under timeout(1), which kills
 	# the whole group on expiry. Output goes to a file (not a pipe) so a
 	# leaked background process holding stdout cannot hang us.
 	# The extra subshell keeps bash's own "Segmentation fault" notice out
 	# of our output; we report crashes ourselves.
-	(timeout -k 10 "$TEST_TIMEOUT" "$@" </dev/null >"$log" 2>&1; exit $?) 2>/dev/null
+	(TEST_TIMEOUT=$limit timeout -k 10 "$limit" "$@" </dev/null >"$log" 2>&1; exit $?) 2>/dev/null
 	rc=$?
+	echo "$rc $((SECONDS - t0))"
+}
+
+# run_file NAME CMD...: run one test file, then report it.
+run_file()
+{
+	local name=$1 log=$work/log res
+	shift
+	echo "=== $name"
+	res=$(exec_file "$log" "$TEST_TIMEOUT" "$@")
+	report_file "$name" "$log" "${res% *}" "${res#* }" "$TEST_TIMEOUT"
+}
+
+# run_file_vm NAME CMD...: a VM file in turn with the others
+run_file_vm()
+{
+	local name=$1 log=$work/log res
+	shift
+	echo "=== $name"
+	res=$(exec_file "$log" "$TEST_TIMEOUT_VM" "$@")
+	report_file "$name" "$log" "${res% *}" "${res#* }" "$TEST_TIMEOUT_VM"
+}
+
+# report_file NAME LOG STATUS SECONDS TIMEOUT: print LOG prefixed by NAME,
+# count its TAP results.
+report_file()
+{
+	local name=$1 log=$2 rc=$3 secs=$4 limit=$5 line n_results=0 n_notok=0
+	local plan='' bailed=0 desc reason
 
 	while IFS= read -r line || [ -n "$line" ]; do
 		echo "$name: $line"
@@ -121,6 +161,7 @@ run_file()
 				desc=${desc%%#*}
 				desc=${desc%"${desc##*[![:space:]]}"}
 				skipped_list+=("$name: $desc: $reason")
+				skip_reasons+=("$name: $reason")
 			else
 				total_pass=$((total_pass + 1))
 			fi
@@ -130,6 +171,7 @@ run_file()
 				reason=${BASH_REMATCH[3]:-no reason given}
 				total_skip=$((total_skip + 1))
 				skipped_list+=("$name: (whole file): $reason")
+				skip_reasons+=("$name: $reason")
 			fi
 		elif [[ $line =~ ^Bail\ out! ]]; then
 			bailed=1
@@ -139,9 +181,9 @@ run_file()
 
 	local problem=
 	if [ "$rc" -eq 124 ]; then
-		problem="timed out after ${TEST_TIMEOUT}s"
+		problem="timed out after ${limit}s"
 	elif [ "$rc" -eq 137 ]; then
-		problem="killed by SIGKILL (timed out after ${TEST_TIMEOUT}s and did not stop on SIGTERM, or OOM)"
+		problem="killed by SIGKILL (timed out after ${limit}s and did not stop on SIGTERM, or OOM)"
 	elif [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
 		problem="could not be executed (exit $rc)"
 	elif [ "$rc" -gt 128 ]; then
@@ -162,8 +204,55 @@ run_file()
 		total_fail=$((total_fail + 1))
 		failed_list+=("$name: $problem")
 	fi
-	echo "--- $name: $((SECONDS - t0))s"
-	durations+=("$((SECONDS - t0)) $name")
+	echo "--- $name: ${secs}s"
+	durations+=("$secs $name")
+}
+
+# VM files: test_*_vm*.sh. With TEST_VM_PARALLEL=1 they run in a lane of
+# their own (start_vm_lane), and their reports are printed as they end
+# (report_vm_done) and at the end (wait_vm_lane).
+is_vm_file()
+{
+	[[ $1 =~ ^test_.*_vm(_[a-z0-9_]+)?$ ]]
+}
+vm_names=()
+vm_reported=0
+
+start_vm_lane()
+{
+	local i
+	[ ${#vm_names[@]} -gt 0 ] || return 0
+	echo "=== ${#vm_names[@]} VM files run beside the others: ${vm_names[*]}"
+	set -m
+	(
+		for i in "${!vm_names[@]}"; do
+			exec_file "$work/vm.$i.log" "$TEST_TIMEOUT_VM" bash \
+				"$TOP_SRCDIR/tests/integration/${vm_names[$i]}.sh" >"$work/vm.$i.tmp"
+			mv "$work/vm.$i.tmp" "$work/vm.$i.done"
+		done
+	) &
+	vm_lane=$!
+	set +m
+}
+
+report_vm_done()
+{
+	local res
+	while [ "$vm_reported" -lt ${#vm_names[@]} ] && [ -e "$work/vm.$vm_reported.done" ]; do
+		res=$(cat "$work/vm.$vm_reported.done")
+		echo "=== ${vm_names[$vm_reported]} (VM lane)"
+		report_file "${vm_names[$vm_reported]}" "$work/vm.$vm_reported.log" \
+			"${res% *}" "${res#* }" "$TEST_TIMEOUT_VM"
+		vm_reported=$((vm_reported + 1))
+	done
+}
+
+wait_vm_lane()
+{
+	[ -n "$vm_lane" ] || return 0
+	wait "$vm_lane"
+	vm_lane=''
+	report_vm_done
 }
 
 # matches NAME: NAME passes -k and is not excluded by -x.
@@ -175,6 +264,26 @@ matches()
 	[ -z "$pattern" ] && return 0
 	[[ $1 =~ $pattern ]]
 }
+
+int_files=()
+if [ "$mode" != unit ]; then
+	shopt -s nullglob
+	files=("$TOP_SRCDIR"/tests/integration/test_*.sh)
+	shopt -u nullglob
+	if [ ${#files[@]} -gt 0 ]; then
+		mapfile -t files < <(printf '%s\n' "${files[@]}" | LC_ALL=C sort)
+	fi
+	for f in "${files[@]}"; do
+		name=$(basename "$f" .sh)
+		matches "$name.sh" || continue
+		if [ "${TEST_VM_PARALLEL:-1}" = 1 ] && is_vm_file "$name"; then
+			vm_names+=("$name")
+		else
+			int_files+=("$f")
+		fi
+	done
+fi
+start_vm_lane
 
 if [ "$mode" != integration ]; then
 	for t in ${UNIT_TESTS:-}; do
@@ -192,20 +301,40 @@ if [ "$mode" != integration ]; then
 			continue
 		fi
 		run_file "$name" "$bin"
+		report_vm_done
 	done
 fi
 
-if [ "$mode" != unit ]; then
-	shopt -s nullglob
-	files=("$TOP_SRCDIR"/tests/integration/test_*.sh)
-	shopt -u nullglob
-	if [ ${#files[@]} -gt 0 ]; then
-		mapfile -t files < <(printf '%s\n' "${files[@]}" | LC_ALL=C sort)
-	fi
-	for f in "${files[@]}"; do
-		name=$(basename "$f" .sh)
-		matches "$name.sh" || continue
+for f in "${int_files[@]}"; do
+	name=$(basename "$f" .sh)
+	if is_vm_file "$name"; then
+		run_file_vm "$name" bash "$f"
+	else
 		run_file "$name" bash "$f"
+	fi
+	report_vm_done
+done
+wait_vm_lane
+
+# With TEST_ALLOWED_SKIPS, a skip is a failure unless its "FILE: REASON"
+# matches a line of that file (.ci/run: the CI machine has everything the
+# tests need but some hardware).
+allowed=${TEST_ALLOWED_SKIPS:-}
+if [ -n "$allowed" ] && [ ${#skip_reasons[@]} -gt 0 ]; then
+	[ -r "$allowed" ] || echo "run-tests.sh: cannot read TEST_ALLOWED_SKIPS=$allowed: no skip is allowed"
+	mapfile -t patterns < <(grep -v '^[[:space:]]*\(#\|$\)' "$allowed" 2>/dev/null)
+	for x in "${skip_reasons[@]}"; do
+		ok=0
+		for p in "${patterns[@]}"; do
+			if [[ $x =~ $p ]]; then
+				ok=1
+				break
+			fi
+		done
+		if [ "$ok" = 0 ]; then
+			total_fail=$((total_fail + 1))
+			failed_list+=("$x (a skip not allowed by $allowed: this machine should run it)")
+		fi
 	done
 fi
 

@@ -155,20 +155,35 @@ au_discard()
 	fi
 }
 
-# learn -> enforce: a host file outside the default set (in the build
-# tree: /tmp and the home are the sandbox's own) and a loopback server.
+# learn_fixture NAME: a fresh directory (mode 755) that the sandbox hides
+# and learn mode binds read-only, wherever the checkout is: as root, under
+# /var/lib; not root, the build tree when it is such a place. Removed after
+# the test. Sets FIXTURE.
+learn_fixture()
+{
+	if [ "$(id -u)" = 0 ]; then
+		FIXTURE=$(mktemp -d "/var/lib/agentrun-test-$1.XXXXXX") ||
+			fail "cannot make a fixture directory in /var/lib"
+	else
+		case "$TOP_BUILDDIR" in
+		/tmp/* | /var/tmp/* | /usr/* | /opt/* | /home/* | /root/*)
+			skip "not root, and the build tree $TOP_BUILDDIR is not a place the sandbox hides (as root the fixture goes to /var/lib)" ;;
+		esac
+		FIXTURE=$TOP_BUILDDIR/.audit-$1-$RANDOM$RANDOM
+		mkdir -p "$FIXTURE"
+	fi
+	defer rm -rf "$FIXTURE"
+	chmod 0755 "$FIXTURE"
+}
+
+# learn -> enforce: a host file outside the default set (a fixture
+# directory: /tmp and the home are the sandbox's own) and a loopback server.
 t_learn_round_trip()
 {
 	au_setup "$1"
 	start_server
-	case "$TOP_BUILDDIR" in
-	/tmp/* | /var/tmp/* | /usr/* | /opt/* | /home/* | /root/*)
-		skip "the build tree $TOP_BUILDDIR is not a place the sandbox hides" ;;
-	esac
-	local d=$TOP_BUILDDIR/.audit-learn-$RANDOM$RANDOM prof=$H/learned.json
-	mkdir -p "$d"
-	defer rm -rf "$d"
-	chmod 0755 "$d"
+	learn_fixture learn
+	local d=$FIXTURE prof=$H/learned.json
 	echo "host-data" >"$d/data.txt"
 	echo "not-learned" >"$d/other.txt"
 	chmod 0644 "$d/data.txt" "$d/other.txt"
@@ -201,13 +216,8 @@ t_learn_round_trip()
 t_learn_write()
 {
 	au_setup "$1"
-	case "$TOP_BUILDDIR" in
-	/tmp/* | /var/tmp/* | /usr/* | /opt/* | /home/* | /root/*)
-		skip "the build tree $TOP_BUILDDIR is not a place the sandbox hides" ;;
-	esac
-	local d=$TOP_BUILDDIR/.audit-learnw-$RANDOM$RANDOM prof=$H/learned-w.json
-	mkdir -p "$d"
-	defer rm -rf "$d"
+	learn_fixture learnw
+	local d=$FIXTURE prof=$H/learned-w.json
 	echo old >"$d/out.txt"
 	chmod 0777 "$d"
 	chmod 0666 "$d/out.txt"

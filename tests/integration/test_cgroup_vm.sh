@@ -18,9 +18,12 @@
 # boot (run-in-vm exit 125) is a failure.
 #
 # Environment: RUN_IN_VM (default $TOP_SRCDIR/tests/vm/run-in-vm),
-# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default 270),
+# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default the file's
+# TEST_TIMEOUT less 30),
 # VM_TESTS (regex of test functions of tests/vm/test_cgroup_vm.sh).
 . "$(dirname "$0")/../lib.sh"
+
+VM_TIMEOUT=${VM_TIMEOUT:-$((${TEST_TIMEOUT:-300} - 30))}
 
 RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/tests/vm/run-in-vm}
 LIVE=$TOP_BUILDDIR/tests/unit/test_cgroup_live
@@ -86,7 +89,7 @@ run_vm()
 {
 	local tag=$1 out=$TEST_TMP/$1.out err=$TEST_TMP/$1.err rc
 	shift
-	(cd "$SHARE" && "$RUN_IN_VM" --timeout "${VM_TIMEOUT:-270}" "$@" \
+	(cd "$SHARE" && "$RUN_IN_VM" --timeout "$VM_TIMEOUT" "$@" \
 		--env "AGENTRUN=$AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "VM_ROOTFS_CACHE=$CACHE_DIR" \
@@ -104,7 +107,7 @@ run_vm()
 	grep -v '^run-in-vm: KVM unusable' "$err" | sed "s/^/# [$tag] stderr: /" | tail -n 40
 	if [ $rc = 124 ]; then
 		N=$((N + 1))
-		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=${VM_TIMEOUT:-270})"
+		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=$VM_TIMEOUT)"
 	elif ! grep -q '^ok \|^not ok ' "$out"; then
 		N=$((N + 1))
 		echo "not ok $N - [$tag] no test results from the VM (exit $rc)"

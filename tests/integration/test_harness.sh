@@ -250,6 +250,51 @@ t_runner_filters()
 	assert_eq "$(tail -n1 <<<"$OUT")" "1 passed, 1 failed, 1 skipped"
 }
 
+# VM files (test_*_vm*.sh) run in a lane beside the others: two files of
+# 3 s each take about 3 s; a VM file has TEST_TIMEOUT_VM.
+t_runner_vm_lane()
+{
+	local t=$TEST_TMP/fake3 t0 took
+	_fake_tree "$t"
+	printf 'sleep 3; echo "1..1"; echo "ok 1 - in the vm"\n' >"$t/tests/integration/test_b_vm.sh"
+	printf 'sleep 3; echo "1..1"; echo "ok 1 - on the host"\n' >"$t/tests/integration/test_c.sh"
+	printf 'sleep 30\n' >"$t/tests/integration/test_d_vm_slow.sh"
+	t0=$(date +%s)
+	assert_status 0 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		bash "$t/tests/run-tests.sh" --integration-only -k '^test_(b_vm|c)\.sh$'
+	took=$(($(date +%s) - t0))
+	assert_eq "$(tail -n1 <<<"$OUT")" "2 passed, 0 failed, 0 skipped"
+	assert_contains "$OUT" "test_b_vm: ok 1 - in the vm"
+	assert_contains "$OUT" "test_c: ok 1 - on the host"
+	[ "$took" -lt 6 ] || fail "the two files took ${took}s: not side by side"
+	# one after the other
+	t0=$(date +%s)
+	assert_status 0 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_VM_PARALLEL=0 bash "$t/tests/run-tests.sh" --integration-only -k '^test_(b_vm|c)\.sh$'
+	took=$(($(date +%s) - t0))
+	assert_eq "$(tail -n1 <<<"$OUT")" "2 passed, 0 failed, 0 skipped"
+	[ "$took" -ge 6 ] || fail "TEST_VM_PARALLEL=0 took ${took}s: side by side"
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_TIMEOUT=30 TEST_TIMEOUT_VM=2 bash "$t/tests/run-tests.sh" --integration-only -k 'slow'
+	assert_contains "$OUT" "FAIL test_d_vm_slow: timed out after 2s"
+}
+
+# TEST_ALLOWED_SKIPS: a skip whose "FILE: REASON" matches no line fails.
+t_runner_allowed_skips()
+{
+	local t=$TEST_TMP/fake4
+	_fake_tree "$t"
+	printf '# comment\n\n^test_wholeskip: not here$\n' >"$t/allowed"
+	assert_status 0 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_ALLOWED_SKIPS="$t/allowed" bash "$t/tests/run-tests.sh" --integration-only -k wholeskip
+	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 0 failed, 1 skipped"
+	printf '^test_a: no gadget$\n' >"$t/allowed"
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_ALLOWED_SKIPS="$t/allowed" bash "$t/tests/run-tests.sh" --integration-only -k wholeskip
+	assert_eq "$(tail -n1 <<<"$OUT")" "0 passed, 1 failed, 1 skipped"
+	assert_contains "$OUT" "FAIL test_wholeskip: not here (a skip not allowed by $t/allowed: this machine should run it)"
+}
+
 run_test "TEST_TMP is under /tmp, mode 0755" t_tmp_dir
 run_test "make_rootfs gives a working busybox (chroot)" t_rootfs_runs_busybox
 run_test "make_rootfs copies are independent" t_rootfs_copy_is_private
@@ -264,4 +309,6 @@ run_test "defer runs on exit" t_defer_runs
 run_test "exit cleanup unmounts and removes TEST_TMP" t_cleanup_unmounts
 run_test "run-tests.sh counts pass/fail/skip, crash, hang, no plan" t_runner_counts
 run_test "run-tests.sh --unit-only, --integration-only, -k" t_runner_filters
+run_test "run-tests.sh runs VM files beside the others, with their own timeout" t_runner_vm_lane
+run_test "run-tests.sh with TEST_ALLOWED_SKIPS fails the skips it does not allow" t_runner_allowed_skips
 finish

@@ -10,7 +10,8 @@
 # run here or crun is missing; a VM that does not run is a failure.
 #
 # Environment: RUN_IN_VM (default $TOP_SRCDIR/tests/vm/run-in-vm),
-# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default 200).
+# AGENTRUN_SKIP_VM=1 to skip, VM_TIMEOUT (seconds, default the file's
+# TEST_TIMEOUT less 30).
 . "$(dirname "$0")/../lib.sh"
 
 RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/tests/vm/run-in-vm}
@@ -57,7 +58,7 @@ ls -ln "$d/ws" | sed -n 's/^\([^ ]*\) *[0-9]* *\([0-9]*\) *\([0-9]*\) .* \([^ ]*
 EOF
 
 VM_STATUS=0
-(cd "$VMDIR" && "$RUN_IN_VM" --user 1000 --timeout "${VM_TIMEOUT:-200}" \
+(cd "$VMDIR" && "$RUN_IN_VM" --user 1000 --timeout "${VM_TIMEOUT:-$((${TEST_TIMEOUT:-300} - 30))}" \
 	-- sh "$VMDIR/guest.sh" "$VMDIR" "$VMDIR/agentrun") \
 	>"$TEST_TMP/vm.out" 2>"$TEST_TMP/vm.err" || VM_STATUS=$?
 VM_OUT=$(cat "$TEST_TMP/vm.out")

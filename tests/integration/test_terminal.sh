@@ -5,7 +5,7 @@
 # /dev/console, and `run` relaying the terminal itself.
 . "$(dirname "$0")/../lib.sh"
 
-RECV=$TOP_SRCDIR/tests/helpers/recv_console.py
+RECV=$AR_TEST_HELPERS/recv_console.py
 # The system python (a pyenv shim can take seconds to start).
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
