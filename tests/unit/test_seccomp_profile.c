@@ -13,7 +13,9 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,7 +117,7 @@ static int child_checks(void)
 	DENIED(syscall(SYS_setns, 0, 0), EPERM);
 	DENIED(mount("none", "/tmp", "tmpfs", 0, NULL), EPERM);
 	DENIED(umount2("/tmp", MNT_DETACH), EPERM);
-	DENIED(syscall(SYS_ptrace, 0, 0, 0, 0), EPERM);
+	DENIED(syscall(SYS_kcmp, 0, 0, 0, 0, 0), EPERM);
 	DENIED(syscall(SYS_io_uring_setup, 1, NULL), EPERM);
 	DENIED(syscall(SYS_open_by_handle_at, -1, NULL, 0), EPERM);
 	DENIED(syscall(SYS_syslog, 3, NULL, 0), EPERM);
@@ -141,6 +143,17 @@ static int child_checks(void)
 		DENIED(ioctl(tty_fd, TIOCGWINSZ, &ws), ENOTTY);
 		DENIED(ioctl(tty_fd, 0x5413 + 1, &ws), ENOTTY);
 		DENIED(ioctl(tty_fd, 0x5410, &ws), ENOTTY);
+	}
+
+	/* debuggers: ptrace and process_vm_readv reach the kernel (the
+	 * pid namespace bounds what they can reach); pid 0 is no process */
+	DENIED(syscall(SYS_ptrace, PTRACE_DETACH, 0, 0, 0), ESRCH);
+	{
+		char buf[1];
+		struct iovec iov = { .iov_base = buf, .iov_len = 1 };
+
+		DENIED(syscall(SYS_process_vm_readv, 0, &iov, 1, &iov, 1, 0),
+		       ESRCH);
 	}
 
 	/* ordinary work */
