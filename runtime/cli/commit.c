@@ -3,40 +3,70 @@
  * changes to the real workspace. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "../sandbox/overlay.h"
 #include "cli.h"
 
-static const char usage[] =
-	"Usage: agentrun commit SANDBOX [PATHS...]\n"
-	"\n"
-	"Apply the changes of an --overlay sandbox (all, or those under\n"
-	"PATHS) to the real workspace, each file atomically.\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help   this help\n";
+#define COMMIT_USAGE                                                            \
+	"Usage: agentrun commit [OPTIONS] SANDBOX [PATHS...]\n"                 \
+	"\n"                                                                    \
+	"Apply the changes of a stopped --overlay sandbox (all, or those\n"     \
+	"under PATHS) to the real workspace, each file atomically, and print\n" \
+	"what was applied. Symlinks are created as symlinks; fifos, sockets\n"  \
+	"and device nodes are skipped; setuid/setgid bits are dropped. A\n"     \
+	"conflict (a path the host changed too since the sandbox started)\n"    \
+	"is not applied: the others are, the conflicts are named and the\n"     \
+	"exit status is 1. A PATH without changes is an error.\n"               \
+	"\n"                                                                    \
+	"Options:\n"                                                            \
+	"  -f, --force         apply conflicts too; the host's version of\n"    \
+	"                      each is kept as PATH.orig\n"                     \
+	"  -i, --interactive   ask for each change: y(es), n(o), d(iff),\n"     \
+	"                      q(uit)\n"                                        \
+	"  -h, --help          this help\n"
 
 int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "interactive", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ar_error err = AR_ERROR_INIT;
+	struct ar_commit_opts o = { 0 };
 	struct ar_overlay ov;
-	int r;
+	int c, r;
 
 	(void)g;
-	if (argc == 2 &&
-	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		fputs(usage, stdout);
-		return 0;
+	while ((c = getopt_long(argc, argv, "fih", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			o.force = true;
+			break;
+		case 'i':
+			o.interactive = true;
+			break;
+		case 'h':
+			fputs(COMMIT_USAGE, stdout);
+			return 0;
+		default:
+			fputs(COMMIT_USAGE, stderr);
+			return 1;
+		}
 	}
-	if (argc < 2 || argv[1][0] == '-') {
-		fputs(usage, stderr);
+	if (optind >= argc) {
+		fputs(COMMIT_USAGE, stderr);
 		return 1;
 	}
-	if (ar_overlay_open(argv[1], &ov, &err) < 0)
+	o.in = stdin;
+	o.out = stdout;
+	if (ar_overlay_open(argv[optind], &ov, &err) < 0)
 		return cli_fail(&err);
-	r = ar_overlay_commit(&ov, argv + 2, (size_t)(argc - 2), &err);
+	r = ar_overlay_commit(&ov, argv + optind + 1,
+			      (size_t)(argc - optind - 1), &o, &err);
 	ar_overlay_release(&ov);
 	return r < 0 ? cli_fail(&err) : 0;
 }

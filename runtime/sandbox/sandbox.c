@@ -119,19 +119,11 @@ static int overlay_prepare(const struct ar_sandbox_opts *o,
 			   struct ar_error *err)
 {
 	_cleanup_free_ char *ws = NULL;
-	char name[64];
-	time_t now = time(NULL);
-	struct tm tm;
 
 	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
-	if (o->name) {
-		snprintf(name, sizeof(name), "%s", o->name);
-	} else {
-		localtime_r(&now, &tm);
-		strftime(name, sizeof(name), "sandbox-%Y%m%d-%H%M%S", &tm);
-	}
-	if (ar_overlay_create(name, ws, ov, err) < 0)
+	/* holds the sandbox's lock until ar_overlay_release */
+	if (ar_overlay_create(o->name, ws, ov, err) < 0)
 		return -1;
 	*oo = *o;
 	oo->overlay_upper = ov->upper;
@@ -160,6 +152,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	*exit_status = 1;
 	memset(&info, 0, sizeof(info));
 	memset(&ov, 0, sizeof(ov));
+	ov.lock_fd = -1;
 	if (ar_sandbox_host_detect(&h, err) < 0) {
 		ar_sandbox_host_release(&h);
 		return -1;
@@ -206,8 +199,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	quiet = !o->verbose && ar_log_fd() < 0 && isatty(STDERR_FILENO);
 	if (!quiet)
 		ar_log(AR_LOG_INFO,
-		       "sandbox: workspace %s (read-write); protections: %s",
-		       info.workspace, info.protections);
+		       "sandbox: workspace %s (%s); protections: %s",
+		       info.workspace, ov.dir ? "overlay" : "read-write",
+		       info.protections);
 
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));

@@ -342,14 +342,14 @@ t_overlay()
 		fail "no upper layer outside the workspace"
 
 	assert_status 0 ar_h changes ov1
-	assert_eq "$OUT" "D b
-D d/c
-A d/n
-M existing.txt
-A nd/
-A nd/sub/
-A nd/sub/q
-A z"
+	assert_eq "$OUT" "D  b
+D  d/c
+A  d/n
+M  existing.txt
+A  nd/
+A  nd/sub/
+A  nd/sub/q
+A  z"
 	assert_status 0 ar_h diff ov1 existing.txt
 	assert_contains "$OUT" "--- a/existing.txt"
 	assert_contains "$OUT" "+new-content"
@@ -365,10 +365,10 @@ A z"
 	assert_eq "$(cat "$WS/nd/sub/q")" "q"
 	[ -e "$WS/b" ] && [ ! -e "$WS/z" ] || fail "commit went beyond PATHS"
 	assert_status 0 ar_h changes ov1
-	assert_eq "$OUT" "D b
-D d/c
-A d/n
-A z"
+	assert_eq "$OUT" "D  b
+D  d/c
+A  d/n
+A  z"
 	# then the rest
 	assert_status 0 ar_h commit ov1
 	[ ! -e "$WS/b" ] && [ ! -e "$WS/d/c" ] || fail "deletions not applied"

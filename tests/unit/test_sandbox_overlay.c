@@ -64,7 +64,7 @@ static char *changes_text(const struct ar_overlay *ov)
 
 	memset(buf, 0, sizeof(buf)); /* nothing written leaves buf as is */
 	f = fmemopen(buf, sizeof(buf), "w");
-	if (!f || ar_overlay_print_changes(ov, f, &err) < 0)
+	if (!f || ar_overlay_print_changes(ov, NULL, 0, f, &err) < 0)
 		printf("# %s\n", err.msg);
 	if (f)
 		fclose(f);
@@ -78,6 +78,7 @@ UNIT_TEST(changes_commit_discard)
 	char wh[1200], *outside[] = { "/etc/passwd" }, *sel[] = { "d" };
 	struct stat st;
 	ino_t ino;
+	struct ar_commit_opts quiet = { .out = fopen("/dev/null", "we") };
 
 	if (geteuid() != 0)
 		UNIT_SKIP("whiteouts need mknod (root)");
@@ -120,23 +121,23 @@ UNIT_TEST(changes_commit_discard)
 
 	CHECK_STR_EQ(
 		changes_text(&ov),
-		"A added\nA d/new\nD d/old\nD gone\nM mod\nA nd/\nA nd/x\n");
+		"A  added\nA  d/new\nD  d/old\nD  gone\nM  mod\nA  nd/\nA  nd/x\n");
 
-	CHECK(ar_overlay_commit(&ov, outside, 1, &err) < 0);
+	CHECK(ar_overlay_commit(&ov, outside, 1, &quiet, &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, "not inside the workspace");
 	ar_error_clear(&err);
 
-	CHECK(ar_overlay_commit(&ov, sel, 1, &err) == 0);
+	CHECK(ar_overlay_commit(&ov, sel, 1, &quiet, &err) == 0);
 	CHECK(slurp(lower, "d/old") == NULL);
 	CHECK_STR_EQ(slurp(lower, "d/new"), "n\n");
 	CHECK(slurp(lower, "added") == NULL);
 	CHECK_STR_EQ(changes_text(&ov),
-		     "A added\nD gone\nM mod\nA nd/\nA nd/x\n");
+		     "A  added\nD  gone\nM  mod\nA  nd/\nA  nd/x\n");
 
 	snprintf(wh, sizeof(wh), "%s/mod", lower);
 	CHECK(stat(wh, &st) == 0);
 	ino = st.st_ino;
-	CHECK(ar_overlay_commit(&ov, NULL, 0, &err) == 0);
+	CHECK(ar_overlay_commit(&ov, NULL, 0, &quiet, &err) == 0);
 	CHECK_STR_EQ(slurp(lower, "mod"), "new\n");
 	CHECK(stat(wh, &st) == 0 && st.st_ino != ino); /* renamed over */
 	CHECK(slurp(lower, "gone") == NULL);
@@ -148,12 +149,32 @@ UNIT_TEST(changes_commit_discard)
 	CHECK(access(ov.dir, F_OK) < 0);
 	ar_overlay_release(&ov);
 	CHECK(ar_overlay_open("t", &ov, &err) < 0);
+	if (quiet.out)
+		fclose(quiet.out);
 	{
 		char cmd[200];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 		CHECK(system(cmd) == 0);
 	}
+}
+
+UNIT_TEST(quote_path)
+{
+	char *q;
+
+	q = ar_quote_path("plain/name.txt");
+	CHECK_STR_EQ(q, "plain/name.txt");
+	free(q);
+	q = ar_quote_path("a\033[2Kb");
+	CHECK_STR_EQ(q, "\"a\\033[2Kb\"");
+	free(q);
+	q = ar_quote_path("tab\there\nq\"b\\");
+	CHECK_STR_EQ(q, "\"tab\\there\\nq\\\"b\\\\\"");
+	free(q);
+	q = ar_quote_path("caf\xc3\xa9");
+	CHECK_STR_EQ(q, "\"caf\\303\\251\"");
+	free(q);
 }
 
 UNIT_MAIN()
