@@ -39,13 +39,59 @@ static bool same_ns(int fd, const char *self)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-static int child_main(int userfd, int netfd, uint16_t port, int sock)
+/* Listen on each of addrs[0..n) (inside the namespaces now joined); one
+ * message per address: "" + the fd, "-" without fd for an optional one
+ * the namespace has no address for, or an error text. */
+static int child_listen(const struct ar_egress_addr *addrs, size_t n, int sock)
+{
+	char msg[512], text[INET6_ADDRSTRLEN];
+	int one = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ar_egress_addr *a = &addrs[i];
+		struct sockaddr_storage ss;
+		socklen_t len;
+		int fd;
+
+		len = ar_egress_sockaddr(a->family, a->addr, a->port, &ss);
+		fd = socket(a->family,
+			    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd >= 0 && a->family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				   sizeof(one));
+		if (fd < 0 ||
+		    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+			       sizeof(one)) < 0 ||
+		    bind(fd, (struct sockaddr *)&ss, len) < 0 ||
+		    listen(fd, 128) < 0) {
+			int e = errno;
+
+			if (fd >= 0)
+				close(fd);
+			if (a->optional &&
+			    (e == EADDRNOTAVAIL || e == EAFNOSUPPORT)) {
+				send_result(sock, -1, "-");
+				continue;
+			}
+			inet_ntop(a->family, a->addr, text, sizeof(text));
+			snprintf(msg, sizeof(msg), "listen on %s%s%s:%u: %s",
+				 a->family == AF_INET6 ? "[" : "", text,
+				 a->family == AF_INET6 ? "]" : "",
+				 (unsigned)a->port, strerror(e));
+			send_result(sock, -1, msg);
+			return 1;
+		}
+		send_result(sock, fd, "");
+		close(fd);
+	}
+	return 0;
+}
+
+static int child_main(int userfd, int netfd, const struct ar_egress_addr *addrs,
+		      size_t n, int sock)
 {
 	struct ar_error err = AR_ERROR_INIT;
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(port) };
 	char msg[512];
-	int one = 1, fd;
 
 	if (!same_ns(userfd, "/proc/self/ns/user") &&
 	    setns(userfd, CLONE_NEWUSER) < 0) {
@@ -64,21 +110,10 @@ static int child_main(int userfd, int netfd, uint16_t port, int sock)
 		send_result(sock, -1, err.msg);
 		return 1;
 	}
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 128) < 0) {
-		snprintf(msg, sizeof(msg), "listen on 127.0.0.1:%u: %s",
-			 (unsigned)port, strerror(errno));
-		send_result(sock, -1, msg);
-		return 1;
-	}
-	send_result(sock, fd, "");
-	return 0;
+	return child_listen(addrs, n, sock);
 }
 
+/* 0 and *fd (-1 for a skipped optional address), or -1 and msg. */
 static int recv_result(int sock, int *fd, char *msg, size_t size)
 {
 	ssize_t n = ar_recvmsg_fd(sock, msg, size - 1, fd);
@@ -88,18 +123,44 @@ static int recv_result(int sock, int *fd, char *msg, size_t size)
 		return -1;
 	}
 	msg[n] = '\0';
-	return *fd >= 0 ? 0 : -1;
+	if (*fd >= 0 || strcmp(msg, "-") == 0)
+		return 0;
+	return -1;
 }
 
-int ar_egress_listen_in(pid_t pid, uint16_t port, int *out,
-			struct ar_error *err)
+socklen_t ar_egress_sockaddr(int family, const uint8_t *addr, uint16_t port,
+			     struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, addr, 4);
+		return sizeof(*sin);
+	}
+	{
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		memcpy(&sin6->sin6_addr, addr, 16);
+		return sizeof(*sin6);
+	}
+}
+
+int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
+			int *fds, struct ar_error *err)
 {
 	_cleanup_close_ int userfd = -1, netfd = -1, sock = -1;
 	char path[64], msg[512];
-	int sv[2], st, r;
+	int sv[2], st, r = 0;
+	size_t got = 0;
 	pid_t child;
 
-	*out = -1;
+	for (size_t i = 0; i < n; i++)
+		fds[i] = -1;
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 	userfd = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
@@ -118,16 +179,26 @@ int ar_egress_listen_in(pid_t pid, uint16_t port, int *out,
 	}
 	if (child == 0) {
 		close(sv[0]);
-		_exit(child_main(userfd, netfd, port, sv[1]));
+		_exit(child_main(userfd, netfd, addrs, n, sv[1]));
 	}
 	close(sv[1]);
-	r = recv_result(sock, out, msg, sizeof(msg));
+	while (got < n && r == 0) {
+		r = recv_result(sock, &fds[got], msg, sizeof(msg));
+		if (r == 0)
+			got++;
+	}
 	while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 		;
-	if (r < 0)
+	if (r < 0) {
+		for (size_t i = 0; i < got; i++) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = -1;
+		}
 		return ar_error_set_plain(
 			err, EPERM,
 			"egress proxy: listening socket in the sandbox's network namespace: %s",
 			msg);
+	}
 	return 0;
 }

@@ -202,8 +202,28 @@ int ar_egress_policy_add(struct ar_egress_policy *p, const char *list,
 		if (ar_egress_rule_parse(s, &r, err) < 0)
 			return -1;
 		p->rules = ar_xrealloc(p->rules,
-				       (p->n_rules + 1) * sizeof(*p->rules));
+				       (p->n_rules + 3) * sizeof(*p->rules));
 		p->rules[p->n_rules++] = r;
+		/* localhost:PORT: the host's loopback service on PORT,
+		 * whichever loopback address it listens on */
+		if (r.name && !r.wildcard && r.port &&
+		    strcmp(r.name, "localhost") == 0) {
+			static const uint8_t v6[16] = { [15] = 1 };
+			static const uint8_t v4[16] = {
+				[10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1
+			};
+
+			for (int k = 0; k < 2; k++) {
+				struct ar_egress_rule *a =
+					&p->rules[p->n_rules++];
+
+				memset(a, 0, sizeof(*a));
+				a->text = ar_xstrdup(r.text);
+				a->family = k ? AF_INET6 : AF_INET;
+				memcpy(a->addr, k ? v6 : v4, 16);
+				a->port = r.port;
+			}
+		}
 		if (!comma)
 			return 0;
 		s = comma + 1;

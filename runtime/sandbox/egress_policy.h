@@ -10,6 +10,10 @@
  *   *                    any name or public IP address
  *   10.1.2.3[:port]      that IPv4 address
  *   [::1]:8080, ::1      that IPv6 address (brackets needed with a port)
+ *   localhost:8080       the name, and the addresses 127.0.0.1:8080 and
+ *                        [::1]:8080
+ * A loopback address with a port is also a host service shown inside
+ * the sandbox at that address (sandbox_egress.c).
  *
  * A connection to HOST:PORT is made when
  *   1. HOST is allowed: a name pattern matches the name (a raw IP
@@ -40,7 +44,7 @@ struct ar_egress_rule {
 	bool wildcard; /* name is a suffix */
 	bool any; /* `*` */
 	int family; /* AF_INET / AF_INET6 for an address rule, else 0 */
-	uint8_t addr[16]; /* network order; IPv4 in the first 4 bytes */
+	uint8_t addr[16]; /* network order; IPv4 as ::ffff:a.b.c.d */
 	uint16_t port; /* 0: any port */
 };
 

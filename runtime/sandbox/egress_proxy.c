@@ -74,6 +74,10 @@ struct ar_egress_proxy {
 	int n_conns; /* upstreams: dialled or relaying */
 	int refs; /* the owner and each setup or relay thread */
 	bool stopping;
+	/* host loopback services shown inside: appended under lock,
+	 * never moved (setups point at them) */
+	struct ar_egress_forward fwd[AR_EGRESS_MAX_FORWARDS];
+	size_t n_fwd;
 };
 
 /* ---- helpers ---- */
@@ -89,6 +93,9 @@ static void wake(struct ar_egress_proxy *p)
 
 static void proxy_free(struct ar_egress_proxy *p)
 {
+	for (size_t i = 0; i < p->n_fwd; i++)
+		if (p->fwd[i].listen_fd >= 0)
+			close(p->fwd[i].listen_fd);
 	ar_egress_policy_release(&p->policy);
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
@@ -702,6 +709,85 @@ static int socks_setup(struct ar_egress_proxy *p, int c, int *up)
 	return 0;
 }
 
+/* ---- host loopback forwards ---- */
+
+static int forward_dial(const struct ar_egress_addr *a, char *text, size_t size)
+{
+	struct sockaddr_storage ss;
+	struct addrinfo ai = { .ai_family = a->family,
+			       .ai_socktype = SOCK_STREAM };
+
+	ai.ai_addrlen = ar_egress_sockaddr(a->family, a->addr, a->port, &ss);
+	ai.ai_addr = (struct sockaddr *)&ss;
+	if (!inet_ntop(a->family, a->addr, text, (socklen_t)size))
+		snprintf(text, size, "?");
+	return connect_timeout(&ai);
+}
+
+/* A connection to a forward's socket inside: connect to its host
+ * address (or the alternative when that one refuses). Nothing is read
+ * first: server-first protocols (SMTP, MySQL, ...) work. */
+static int forward_setup(struct ar_egress_proxy *p, int c,
+			 const struct ar_egress_forward *f, int *up)
+{
+	char host[INET6_ADDRSTRLEN], addr[INET6_ADDRSTRLEN], reason[512];
+	int e;
+
+	(void)c;
+	inet_ntop(f->to.family, f->to.addr, host, sizeof(host));
+	if (!slot_take(p)) {
+		snprintf(
+			reason, sizeof(reason),
+			"agentrun: refused %s:%u \xe2\x80\x94 %d connections through the egress proxy are open, its limit; close some and retry",
+			host, (unsigned)f->to.port, AR_EGRESS_MAX_CONNS);
+		emit(p, "forward", host, f->to.port, NULL, false, reason, true);
+		return -1;
+	}
+	*up = forward_dial(&f->to, addr, sizeof(addr));
+	if (*up < 0 && errno == ECONNREFUSED && f->alt.family)
+		*up = forward_dial(&f->alt, addr, sizeof(addr));
+	if (*up < 0) {
+		e = errno;
+		slot_put(p);
+		snprintf(
+			reason, sizeof(reason),
+			"agentrun: cannot connect to %s%s%s:%u on the host: %s",
+			f->to.family == AF_INET6 ? "[" : "", host,
+			f->to.family == AF_INET6 ? "]" : "",
+			(unsigned)f->to.port, strerror(e));
+		emit(p, "forward", host, f->to.port, NULL, false, reason,
+		     false);
+		return -1;
+	}
+	emit(p, "forward", host, f->to.port, addr, true, NULL, false);
+	return 0;
+}
+
+int ar_egress_proxy_add_forward(struct ar_egress_proxy *p,
+				const struct ar_egress_forward *f,
+				struct ar_error *err)
+{
+	bool full;
+
+	pthread_mutex_lock(&p->lock);
+	full = p->n_fwd == AR_EGRESS_MAX_FORWARDS;
+	if (!full) {
+		p->fwd[p->n_fwd] = *f;
+		p->n_fwd++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (full) {
+		close(f->listen_fd);
+		return ar_error_set_plain(
+			err, E2BIG,
+			"egress proxy: more than %d host loopback services",
+			AR_EGRESS_MAX_FORWARDS);
+	}
+	fcntl(f->listen_fd, F_SETFL, fcntl(f->listen_fd, F_GETFL) | O_NONBLOCK);
+	wake(p);
+	return 0;
+}
+
 /* ---- relaying ---- */
 
 /* Grow a pipe to RELAY_PIPE_BYTES; its size (unchanged when over the
@@ -876,6 +962,7 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
 struct setup {
 	struct ar_egress_proxy *p;
 	int fd;
+	const struct ar_egress_forward *fwd; /* or NULL: the proxy port */
 };
 
 static void *setup_main(void *arg)
@@ -884,12 +971,15 @@ static void *setup_main(void *arg)
 	struct ar_egress_proxy *p = s->p;
 	int c = s->fd, up = -1, rc;
 	struct timeval tv = { .tv_sec = SETUP_TIMEOUT_S };
+	const struct ar_egress_forward *fwd = s->fwd;
 	uint8_t first;
 
 	free(s);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (recv(c, &first, 1, MSG_PEEK) == 1)
+	if (fwd)
+		rc = forward_setup(p, c, fwd, &up);
+	else if (recv(c, &first, 1, MSG_PEEK) == 1)
 		rc = first == 5 ? socks_setup(p, c, &up) :
 				  http_setup(p, c, &up);
 	else
@@ -905,6 +995,12 @@ static void *setup_main(void *arg)
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		relay(p, c, up);
 	} else {
+		if (fwd) {
+			/* a reset, as close to "refused" as it gets */
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		}
 		close(c);
 		if (up >= 0) {
 			close(up);
@@ -915,7 +1011,8 @@ static void *setup_main(void *arg)
 	return NULL;
 }
 
-static void start_setup(struct ar_egress_proxy *p, int c)
+static void start_setup(struct ar_egress_proxy *p, int c,
+			const struct ar_egress_forward *fwd)
 {
 	struct setup *s = ar_xmalloc(sizeof(*s));
 	pthread_attr_t attr;
@@ -923,6 +1020,7 @@ static void start_setup(struct ar_egress_proxy *p, int c)
 
 	s->p = p;
 	s->fd = c;
+	s->fwd = fwd;
 	pthread_mutex_lock(&p->lock);
 	p->n_setup++;
 	p->refs++;
@@ -959,19 +1057,26 @@ static void *accept_main(void *arg)
 	struct ar_egress_proxy *p = arg;
 
 	for (;;) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[2 + AR_EGRESS_MAX_FORWARDS];
 		bool stopping, accepting;
+		size_t n_fwd;
 
 		pthread_mutex_lock(&p->lock);
 		stopping = p->stopping;
 		accepting = p->n_setup < AR_EGRESS_MAX_SETUP;
+		n_fwd = p->n_fwd;
 		pthread_mutex_unlock(&p->lock);
 		if (stopping)
 			break;
 		pfd[0] = (struct pollfd){ .fd = p->wake_fd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = accepting ? p->listen_fd : -1,
 					  .events = POLLIN };
-		if (poll(pfd, 2, -1) < 0) {
+		for (size_t i = 0; i < n_fwd; i++)
+			pfd[2 + i] = (struct pollfd){
+				.fd = accepting ? p->fwd[i].listen_fd : -1,
+				.events = POLLIN
+			};
+		if (poll(pfd, 2 + n_fwd, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			ar_warn("egress proxy: poll: %s", strerror(errno));
@@ -982,11 +1087,15 @@ static void *accept_main(void *arg)
 
 			(void)!read(p->wake_fd, &v, sizeof(v));
 		}
-		if (pfd[1].revents & POLLIN) {
-			int c = accept4(p->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		for (size_t i = 1; i < 2 + n_fwd; i++) {
+			int c;
 
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			c = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c >= 0) {
-				start_setup(p, c);
+				start_setup(p, c,
+					    i == 1 ? NULL : &p->fwd[i - 2]);
 			} else if (errno == EMFILE || errno == ENFILE ||
 				   errno == ENOBUFS || errno == ENOMEM) {
 				/* the pending connection stays readable:

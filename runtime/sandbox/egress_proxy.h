@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "egress_policy.h"
@@ -56,12 +57,42 @@ int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
  * finish silently). */
 void ar_egress_proxy_stop(struct ar_egress_proxy *p);
 
-/* A TCP socket listening on 127.0.0.1:port inside the network namespace
- * of process `pid` (through its user namespace, which owns it), lo
- * brought up. A short-lived child joins the namespaces and passes the
- * socket back; the caller's own namespaces never change. */
-int ar_egress_listen_in(pid_t pid, uint16_t port, int *fd,
-			struct ar_error *err);
+/* An address to listen on inside the sandbox (network order; IPv4 in
+ * the first 4 bytes). optional: skipped (fd -1) when the namespace has
+ * no such address (::1 without IPv6). */
+struct ar_egress_addr {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	bool optional;
+};
+
+/* TCP sockets listening on addrs[i] inside the network namespace of
+ * process `pid` (through its user namespace, which owns it), lo brought
+ * up: fds[i]. A short-lived child joins the namespaces and passes the
+ * sockets back; the caller's own namespaces never change. */
+int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
+			int *fds, struct ar_error *err);
+/* family/addr/port as a sockaddr; its length. */
+socklen_t ar_egress_sockaddr(int family, const uint8_t *addr, uint16_t port,
+			     struct sockaddr_storage *ss);
+
+/* A host loopback service shown inside the sandbox at the same address
+ * (--net allow=127.0.0.1:PORT, [::1]:PORT, localhost:PORT): connections
+ * accepted on listen_fd (a socket inside) are relayed, without looking
+ * at what they carry, to `to` on the host, else to `alt` (the other
+ * loopback family of a localhost:PORT rule) when that one refuses. */
+struct ar_egress_forward {
+	int listen_fd;
+	struct ar_egress_addr to;
+	struct ar_egress_addr alt; /* family 0: none */
+};
+#define AR_EGRESS_MAX_FORWARDS 64
+
+/* Serve `f` too (listen_fd taken over). Any time after start. */
+int ar_egress_proxy_add_forward(struct ar_egress_proxy *p,
+				const struct ar_egress_forward *f,
+				struct ar_error *err);
 
 /* The deny line printed on stderr (the default event function): data
  * is unused. */

@@ -9,6 +9,8 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "egress_diag.h"
@@ -98,17 +100,91 @@ int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 	return 0;
 }
 
+/* The host loopback services of the policy: every loopback address
+ * rule with a port, once; `alt` the other family's rule of the same port
+ * (localhost:PORT gives both). */
+static size_t loopback_forwards(const struct ar_egress_policy *p,
+				struct ar_egress_forward *fw, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_rules; i++) {
+		const struct ar_egress_rule *r = &p->rules[i];
+		bool dup = false;
+
+		uint8_t a[16] = { 0 };
+
+		/* rule addresses are 16 bytes, IPv4 as ::ffff:a.b.c.d */
+		if (!r->family || !r->port ||
+		    ar_egress_addr_class(AF_INET6, r->addr) != AR_ADDR_LOOPBACK)
+			continue;
+		memcpy(a, r->family == AF_INET ? r->addr + 12 : r->addr,
+		       r->family == AF_INET ? 4 : 16);
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = fw[k].to.family == r->family &&
+			      fw[k].to.port == r->port &&
+			      memcmp(fw[k].to.addr, a, 16) == 0;
+		if (dup || n == max)
+			continue;
+		memset(&fw[n], 0, sizeof(fw[n]));
+		fw[n].listen_fd = -1;
+		fw[n].to.family = r->family;
+		memcpy(fw[n].to.addr, a, 16);
+		fw[n].to.port = r->port;
+		/* ::1 may be missing inside (IPv6 off): then 127.0.0.1 does */
+		fw[n].to.optional = r->family == AF_INET6;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n && !fw[i].alt.family; k++)
+			if (fw[k].to.port == fw[i].to.port &&
+			    fw[k].to.family != fw[i].to.family)
+				fw[i].alt = fw[k].to;
+	return n;
+}
+
 int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 {
 	struct sb_egress *e = arg;
-	int fd;
+	struct ar_egress_forward fw[AR_EGRESS_MAX_FORWARDS];
+	struct ar_egress_addr addrs[1 + AR_EGRESS_MAX_FORWARDS] = {
+		{ .family = AF_INET,
+		  .addr = { 127, 0, 0, 1 },
+		  .port = AR_EGRESS_PORT }
+	};
+	int fds[1 + AR_EGRESS_MAX_FORWARDS];
+	size_t n = loopback_forwards(&e->policy, fw, AR_EGRESS_MAX_FORWARDS);
+	int r = 0;
 
-	if (ar_egress_listen_in(pid, AR_EGRESS_PORT, &fd, err) < 0)
+	for (size_t i = 0; i < n; i++) {
+		if (fw[i].to.port == AR_EGRESS_PORT)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: --net allow: port %d on the sandbox's loopback is the egress proxy's; the host service on it cannot be shown there",
+				AR_EGRESS_PORT);
+		addrs[1 + i] = fw[i].to;
+	}
+	if (ar_egress_listen_in(pid, addrs, 1 + n, fds, err) < 0)
 		return -1;
 	e->diag = ar_egress_diag_new(e->verbose, e->audit_path, e->fn,
 				     e->fn_data);
-	return ar_egress_proxy_start(fd, &e->policy, ar_egress_diag_event,
-				     e->diag, &e->proxy, err);
+	if (ar_egress_proxy_start(fds[0], &e->policy, ar_egress_diag_event,
+				  e->diag, &e->proxy, err) < 0) {
+		for (size_t i = 0; i < n; i++)
+			if (fds[1 + i] >= 0)
+				close(fds[1 + i]);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fds[1 + i] < 0)
+			continue;
+		fw[i].listen_fd = fds[1 + i];
+		if (r == 0)
+			r = ar_egress_proxy_add_forward(e->proxy, &fw[i], err);
+		else
+			close(fds[1 + i]);
+	}
+	return r;
 }
 
 void sb_egress_release(struct sb_egress *e)

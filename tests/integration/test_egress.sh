@@ -49,6 +49,22 @@ start_server()
 	http_server "$dir"
 }
 
+# free_port: a TCP port of 127.0.0.1 nothing listens on (now)
+free_port()
+{
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT (5 s)
+wait_port()
+{
+	for _ in $(seq 50); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on 127.0.0.1:$1"
+}
+
 # curl inside the sandbox, through the proxy of the environment
 # (--noproxy '': NO_PROXY lists 127.0.0.1 for the sandbox's own servers)
 CURL="curl -sS -m 10 --noproxy ''"
@@ -192,6 +208,85 @@ t_name_to_loopback_refused()
 	assert_contains "$OUT" "169.254.169.254 is a cloud metadata address"
 }
 
+# A host loopback service allowed by its exact address (or
+# localhost:PORT) answers at the same address inside, for clients that
+# know nothing of proxies.
+t_host_loopback_service()
+{
+	eg_setup "$1"
+	start_server
+	local other=$((PORT == 65535 ? 1 : PORT + 1)) banner_port dead
+	# a server-first protocol (the client sends nothing first)
+	banner_port=$(free_port)
+	timeout 60 "$PY" -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+while True:
+    c, _ = s.accept(); c.sendall(b"BANNER-FROM-HOST\n"); c.close()' "$banner_port" &
+	defer kill $!
+	dead=$(free_port)
+	wait_port "$banner_port"
+	assert_status 0 eg --net "allow=127.0.0.1:$PORT,127.0.0.1:$banner_port,127.0.0.1:$dead" -- sh -c "
+		curl -sS -m 10 --noproxy '*' http://127.0.0.1:$PORT/ | sed 's/^/direct:/'
+		curl -sS -m 10 --noproxy '*' http://localhost:$PORT/ | sed 's/^/localhost:/'
+		env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy \
+			curl -sS -m 10 http://127.0.0.1:$PORT/ | sed 's/^/noenv:/'
+		$PY -c '
+import socket
+s = socket.create_connection((\"127.0.0.1\", $banner_port), timeout=10)
+print(\"banner:\" + s.recv(100).decode().strip())
+s = socket.create_connection((\"127.0.0.1\", $PORT), timeout=10)
+s.sendall(b\"GET / HTTP/1.0\\r\\n\\r\\n\")
+print(\"raw:\" + s.makefile().read().splitlines()[-1])'
+		curl -sS -m 5 --noproxy '*' http://127.0.0.1:$other/; echo other=\$?
+		curl -sS -m 5 --noproxy '*' http://127.0.0.1:$dead/; echo dead=\$?"
+	assert_contains "$OUT" "direct:hello-from-host"
+	assert_contains "$OUT" "localhost:hello-from-host"
+	assert_contains "$OUT" "noenv:hello-from-host"
+	assert_contains "$OUT" "banner:BANNER-FROM-HOST"
+	assert_contains "$OUT" "raw:hello-from-host"
+	# another port of the host is not there
+	assert_contains "$OUT" "other=7"
+	# an allowed service that is down: the connection is reset (curl
+	# may see that while connecting: 7), the log says why
+	assert_match "$OUT" "dead=(7|52|56)"
+	assert_contains "$(cat "$H/.local/state/agentrun/egress.log")" "cannot connect to 127.0.0.1:$dead on the host: Connection refused"
+	# localhost:PORT: both loopback addresses inside, whichever the
+	# host's server listens on
+	assert_status 0 eg --net "allow=localhost:$PORT" -- sh -c "
+		curl -sS -m 10 --noproxy '*' 'http://[::1]:$PORT/' | sed 's/^/v6:/'
+		curl -sS -m 10 --noproxy '*' http://127.0.0.1:$PORT/ | sed 's/^/v4:/'
+		curl -sS -m 10 --noproxy '' http://localhost:$PORT/ | sed 's/^/proxied:/'"
+	assert_contains "$OUT" "v6:hello-from-host"
+	assert_contains "$OUT" "v4:hello-from-host"
+	assert_contains "$OUT" "proxied:hello-from-host"
+	# the proxy's own port cannot be one
+	assert_status '!0' eg --net "allow=127.0.0.1:3128" -- true
+	assert_contains "$ERR" "port 3128 on the sandbox's loopback is the egress proxy's"
+}
+
+# The advice of a refusal, followed, works; a name that merely resolves
+# to loopback stays refused.
+t_loopback_advice_followed()
+{
+	eg_setup "$1"
+	start_server
+	assert_status 0 eg --net allow=localhost -- sh -c "
+		curl -sS -m 10 --noproxy '*' http://localhost:$PORT/; echo direct=\$?
+		$CURL http://localhost:$PORT/"
+	assert_contains "$OUT" "direct=7"
+	assert_not_contains "$OUT" "hello-from-host"
+	local advice
+	advice=$(sed -n 's/.*allow that exact address with \(--net allow=[^ ]*\).*/\1/p' <<<"$OUT" | head -1)
+	assert_eq "$advice" "--net allow=127.0.0.1:$PORT"
+	assert_status 0 eg --net allow=localhost $advice -- sh -c "
+		curl -sS -m 10 --noproxy '*' http://localhost:$PORT/ | sed 's/^/direct:/'
+		$CURL http://localhost:$PORT/ | sed 's/^/proxied:/'"
+	assert_contains "$OUT" "direct:hello-from-host"
+	assert_contains "$OUT" "proxied:hello-from-host"
+}
+
 t_plain_http_host_header()
 {
 	eg_setup "$1"
@@ -261,7 +356,9 @@ t_direct_connect_fails()
 {
 	eg_setup "$1"
 	start_server
-	assert_status 0 eg --net "allow=127.0.0.1:$PORT" -- sh -c "
+	# allowed: another port of the host's loopback (a service there
+	# would answer inside); this one is not
+	assert_status 0 eg --net "allow=127.0.0.1:$((PORT == 65535 ? 1 : PORT + 1))" -- sh -c "
 		curl -sS -m 3 --noproxy '*' http://127.0.0.1:$PORT/; echo direct=\$?
 		(exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null && echo TCP-REACHED
 		$PY -c '
@@ -342,6 +439,8 @@ for mode in user root; do
 	run_test "egress ($mode): --verbose lines live, --log holds each refusal once" t_verbose_and_log $mode
 	run_test "egress ($mode): nothing of the runtime's on a tmux screen" t_tmux_screen $mode
 	run_test "egress ($mode): a name resolving to loopback is refused" t_name_to_loopback_refused $mode
+	run_test "egress ($mode): an allowed host loopback service answers inside at its address" t_host_loopback_service $mode
+	run_test "egress ($mode): the loopback advice of a refusal works when followed" t_loopback_advice_followed $mode
 	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
 	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode
 	run_test "egress ($mode): no DNS inside the sandbox" t_no_dns_inside $mode

@@ -226,6 +226,23 @@ UNIT_TEST(addr_check_exact_allow_and_self)
 	ar_egress_policy_release(&p);
 }
 
+UNIT_TEST(localhost_port_is_both_loopback_addresses)
+{
+	struct ar_egress_policy p = policy("localhost:8080");
+
+	CHECK(ar_egress_host_allowed(&p, "localhost", 8080));
+	CHECK(!ar_egress_host_allowed(&p, "localhost", 8081));
+	CHECK(check(&p, "127.0.0.1", 8080) == AR_ADDR_PUBLIC);
+	CHECK(check(&p, "::1", 8080) == AR_ADDR_PUBLIC);
+	CHECK(check(&p, "127.0.0.1", 8081) == AR_ADDR_LOOPBACK);
+	CHECK(check(&p, "127.0.0.2", 8080) == AR_ADDR_LOOPBACK);
+	/* a bare localhost stays a name only */
+	ar_egress_policy_release(&p);
+	p = policy("localhost");
+	CHECK(check(&p, "127.0.0.1", 8080) == AR_ADDR_LOOPBACK);
+	ar_egress_policy_release(&p);
+}
+
 UNIT_TEST(load_self_has_loopback)
 {
 	struct ar_egress_policy p = { 0 };
