@@ -66,12 +66,20 @@ int cmd_commit(struct ar_global_opts *g, int argc, char **argv);
 int cmd_discard(struct ar_global_opts *g, int argc, char **argv);
 int cmd_overlays(struct ar_global_opts *g, int argc, char **argv);
 
-/* Shared option parsing of create and run (create.c), and of the commands
- * that take only an id (start.c). */
+/* Shared option parsing of create and run (create.c). */
 struct ar_create_opts;
 int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 			  bool run, struct ar_create_opts *o, int *rc);
-/* 0: *id set; 1: --help printed (exit 0); -1: usage error (exit 1). */
-int cli_parse_id_only(int argc, char **argv, const char **id);
+
+/* common.c: commands that take only an id (`agentrun NAME ID`, -h/--help
+ * prints "Usage: agentrun NAME ID", `summary` and the options).
+ * 0: *id set; 1: --help printed (exit 0); -1: usage error (exit 1). */
+int cli_parse_id_only(int argc, char **argv, const char *summary,
+		      const char **id);
+/* The whole command: parse, then fn(state root, id); the exit status. */
+typedef int (*cli_id_fn)(const char *root, const char *id,
+			 struct ar_error *err);
+int cli_id_command(struct ar_global_opts *g, int argc, char **argv,
+		   const char *summary, cli_id_fn fn);
 
 #endif

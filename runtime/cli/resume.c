@@ -2,43 +2,12 @@
 /* agentrun resume <id>: thaw a paused container. */
 #include "config.h"
 
-#include <getopt.h>
-#include <stdio.h>
-
 #include "cgroup_container.h"
 #include "cli.h"
 
-#define RESUME_USAGE                                                           \
-	"Usage: agentrun resume ID\n"                                          \
-	"\n"                                                                   \
-	"Thaw the processes of a paused container.\n"                          \
-	"\n"                                                                   \
-	"Options:\n"                                                           \
-	"  -h, --help   this help\n"
-
 int cmd_resume(struct ar_global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ar_error err = AR_ERROR_INIT;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(RESUME_USAGE, stdout);
-			return 0;
-		}
-		fputs(RESUME_USAGE, stderr);
-		return 1;
-	}
-	if (argc - optind != 1) {
-		fputs(RESUME_USAGE, stderr);
-		return 1;
-	}
-	if (ar_cgroup_container_resume(cli_state_root(g), argv[optind], &err) <
-	    0)
-		return cli_fail(&err);
-	return 0;
+	return cli_id_command(g, argc, argv,
+			      "Thaw the processes of a paused container.\n",
+			      ar_cgroup_container_resume);
 }

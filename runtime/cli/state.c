@@ -15,7 +15,9 @@ int cmd_state(struct ar_global_opts *g, int argc, char **argv)
 	_cleanup_free_ char *json = NULL;
 	const char *id;
 	size_t len;
-	int r = cli_parse_id_only(argc, argv, &id);
+	int r = cli_parse_id_only(
+		argc, argv, "Print the OCI state of a container (JSON).\n",
+		&id);
 
 	if (r != 0)
 		return r < 0 ? 1 : 0;
