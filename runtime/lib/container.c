@@ -450,11 +450,12 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 		return -1;
 	ar_crash_point("create-state-creating");
 	/* Runtime namespace, container process created and waiting:
-	 * prestart (deprecated) then createRuntime. */
+	 * prestart (deprecated) then createRuntime. Their state says
+	 * "created", as crun's and as runtime-tools' hooks_stdin expects. */
 	if (ar_container_run_hooks(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
-				   l->bundle, AR_STATUS_CREATING, err) < 0 ||
+				   l->bundle, AR_STATUS_CREATED, err) < 0 ||
 	    ar_container_run_hooks(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id, *pid,
-				   l->bundle, AR_STATUS_CREATING, err) < 0)
+				   l->bundle, AR_STATUS_CREATED, err) < 0)
 		return -1;
 	if (ar_sync_send(l->sync_fd, l->overlap ? AR_SYNC_EXEC : AR_SYNC_GO,
 			 denied, err) < 0) {

@@ -205,6 +205,18 @@ static bool maps_id0(const struct oci_id_mappings *m)
 	return false;
 }
 
+/* createContainer: in the container's namespaces, after its mounts and
+ * before pivot_root (runtime-spec), so the hook sees them and its path
+ * still resolves in the runtime's filesystem. */
+static int create_container_hooks(void *arg, struct ar_error *err)
+{
+	struct ar_launch *l = arg;
+
+	return ar_container_run_hooks(l->cfg, OCI_HOOK_CREATE_CONTAINER,
+				      l->o->id, l->host_pid, l->bundle,
+				      AR_STATUS_CREATED, err);
+}
+
 static int setup(struct ar_launch *l, struct ar_error *err)
 {
 	const struct oci_config *cfg = l->cfg;
@@ -224,6 +236,8 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.premade = l->premade_mounts,
 		.rootfs_populate = l->o->rootfs_populate,
 		.rootfs_populate_arg = l->o->rootfs_populate_arg,
+		.after_mounts = create_container_hooks,
+		.after_mounts_arg = l,
 	};
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
@@ -264,12 +278,6 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	if (ar_ns_set_hostname(cfg, &l->plan, err) < 0)
 		return -1;
 	if (ar_net_loopback_apply(cfg, l->plan.new_net, err) < 0)
-		return -1;
-	/* Container namespaces, before pivot_root: the hook's path is
-	 * still resolved in the runtime's filesystem. */
-	if (ar_container_run_hooks(cfg, OCI_HOOK_CREATE_CONTAINER, l->o->id,
-				   l->host_pid, l->bundle, AR_STATUS_CREATING,
-				   err) < 0)
 		return -1;
 	if (ar_rootfs_setup(cfg, &ro, err) < 0)
 		return -1;

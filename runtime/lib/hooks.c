@@ -156,6 +156,10 @@ int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 		 const char *state_json, size_t len, struct ar_error *err)
 {
 	const struct oci_hook_list *list = &cfg->hooks[stage];
+	/* runtime-spec: a failing poststart or poststop hook is logged as a
+	 * warning and the remaining hooks and the lifecycle continue */
+	bool warn_only = stage == OCI_HOOK_POSTSTART ||
+			 stage == OCI_HOOK_POSTSTOP;
 
 	for (size_t i = 0; i < list->n; i++) {
 		char what[96];
@@ -163,8 +167,12 @@ int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 		snprintf(what, sizeof(what), "hooks.%s[%zu]",
 			 oci_hook_stage_name(stage), i);
 		if (ar_hook_run_one(&list->items[i], what, state_json, len,
-				    err) < 0)
-			return -1;
+				    err) < 0) {
+			if (!warn_only)
+				return -1;
+			ar_warn("%s", err->msg);
+			ar_error_clear(err);
+		}
 	}
 	return 0;
 }

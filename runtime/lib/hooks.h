@@ -17,7 +17,9 @@
  * Each hook's stdout and stderr go to the runtime log file when there is
  * one (else to the runtime's stderr). A hook that exits non-zero, is killed
  * or exceeds its timeout is an error naming the stage, index and path; the
- * remaining hooks of the stage are not run.
+ * remaining hooks of the stage are not run. Except poststart and poststop
+ * (runtime-spec): each failure is logged as a warning, the remaining hooks
+ * run, and the result is 0.
  */
 int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 		 const char *state_json, size_t len, struct ar_error *err);

@@ -546,6 +546,9 @@ int ar_rootfs_setup(const struct oci_config *cfg,
 		goto out;
 	if (ar_console_setup(&ctx, err) < 0)
 		goto out;
+	if (opts->after_mounts &&
+	    opts->after_mounts(opts->after_mounts_arg, err) < 0)
+		goto out;
 	/* Before readonlyPaths, which usually include /proc/sys. */
 	if (ar_sysctl_apply(&ctx, err) < 0)
 		goto out;

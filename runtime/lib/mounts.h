@@ -34,6 +34,11 @@ struct ar_rootfs_opts {
 	 * (ar_create_opts.rootfs_populate). */
 	int (*rootfs_populate)(int rootfd, void *arg, struct ar_error *err);
 	void *rootfs_populate_arg;
+	/* Non-NULL: called after the mounts, devices and /dev/console,
+	 * before sysctls, read-only/masked paths and pivot_root (the
+	 * createContainer hooks). */
+	int (*after_mounts)(void *arg, struct ar_error *err);
+	void *after_mounts_arg;
 };
 
 /*
@@ -53,7 +58,8 @@ struct ar_rootfs_opts {
  *  - afterwards come the process steps (rlimits, caps, user, seccomp).
  * Steps, in order: "/" made rslave (rprivate for rootfsPropagation
  * "private"), rootfs bound onto itself, every `mounts` entry, devices,
- * /dev/console (when console_path), sysctl (through the new /proc),
+ * /dev/console (when console_path), after_mounts (the createContainer
+ * hooks), sysctl (through the new /proc),
  * readonlyPaths, maskedPaths, root.readonly, pivot_root (or MS_MOVE +
  * chroot), rootfsPropagation shared/slave/unbindable on the new "/".
  * Needs Linux >= 5.12 (open_tree, move_mount, mount_setattr); openat2

@@ -4,7 +4,9 @@
 # namespace the runtime-spec names, with the state JSON on stdin (status,
 # pid, compact, '/' unescaped); failures of prestart/createRuntime/
 # createContainer/startContainer fail the operation and leave nothing
-# behind, poststart/poststop failures only warn; timeouts are enforced.
+# behind, poststart/poststop failures only warn and the remaining hooks
+# run; createContainer sees the container's mounts; the state on stdin is
+# what runtime-tools' hooks_stdin checks; timeouts are enforced.
 . "$(dirname "$0")/../lib.sh"
 
 STAGES="prestart createRuntime createContainer startContainer poststart poststop"
@@ -82,7 +84,8 @@ t_all_stages_create_start_delete()
 	ctr_mnt=$(readlink "/proc/$pid/ns/mnt")
 	assert_ne "$host_mnt" "$ctr_mnt"
 	for s in prestart createRuntime createContainer; do
-		assert_eq "$(hook_state "$d" $s | jq -r .status)" creating \
+		# "created", as crun says and runtime-tools' hooks_stdin wants
+		assert_eq "$(hook_state "$d" $s | jq -r .status)" created \
 			"$s status"
 		assert_eq "$(hook_state "$d" $s | jq -r .pid)" "$pid" \
 			"$s pid"
@@ -271,6 +274,112 @@ t_relative_path_rejected()
 	assert_contains "$ERR" "hooks.prestart[0]"
 }
 
+# Two hooks per stage, the first fails: for poststart and poststop the
+# second still runs and the operation succeeds (runtime-spec: warn and
+# continue; runtime-tools poststart_fail, poststop_fail).
+keep_going()
+{
+	local u=$1 b=$TEST_TMP/bk$1 d=$TEST_TMP/outk$1 id
+	bundle_for "$u" "$b"
+	mkdir -p "$d"
+	chmod 0777 "$d"
+	config_set "$b" '
+	  def h($s; $rc): {path: "/bin/sh",
+	    args: ["sh", "-c", "echo " + $s + " >>" + $d + "/order; exit " + $rc]};
+	  .process.args = ["sleep", "1000"]
+	  | .hooks = {poststart: [h("poststart-1"; "3"), h("poststart-2"; "0")],
+	              poststop: [h("poststop-1"; "4"), h("poststop-2"; "0")]}' \
+		--arg d "$d"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" create --bundle "$b" "$id"
+	assert_status 0 arr "$u" start "$id"
+	assert_contains "$ERR" "hooks.poststart[0]"
+	assert_eq "$(arr "$u" state "$id" | jq -r .status)" running
+	assert_status 0 arr "$u" delete --force "$id"
+	assert_contains "$ERR" "hooks.poststop[0]"
+	assert_eq "$(tr '\n' ' ' <"$d/order")" \
+		"poststart-1 poststart-2 poststop-1 poststop-2 "
+	# run in the foreground: the same
+	: >"$d/order"
+	config_set "$b" '.process.args = ["true"]'
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_eq "$(tr '\n' ' ' <"$d/order")" \
+		"poststart-1 poststart-2 poststop-1 poststop-2 "
+}
+t_keep_going() { keep_going 0; }
+t_keep_going_rootless() { keep_going 1; }
+
+# What runtime-tools' validation/hooks_stdin checks: prestart, poststart
+# and poststop hooks (the rootfs's own sh, by host path) write their stdin
+# into the rootfs; id, bundle, the pid `state` gave after create, the
+# annotations exactly, status "created" / "running" / non-empty.
+hooks_stdin()
+{
+	local u=$1 b=$TEST_TMP/bs$1 id pid s
+	bundle_for "$u" "$b"
+	config_set "$b" '
+	  def h($s): {path: ($b + "/rootfs/bin/sh"),
+	    args: ["sh", "-c", "cat > " + $b + "/rootfs/" + $s], timeout: 1};
+	  .process.args = ["true"]
+	  | .annotations = {"org.opencontainers.runtime-tools": "hook stdin test"}
+	  | .hooks = {prestart: [h("prestart")], poststart: [h("poststart")],
+	              poststop: [h("poststop")]}' --arg b "$b"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" create --bundle "$b" "$id"
+	pid=$(arr "$u" state "$id" | jq -r .pid)
+	assert_status 0 arr "$u" start "$id"
+	wait_until 10 sh -c "'$AGENTRUN' --root '$(
+		[ "$u" = 1 ] && echo "$AR_USER_ROOT" || echo "$AR_ROOT")' state '$id' | grep -q stopped"
+	assert_status 0 arr "$u" delete "$id"
+	for s in prestart poststart poststop; do
+		local j
+		j=$(cat "$b/rootfs/$s")
+		echo "$s: $j"
+		assert_eq "$(jq -r .id <<<"$j")" "$id" "$s id"
+		assert_eq "$(jq -r .bundle <<<"$j")" "$b" "$s bundle"
+		assert_eq "$(jq -c .annotations <<<"$j")" \
+			'{"org.opencontainers.runtime-tools":"hook stdin test"}' \
+			"$s annotations"
+		[ "$s" = poststop ] ||
+			assert_eq "$(jq -r .pid <<<"$j")" "$pid" "$s pid"
+	done
+	assert_eq "$(jq -r .status "$b/rootfs/prestart")" created
+	assert_eq "$(jq -r .status "$b/rootfs/poststart")" running
+	assert_ne "$(jq -r '.status // ""' "$b/rootfs/poststop")" ""
+}
+t_hooks_stdin() { hooks_stdin 0; }
+t_hooks_stdin_rootless() { hooks_stdin 1; }
+
+# createContainer runs after the container's mounts, before pivot_root:
+# through the rootfs's host path it sees a tmpfs of `mounts` and a bind.
+create_container_mounts()
+{
+	local u=$1 b=$TEST_TMP/bm$1 d=$TEST_TMP/outm$1 id
+	bundle_for "$u" "$b"
+	mkdir -p "$d" "$TEST_TMP/src$1"
+	echo from-bind >"$TEST_TMP/src$1/f"
+	chmod -R a+rX "$TEST_TMP/src$1"
+	chmod 0777 "$d"
+	config_set "$b" '
+	  .process.args = ["true"]
+	  | .mounts += [{destination: "/hookcheck", type: "tmpfs",
+	                 source: "tmpfs", options: ["nosuid"]},
+	                {destination: "/bound", type: "bind", source: $src,
+	                 options: ["rbind", "ro"]}]
+	  | .hooks.createContainer = [{path: "/bin/sh", args: ["sh", "-c",
+	      "stat -f -c %T " + $r + "/hookcheck >" + $d + "/fs; cat " + $r + "/bound/f >" + $d + "/bind"]}]' \
+		--arg r "$b/rootfs" --arg d "$d" --arg src "$TEST_TMP/src$1"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_eq "$(cat "$d/fs")" tmpfs "createContainer sees the tmpfs mount"
+	assert_eq "$(cat "$d/bind")" from-bind "createContainer sees the bind"
+}
+t_create_container_mounts() { create_container_mounts 0; }
+t_create_container_mounts_rootless() { create_container_mounts 1; }
+
 run_test "hooks: every stage at its moment and namespace (create/start/delete)" \
 	t_all_stages_create_start_delete
 run_test "hooks: run in the foreground runs all stages, poststop last" \
@@ -289,4 +398,16 @@ run_test "hooks: poststart/poststop failures only warn" \
 	t_poststart_poststop_only_warn
 run_test "hooks: timeout kills the hook and fails the operation" t_timeout
 run_test "hooks: a relative hook path is an error" t_relative_path_rejected
+run_test "hooks: after a failing poststart/poststop hook the rest run" \
+	t_keep_going
+run_test "hooks rootless: after a failing poststart/poststop hook the rest run" \
+	t_keep_going_rootless
+run_test "hooks: the state on stdin as runtime-tools' hooks_stdin checks" \
+	t_hooks_stdin
+run_test "hooks rootless: the state on stdin as hooks_stdin checks" \
+	t_hooks_stdin_rootless
+run_test "hooks: createContainer sees the container's mounts" \
+	t_create_container_mounts
+run_test "hooks rootless: createContainer sees the container's mounts" \
+	t_create_container_mounts_rootless
 finish
