@@ -151,41 +151,135 @@ static int load_resources(const char *file, struct oci_config **cfg,
 		buf, len, strcmp(file, "-") == 0 ? "<stdin>" : file, cfg, err);
 }
 
+static const struct option update_longopts[] = {
+	{ "resources", required_argument, NULL, 'r' },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "memory-reservation", required_argument, NULL,
+	  OPT_MEMORY_RESERVATION },
+	{ "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
+	{ "kernel-memory", required_argument, NULL, OPT_KERNEL_MEMORY },
+	{ "kernel-memory-tcp", required_argument, NULL, OPT_KERNEL_MEMORY },
+	{ "cpu-shares", required_argument, NULL, OPT_CPU_SHARES },
+	{ "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
+	{ "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
+	{ "cpu-rt-runtime", required_argument, NULL, OPT_CPU_RT_RUNTIME },
+	{ "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
+	{ "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
+	{ "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
+	{ "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
+	{ "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Apply one flag (option value c, long name `name`) to the resources of
+ * cfg. -1 after printing the problem. */
+static int apply_option(struct oci_config *cfg, int c, const char *name,
+			const char *arg)
+{
+	struct oci_resources *r = &cfg->linux_.resources;
+	int64_t i64;
+	uint64_t u64;
+
+	switch (c) {
+	case OPT_MEMORY:
+		if (parse_bytes(name, arg, &i64) < 0)
+			return -1;
+		r->memory.present = true;
+		r->memory.limit = (struct oci_opt_i64){ true, i64 };
+		break;
+	case OPT_MEMORY_RESERVATION:
+		if (parse_bytes(name, arg, &i64) < 0)
+			return -1;
+		r->memory.present = true;
+		r->memory.reservation = (struct oci_opt_i64){ true, i64 };
+		break;
+	case OPT_MEMORY_SWAP:
+		if (parse_bytes(name, arg, &i64) < 0)
+			return -1;
+		r->memory.present = true;
+		r->memory.swap = (struct oci_opt_i64){ true, i64 };
+		break;
+	case OPT_KERNEL_MEMORY:
+		fprintf(stderr,
+			"agentrun update: --%s is ignored (no cgroup v2 equivalent)\n",
+			name);
+		break;
+	case OPT_CPU_SHARES:
+		if (parse_uint(name, arg, &u64) < 0)
+			return -1;
+		r->cpu.present = true;
+		r->cpu.shares = (struct oci_opt_u64){ true, u64 };
+		break;
+	case OPT_CPU_QUOTA:
+		if (parse_int(name, arg, &i64) < 0)
+			return -1;
+		r->cpu.present = true;
+		r->cpu.quota = (struct oci_opt_i64){ true, i64 };
+		break;
+	case OPT_CPU_PERIOD:
+		if (parse_uint(name, arg, &u64) < 0)
+			return -1;
+		r->cpu.present = true;
+		r->cpu.period = (struct oci_opt_u64){ true, u64 };
+		break;
+	case OPT_CPU_RT_RUNTIME:
+		if (parse_int(name, arg, &i64) < 0)
+			return -1;
+		r->cpu.present = true;
+		r->cpu.realtime_runtime = (struct oci_opt_i64){ true, i64 };
+		break;
+	case OPT_CPU_RT_PERIOD:
+		if (parse_uint(name, arg, &u64) < 0)
+			return -1;
+		r->cpu.present = true;
+		r->cpu.realtime_period = (struct oci_opt_u64){ true, u64 };
+		break;
+	case OPT_CPUSET_CPUS:
+		r->cpu.present = true;
+		r->cpu.cpus = oci_arena_strdup(&cfg->arena, arg);
+		break;
+	case OPT_CPUSET_MEMS:
+		r->cpu.present = true;
+		r->cpu.mems = oci_arena_strdup(&cfg->arena, arg);
+		break;
+	case OPT_PIDS_LIMIT:
+		if (parse_int(name, arg, &i64) < 0)
+			return -1;
+		r->pids.present = true;
+		r->pids.limit = i64;
+		break;
+	case OPT_BLKIO_WEIGHT:
+		if (parse_uint(name, arg, &u64) < 0)
+			return -1;
+		if (u64 != 0 && (u64 < 10 || u64 > 1000)) {
+			fprintf(stderr,
+				"agentrun update: --blkio-weight: must be 10..1000, got %llu\n",
+				(unsigned long long)u64);
+			return -1;
+		}
+		r->block_io.present = true;
+		r->block_io.weight =
+			(struct oci_opt_u32){ true, (uint32_t)u64 };
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "resources", required_argument, NULL, 'r' },
-		{ "memory", required_argument, NULL, OPT_MEMORY },
-		{ "memory-reservation", required_argument, NULL,
-		  OPT_MEMORY_RESERVATION },
-		{ "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
-		{ "kernel-memory", required_argument, NULL, OPT_KERNEL_MEMORY },
-		{ "kernel-memory-tcp", required_argument, NULL,
-		  OPT_KERNEL_MEMORY },
-		{ "cpu-shares", required_argument, NULL, OPT_CPU_SHARES },
-		{ "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
-		{ "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
-		{ "cpu-rt-runtime", required_argument, NULL,
-		  OPT_CPU_RT_RUNTIME },
-		{ "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
-		{ "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
-		{ "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
-		{ "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
-		{ "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ar_error err = AR_ERROR_INIT;
 	_cleanup_config_ struct oci_config *cfg = NULL;
 	const char *file = NULL, *id;
 	struct oci_resources *r;
 	bool any_flag = false;
-	int64_t i64;
-	uint64_t u64;
 	int c;
 
 	/* First pass: --resources (the base the flags override). */
-	while ((c = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:h", update_longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'r':
 			file = optarg;
@@ -216,99 +310,15 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 	r->present = true;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "r:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:h", update_longopts, NULL)) !=
+	       -1) {
 		const char *name = NULL;
 
-		for (size_t i = 0; longopts[i].name; i++)
-			if (longopts[i].val == c)
-				name = longopts[i].name;
-		switch (c) {
-		case OPT_MEMORY:
-			if (parse_bytes(name, optarg, &i64) < 0)
-				return 1;
-			r->memory.present = true;
-			r->memory.limit = (struct oci_opt_i64){ true, i64 };
-			break;
-		case OPT_MEMORY_RESERVATION:
-			if (parse_bytes(name, optarg, &i64) < 0)
-				return 1;
-			r->memory.present = true;
-			r->memory.reservation =
-				(struct oci_opt_i64){ true, i64 };
-			break;
-		case OPT_MEMORY_SWAP:
-			if (parse_bytes(name, optarg, &i64) < 0)
-				return 1;
-			r->memory.present = true;
-			r->memory.swap = (struct oci_opt_i64){ true, i64 };
-			break;
-		case OPT_KERNEL_MEMORY:
-			fprintf(stderr,
-				"agentrun update: --%s is ignored (no cgroup v2 equivalent)\n",
-				name);
-			break;
-		case OPT_CPU_SHARES:
-			if (parse_uint(name, optarg, &u64) < 0)
-				return 1;
-			r->cpu.present = true;
-			r->cpu.shares = (struct oci_opt_u64){ true, u64 };
-			break;
-		case OPT_CPU_QUOTA:
-			if (parse_int(name, optarg, &i64) < 0)
-				return 1;
-			r->cpu.present = true;
-			r->cpu.quota = (struct oci_opt_i64){ true, i64 };
-			break;
-		case OPT_CPU_PERIOD:
-			if (parse_uint(name, optarg, &u64) < 0)
-				return 1;
-			r->cpu.present = true;
-			r->cpu.period = (struct oci_opt_u64){ true, u64 };
-			break;
-		case OPT_CPU_RT_RUNTIME:
-			if (parse_int(name, optarg, &i64) < 0)
-				return 1;
-			r->cpu.present = true;
-			r->cpu.realtime_runtime =
-				(struct oci_opt_i64){ true, i64 };
-			break;
-		case OPT_CPU_RT_PERIOD:
-			if (parse_uint(name, optarg, &u64) < 0)
-				return 1;
-			r->cpu.present = true;
-			r->cpu.realtime_period =
-				(struct oci_opt_u64){ true, u64 };
-			break;
-		case OPT_CPUSET_CPUS:
-			r->cpu.present = true;
-			r->cpu.cpus = oci_arena_strdup(&cfg->arena, optarg);
-			break;
-		case OPT_CPUSET_MEMS:
-			r->cpu.present = true;
-			r->cpu.mems = oci_arena_strdup(&cfg->arena, optarg);
-			break;
-		case OPT_PIDS_LIMIT:
-			if (parse_int(name, optarg, &i64) < 0)
-				return 1;
-			r->pids.present = true;
-			r->pids.limit = i64;
-			break;
-		case OPT_BLKIO_WEIGHT:
-			if (parse_uint(name, optarg, &u64) < 0)
-				return 1;
-			if (u64 != 0 && (u64 < 10 || u64 > 1000)) {
-				fprintf(stderr,
-					"agentrun update: --blkio-weight: must be 10..1000, got %llu\n",
-					(unsigned long long)u64);
-				return 1;
-			}
-			r->block_io.present = true;
-			r->block_io.weight =
-				(struct oci_opt_u32){ true, (uint32_t)u64 };
-			break;
-		default:
-			break;
-		}
+		for (size_t i = 0; update_longopts[i].name; i++)
+			if (update_longopts[i].val == c)
+				name = update_longopts[i].name;
+		if (apply_option(cfg, c, name, optarg) < 0)
+			return 1;
 	}
 	if (!file && !any_flag) {
 		fprintf(stderr,
