@@ -11,6 +11,7 @@
 #include "audit.h"
 #include "audit_files.h"
 #include "overlay.h"
+#include "protect.h"
 #include "utils.h"
 
 static void scan_add(struct sb_scan *s, const char *path, const struct stat *st)
@@ -57,8 +58,13 @@ static void scan_dir(struct sb_scan *s, int dfd, const char *rel, dev_t dev,
 		p = *rel ? ar_xasprintf("%s/%s", rel, e->d_name) :
 			   ar_xstrdup(e->d_name);
 		scan_add(s, p, &st);
+		/* git's object store (many files, nothing the host runs) is
+		 * left out; the rest of a gitdir (config, hooks, refs) is
+		 * scanned */
 		if (!S_ISDIR(st.st_mode) || st.st_dev != dev || depth > 64 ||
-		    strcmp(e->d_name, ".git") == 0)
+		    (strcmp(e->d_name, "objects") == 0 &&
+		     faccessat(dirfd(d), "HEAD", F_OK, AT_SYMLINK_NOFOLLOW) ==
+			     0))
 			continue;
 		cfd = openat(dirfd(d), e->d_name,
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -143,6 +149,8 @@ struct files_ctx {
 	struct ar_jbuf *b;
 	size_t listed;
 	bool more;
+	const struct sb_protect *protect; /* NULL: none */
+	const char *root;
 };
 
 static void add_change(char kind, const char *path, bool dir, void *data)
@@ -161,16 +169,26 @@ static void add_change(char kind, const char *path, bool dir, void *data)
 	ar_jbuf_cstr(c->b, path);
 	if (dir)
 		ar_jbuf_lit(c->b, ",\"dir\":true");
+	if (c->protect) {
+		_cleanup_free_ char *abs = ar_xasprintf("%s/%s", c->root, path);
+		const struct sb_protect_entry *e =
+			sb_protect_find(c->protect, abs);
+
+		if (e) {
+			ar_jbuf_lit(c->b, ",\"protected\":");
+			ar_jbuf_cstr(c->b, e->why);
+		}
+	}
 	ar_jbuf_lit(c->b, "}");
 	c->listed++;
 }
 
 void sb_audit_files_scan(struct ar_audit *a, const struct sb_scan *before,
-			 const char *root)
+			 const char *root, const struct sb_protect *protect)
 {
 	struct sb_scan after;
 	struct ar_jbuf b = { 0 };
-	struct files_ctx c = { &b, 0, false };
+	struct files_ctx c = { &b, 0, false, protect, root };
 
 	sb_scan_take(root, &after);
 	ar_audit_begin(&b, "files");
@@ -190,7 +208,7 @@ void sb_audit_files_overlay(struct ar_audit *a, const struct ar_overlay *ov)
 	struct ar_error err = AR_ERROR_INIT;
 	struct ar_changes ch = { 0 };
 	struct ar_jbuf b = { 0 };
-	struct files_ctx c = { &b, 0, false };
+	struct files_ctx c = { &b, 0, false, NULL, NULL };
 
 	ar_audit_begin(&b, "files");
 	ar_jbuf_lit(&b, ",\"source\":\"overlay\",\"sandbox\":");

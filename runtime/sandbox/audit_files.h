@@ -3,7 +3,8 @@
  * The "files" event of the audit log (audit_files.c): the files changed
  * in the workspace, from the overlay's upper layer with --overlay,
  * otherwise from a scan before and after the run (type, size, mtime and
- * inode of each entry; `.git` directories are not entered; at most
+ * inode of each entry; git's object stores are not entered, and a
+ * change below a protected path (protect.h) says which; at most
  * SB_SCAN_MAX entries, then the event says "truncated": true).
  */
 #ifndef AGENTRUN_AUDIT_FILES_H
@@ -16,6 +17,7 @@
 
 struct ar_audit;
 struct ar_overlay;
+struct sb_protect;
 
 #define SB_SCAN_MAX 200000
 #define SB_SCAN_MAX_LISTED 10000
@@ -46,7 +48,7 @@ size_t sb_scan_diff(const struct sb_scan *before, const struct sb_scan *after,
 
 /* Emit the "files" event: from the scans, or from the overlay. */
 void sb_audit_files_scan(struct ar_audit *a, const struct sb_scan *before,
-			 const char *root);
+			 const char *root, const struct sb_protect *protect);
 void sb_audit_files_overlay(struct ar_audit *a, const struct ar_overlay *ov);
 
 #endif

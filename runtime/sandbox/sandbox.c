@@ -21,6 +21,7 @@
 #include "doctor.h"
 #include "log.h"
 #include "overlay.h"
+#include "protect.h"
 #include "sandbox_audit.h"
 #include "sandbox_internal.h"
 #include "utils.h"
@@ -72,6 +73,15 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 	if (r < 0)
 		return ar_error_wrap(err, "bundle `%s`", dir);
 	return oci_config_write_file(cfg, dir, err);
+}
+
+void ar_sandbox_info_release(struct ar_sandbox_info *info)
+{
+	free(info->workspace);
+	if (info->protect)
+		sb_protect_release(info->protect);
+	free(info->protect);
+	memset(info, 0, sizeof(*info));
 }
 
 /* ---- preflight ---- */
@@ -250,6 +260,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
+	/* placeholders' mount points go; late redirect files are reported */
+	sb_protect_after_run(info.protect);
 	if (info.net_allow)
 		sb_egress_release(&egress);
 	if (sb_observe_wanted(o))
@@ -266,7 +278,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       ov.name, ov.upper, ov.name, ov.name, ov.name, ov.name);
 out:
 	sb_observe_release(&ob);
-	free(info.workspace);
+	ar_sandbox_info_release(&info);
 	ar_overlay_release(&ov);
 	ar_sandbox_host_release(&h);
 	return r;

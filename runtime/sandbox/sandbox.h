@@ -98,7 +98,11 @@ struct ar_sandbox_info {
 	bool net_allow; /* the egress proxy runs (sandbox_egress.c) */
 	bool landlock;
 	char protections[256]; /* "userns,mountns,pidns,netns,..." */
+	/* The protected paths inside the workspace (protect.h); free with
+	 * ar_sandbox_info_release. */
+	struct sb_protect *protect;
 };
+void ar_sandbox_info_release(struct ar_sandbox_info *info);
 
 /*
  * Build the config. rootfs_rel is root.path (relative to the bundle);

@@ -9,6 +9,7 @@
 #include "learn.h"
 #include "log.h"
 #include "overlay.h"
+#include "protect.h"
 #include "sandbox_audit.h"
 #include "utils.h"
 
@@ -51,6 +52,30 @@ int sb_observe_opts(struct sb_observe *ob, const struct ar_sandbox_opts **op,
 	return 0;
 }
 
+/* The protected paths of the run, one "protected" event. */
+static void audit_protected(struct ar_audit *a, const struct sb_protect *p)
+{
+	static const char *const kinds[] = { "read-only", "pinned",
+					     "placeholder", "watched" };
+	struct ar_jbuf b = { 0 };
+
+	if (!p)
+		return;
+	ar_audit_begin(&b, "protected");
+	ar_jbuf_lit(&b, ",\"paths\":[");
+	for (size_t i = 0; i < p->n; i++) {
+		ar_jbuf_addf(&b, "%s{\"path\":", i ? "," : "");
+		ar_jbuf_cstr(&b, p->v[i].path);
+		ar_jbuf_addf(&b,
+			     ",\"how\":\"%s\",\"why\":", kinds[p->v[i].kind]);
+		ar_jbuf_cstr(&b, p->v[i].why);
+		ar_jbuf_lit(&b, "}");
+	}
+	ar_jbuf_addf(&b, "],\"repositories\":%zu,\"truncated\":%s", p->repos,
+		     p->truncated ? "true" : "false");
+	ar_audit_emit(a, &b);
+}
+
 int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 		     const struct ar_sandbox_host *h, struct oci_config *cfg,
 		     const struct ar_sandbox_info *info, struct ar_error *err)
@@ -75,6 +100,7 @@ int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 		ar_audit_start(ob->audit, o->argv, info->workspace,
 			       info->protections,
 			       o->learn ? "learn" : "enforce");
+		audit_protected(ob->audit, info->protect);
 		if (!o->overlay) {
 			sb_scan_take(info->workspace, &ob->before);
 			ob->scanned = true;
@@ -119,7 +145,7 @@ int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 			sb_audit_files_overlay(ob->audit, ov);
 		else if (ob->scanned)
 			sb_audit_files_scan(ob->audit, &ob->before,
-					    info->workspace);
+					    info->workspace, info->protect);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ar_audit_exit(ob->audit, run_rc < 0 ? -1 : exit_status,
 			      (double)(t1.tv_sec - ob->t0.tv_sec) +

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "net_loopback.h"
 #include "profile.h"
+#include "protect.h"
 #include "sandbox_internal.h"
 #include "utils.h"
 
@@ -388,7 +389,7 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
  * user's checkout): an idmapped bind shows the owner's files as root's
  * and what root creates lands with the owner's ids, so nothing needs
  * CAP_DAC_OVERRIDE and nothing on the host ends up owned by root. */
-static void workspace_idmap(struct sb_mounts *m, const char *ws)
+void sb_workspace_idmap(struct sb_mounts *m, const char *ws)
 {
 	struct oci_mount *mt = &m->v[m->n - 1];
 	struct oci_id_mapping *u, *g;
@@ -618,6 +619,7 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	struct sb_mounts m = { .a = &cfg->arena };
 	enum ar_sandbox_net net = o->net;
 	size_t ann_cap = 0;
+	bool ws_idmapped = false;
 	const char *cwd;
 	int r = 0;
 
@@ -641,6 +643,9 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 			h->home);
 	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
+	info->protect = ar_xcalloc(1, sizeof(*info->protect));
+	if (sb_protect_plan(info->protect, ws, o, h, err) < 0)
+		return -1;
 
 	/* Nothing here is newer than runtime-spec 1.1 (rro, idmapped
 	 * mounts); crun 1.8 refuses "1.2.0" (--print-bundle runs there). */
@@ -661,16 +666,26 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	} else {
 		sb_bind(&m, ws, true);
 		if (h->uid == 0)
-			workspace_idmap(&m, ws);
+			sb_workspace_idmap(&m, ws);
+		ws_idmapped = m.v[m.n - 1].uid_mappings.n > 0;
 	}
+	sb_protect_mounts(info->protect, &m, o->overlay_upper != NULL,
+			  ws_idmapped);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
 		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
 	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
 		r = user_bind(&m, h, "rw", pf->rw.v[i], true, true, err);
 	for (size_t i = 0; i < o->ro.n && !r; i++)
 		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
-	for (size_t i = 0; i < o->rw.n && !r; i++)
+	for (size_t i = 0; i < o->rw.n && !r; i++) {
+		_cleanup_free_ char *q = sb_protect_lexical(h, o->rw.v[i]);
+
+		/* a protected path opted back in that does not exist yet:
+		 * nothing to bind, the workspace is writable */
+		if (q && ar_path_under(q, ws) && access(q, F_OK) < 0)
+			continue;
 		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
+	}
 	if (!r)
 		sb_hide_secrets(&m, h);
 	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)

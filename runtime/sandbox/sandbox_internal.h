@@ -28,6 +28,10 @@ void sb_hide(struct sb_mounts *m, const char *path);
 /* True when a mount with this destination is already in the list. */
 bool sb_has_dest(const struct sb_mounts *m, const char *dest);
 
+/* As root on a workspace owned by someone else: make the last mount
+ * (a bind of `path`) idmapped to the owner of `path` (no-op otherwise). */
+void sb_workspace_idmap(struct sb_mounts *m, const char *path);
+
 /* Home (sandbox_home.c): a tmpfs at the home path and the default
  * dotfiles, read-only. */
 int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,

@@ -91,8 +91,8 @@ static struct oci_config *build(struct ar_sandbox_opts *o, struct ar_error *err)
 	if (o->tty == 0)
 		o->tty = 0;
 	if (ar_sandbox_build_config(o, &h, &cfg, &info, err) < 0)
-		return NULL;
-	free(info.workspace);
+		cfg = NULL;
+	ar_sandbox_info_release(&info);
 	return cfg;
 }
 

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Protected paths inside the workspace (protect.h): git metadata that
+ * makes the host's git run code (config: core.fsmonitor, core.hooksPath,
+ * core.pager, core.sshCommand, credential.helper, filter.*, include.path;
+ * hooks; info/attributes; the redirect files commondir and
+ * config.worktree; gitdir files; the gitdirs of submodules under
+ * .git/modules), the same for every repository found below the
+ * workspace, and editor and agent config the host runs later (.vscode,
+ * .idea, .mcp.json, .claude settings, commands and agents), plus the
+ * shell rc files and the other dotfiles on Claude Code's sandbox-runtime
+ * always-write-protected list. Everything is found with lstat/openat,
+ * never following a symbolic link.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "protect.h"
+#include "sandbox_internal.h"
+#include "utils.h"
+
+/* Names at the top of each repository (and of the workspace). */
+enum root_missing {
+	MISSING_WATCH, /* report it when the run created it */
+	MISSING_PLACEHOLDER, /* an empty read-only directory for the run */
+};
+
+static const struct {
+	const char *name;
+	enum root_missing missing;
+	const char *why;
+} root_names[] = {
+	{ ".gitmodules", MISSING_WATCH, "git submodule config" },
+	{ ".gitconfig", MISSING_WATCH, "git config" },
+	{ ".vscode", MISSING_PLACEHOLDER, "editor config (tasks, settings)" },
+	{ ".idea", MISSING_PLACEHOLDER, "editor config" },
+	{ ".mcp.json", MISSING_PLACEHOLDER, "MCP servers the agent CLI runs" },
+	{ ".ripgreprc", MISSING_WATCH, "ripgrep config" },
+	{ ".bashrc", MISSING_WATCH, "shell rc file" },
+	{ ".bash_profile", MISSING_WATCH, "shell rc file" },
+	{ ".bash_login", MISSING_WATCH, "shell rc file" },
+	{ ".bash_logout", MISSING_WATCH, "shell rc file" },
+	{ ".profile", MISSING_WATCH, "shell rc file" },
+	{ ".zshrc", MISSING_WATCH, "shell rc file" },
+	{ ".zprofile", MISSING_WATCH, "shell rc file" },
+	{ ".zshenv", MISSING_WATCH, "shell rc file" },
+	{ ".zlogin", MISSING_WATCH, "shell rc file" },
+};
+
+/* Inside an existing .claude directory (a missing .claude is a
+ * placeholder as a whole). */
+static const char *const claude_names[] = {
+	"settings.json",
+	"settings.local.json",
+	"commands",
+	"agents",
+};
+
+static void add(struct sb_protect *p, const char *path,
+		enum sb_protect_kind kind, const char *why)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i].path, path) == 0)
+			return;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 32;
+		p->v = ar_xrealloc(p->v, p->cap * sizeof(*p->v));
+	}
+	p->v[p->n++] = (struct sb_protect_entry){ ar_xstrdup(path), kind, why };
+}
+
+struct plan_ctx {
+	struct sb_protect *p;
+	const char *ws;
+	char **optout; /* --rw paths strictly below the workspace */
+	size_t n_optout;
+	bool *used; /* per optout: it matched something */
+	struct ar_error *err;
+	int r;
+	size_t dirs;
+};
+
+static bool opted_out(struct plan_ctx *c, const char *path)
+{
+	bool out = false;
+
+	for (size_t i = 0; i < c->n_optout; i++)
+		if (ar_path_under(path, c->optout[i])) {
+			c->used[i] = true;
+			out = true;
+		}
+	return out;
+}
+
+/* One path: RO when it exists, else `missing`; a symbolic link cannot be
+ * held by a mount and is refused (the fix: --rw it, or replace it). */
+static void one(struct plan_ctx *c, const char *path, int missing_kind,
+		const char *why)
+{
+	struct stat st;
+
+	if (c->r < 0 || opted_out(c, path))
+		return;
+	if (lstat(path, &st) < 0) {
+		if (missing_kind >= 0)
+			add(c->p, path, (enum sb_protect_kind)missing_kind,
+			    why);
+		return;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		c->r = ar_error_set_plain(
+			c->err, ELOOP,
+			"sandbox: `%s` (%s) is a symbolic link, which the sandbox cannot hold read-only (the agent could point it elsewhere): replace it by what it points to, or pass --rw %s to let the agent change it",
+			path, why, path);
+		return;
+	}
+	add(c->p, path, SB_PROT_RO, why);
+}
+
+static void gitdir(struct plan_ctx *c, const char *g, int depth);
+
+/* .git/modules: every gitdir below it (a directory holding HEAD); the
+ * names between are the submodules' names, which may contain '/'. */
+static void modules(struct plan_ctx *c, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (depth > SB_PROTECT_DEPTH || c->r < 0)
+		return;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) && c->r == 0) {
+		_cleanup_free_ char *sub = NULL, *head = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) <
+			    0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		sub = ar_xasprintf("%s/%s", dir, e->d_name);
+		head = ar_xasprintf("%s/HEAD", sub);
+		if (lstat(head, &st) == 0 && S_ISREG(st.st_mode))
+			gitdir(c, sub, depth + 1);
+		else
+			modules(c, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+/* A git directory: pinned (cannot be renamed or removed) and its
+ * code-running files read-only. */
+static void gitdir(struct plan_ctx *c, const char *g, int depth)
+{
+	static const struct {
+		const char *name;
+		int missing;
+		const char *why;
+	} names[] = {
+		{ "config", SB_PROT_WATCH, "git config" },
+		{ "hooks", SB_PROT_ABSENT, "git hooks" },
+		{ "info", SB_PROT_ABSENT, "git info/attributes, info/exclude" },
+		{ "config.worktree", SB_PROT_ABSENT, "git config" },
+		{ "commondir", SB_PROT_WATCH, "git redirect file" },
+	};
+	_cleanup_free_ char *wt = NULL;
+	_cleanup_free_ char *mod = NULL;
+	DIR *d;
+	struct dirent *e;
+
+	if (c->r < 0 || opted_out(c, g))
+		return;
+	add(c->p, g, SB_PROT_PIN, "git directory");
+	for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *x =
+			ar_xasprintf("%s/%s", g, names[i].name);
+
+		one(c, x, names[i].missing, names[i].why);
+	}
+	/* linked worktrees' gitdirs: their redirect files, read-only when
+	 * present (git worktree add must still create new ones) */
+	wt = ar_xasprintf("%s/worktrees", g);
+	d = opendir(wt);
+	while (d && (e = readdir(d)) && c->r == 0) {
+		_cleanup_free_ char *a = NULL, *b = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		a = ar_xasprintf("%s/%s/commondir", wt, e->d_name);
+		b = ar_xasprintf("%s/%s/config.worktree", wt, e->d_name);
+		one(c, a, -1, "git redirect file");
+		one(c, b, -1, "git config");
+	}
+	if (d)
+		closedir(d);
+	mod = ar_xasprintf("%s/modules", g);
+	modules(c, mod, depth);
+}
+
+/* A `.git` file: "gitdir: PATH" (relative to the file's directory). */
+static char *gitfile_target(const char *root, const char *file)
+{
+	char buf[4096];
+	_cleanup_close_ int fd =
+		open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+	char *s, *nl;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 8)
+		return NULL;
+	buf[n] = '\0';
+	if (strncmp(buf, "gitdir:", 7) != 0)
+		return NULL;
+	s = buf + 7;
+	while (*s == ' ')
+		s++;
+	nl = strchr(s, '\n');
+	if (nl)
+		*nl = '\0';
+	if (*s == '/')
+		return realpath(s, NULL);
+	{
+		_cleanup_free_ char *full = ar_xasprintf("%s/%s", root, s);
+
+		return realpath(full, NULL);
+	}
+}
+
+/* A repository (or the workspace) top: root dotfiles and its .git. */
+static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
+{
+	_cleanup_free_ char *claude = ar_xasprintf("%s/.claude", root);
+	struct stat st;
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(root_names); i++) {
+		_cleanup_free_ char *x =
+			ar_xasprintf("%s/%s", root, root_names[i].name);
+
+		one(c, x,
+		    root_names[i].missing == MISSING_PLACEHOLDER ?
+			    SB_PROT_ABSENT :
+			    SB_PROT_WATCH,
+		    root_names[i].why);
+	}
+	if (lstat(claude, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    !opted_out(c, claude)) {
+		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++) {
+			_cleanup_free_ char *x =
+				ar_xasprintf("%s/%s", claude, claude_names[i]);
+
+			one(c, x, SB_PROT_ABSENT,
+			    "agent config (hooks, commands, permissions)");
+		}
+	} else {
+		one(c, claude, SB_PROT_ABSENT,
+		    "agent config (hooks, commands, permissions)");
+	}
+	if (has_git) {
+		_cleanup_free_ char *g = ar_xasprintf("%s/.git", root);
+
+		c->p->repos++;
+		if (c->r < 0 || opted_out(c, g) || lstat(g, &st) < 0)
+			return;
+		if (S_ISDIR(st.st_mode)) {
+			gitdir(c, g, 0);
+		} else if (S_ISREG(st.st_mode)) {
+			_cleanup_free_ char *t = gitfile_target(root, g);
+
+			add(c->p, g, SB_PROT_RO, "gitdir file");
+			if (t && ar_path_under(t, c->ws) &&
+			    strcmp(t, c->ws) != 0 && lstat(t, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				gitdir(c, t, 0);
+		} else {
+			one(c, g, -1, "git directory"); /* a link: refused */
+		}
+	}
+}
+
+/* Repositories below the workspace, SB_PROTECT_DEPTH levels down, the
+ * same filesystem, no symbolic links, not into .git or node_modules. */
+static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
+		 int depth)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)) && c->r == 0) {
+		_cleanup_free_ char *sub = NULL;
+		struct stat st;
+		int cfd;
+
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+		if (strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, ".git") == 0 ||
+		    strcmp(e->d_name, "node_modules") == 0)
+			continue;
+		if (c->dirs >= SB_PROTECT_MAX_DIRS) {
+			c->p->truncated = true;
+			break;
+		}
+		cfd = openat(dirfd(d), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		if (fstat(cfd, &st) < 0 || st.st_dev != dev) {
+			close(cfd);
+			continue;
+		}
+		c->dirs++;
+		sub = ar_xasprintf("%s/%s", path, e->d_name);
+		if (fstatat(cfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+			repo_root(c, sub, true);
+		if (depth + 1 < SB_PROTECT_DEPTH)
+			walk(c, cfd, sub, dev, depth + 1);
+		else
+			close(cfd);
+	}
+	closedir(d);
+}
+
+/* "~/x" -> HOME/x, absolute kept, then the real path when it exists
+ * (a --rw of a protected path that does not exist yet is allowed). */
+char *sb_protect_lexical(const struct ar_sandbox_host *h, const char *q)
+{
+	char *full, *r;
+
+	if (q[0] == '~' && (q[1] == '/' || q[1] == '\0'))
+		full = ar_xasprintf("%s%s", h->home, q + 1);
+	else if (q[0] == '/')
+		full = ar_xstrdup(q);
+	else
+		return NULL;
+	r = realpath(full, NULL);
+	if (r) {
+		free(full);
+		return r;
+	}
+	return full;
+}
+
+int sb_protect_plan(struct sb_protect *p, const char *ws,
+		    const struct ar_sandbox_opts *o,
+		    const struct ar_sandbox_host *h, struct ar_error *err)
+{
+	struct plan_ctx c = { .p = p, .ws = ws, .err = err };
+	struct stat st;
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	c.optout = ar_xcalloc(o->rw.n + 1, sizeof(char *));
+	c.used = ar_xcalloc(o->rw.n + 1, sizeof(bool));
+	for (size_t i = 0; i < o->rw.n; i++) {
+		char *q = sb_protect_lexical(h, o->rw.v[i]);
+
+		if (q && ar_path_under(q, ws) && strcmp(q, ws) != 0)
+			c.optout[c.n_optout++] = q;
+		else
+			free(q);
+	}
+	{
+		_cleanup_free_ char *g = ar_xasprintf("%s/.git", ws);
+
+		repo_root(&c, ws, lstat(g, &st) == 0);
+	}
+	fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && c.r == 0) {
+		if (fstat(fd, &st) == 0)
+			walk(&c, fd, ws, st.st_dev, 0);
+		else
+			close(fd);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	for (size_t i = 0; i < c.n_optout; i++) {
+		if (c.used[i] && c.r == 0)
+			ar_warn("sandbox: --rw %s: protected path(s) opted back in: the agent can change what is there, and the host may run it later (git hooks and config, editor and agent config; docs/sandbox.md)",
+				c.optout[i]);
+		free(c.optout[i]);
+	}
+	free(c.optout);
+	free(c.used);
+	if (p->truncated)
+		ar_warn("sandbox: stopped looking for nested git repositories after %d directories; repositories deeper in the workspace are not protected",
+			SB_PROTECT_MAX_DIRS);
+	if (c.r < 0) {
+		sb_protect_release(p);
+		return -1;
+	}
+	return 0;
+}
+
+void sb_protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
+		       bool overlay, bool idmap_root)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_protect_entry *e = &p->v[i];
+
+		switch (e->kind) {
+		case SB_PROT_RO:
+			sb_bind(m, e->path, false);
+			break;
+		case SB_PROT_PIN:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "bind", e->path,
+				     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+			if (idmap_root)
+				sb_workspace_idmap(m, e->path);
+			break;
+		case SB_PROT_ABSENT:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
+				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
+					     "mode=0500", "size=4k"));
+			break;
+		case SB_PROT_WATCH:
+			break;
+		}
+	}
+}
+
+size_t sb_protect_after_run(const struct sb_protect *p)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; p && i < p->n; i++) {
+		const struct sb_protect_entry *e = &p->v[i];
+		struct stat st;
+		const char *base;
+
+		if (e->kind == SB_PROT_ABSENT) {
+			rmdir(e->path); /* the empty mount point, if still so */
+			continue;
+		}
+		if (e->kind != SB_PROT_WATCH || lstat(e->path, &st) < 0)
+			continue;
+		found++;
+		base = strrchr(e->path, '/');
+		base = base ? base + 1 : e->path;
+		/* never legitimate in a repository's own gitdir: it sends
+		 * git to another directory's config */
+		if (strcmp(base, "commondir") == 0 && !S_ISDIR(st.st_mode) &&
+		    unlink(e->path) == 0)
+			ar_warn("sandbox: the command created `%s` (%s), which would make git on the host read another directory's config; removed",
+				e->path, e->why);
+		else
+			ar_warn("sandbox: the command created `%s` (%s), which the host may run code from: review it before using it",
+				e->path, e->why);
+	}
+	return found;
+}
+
+const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
+					       const char *path)
+{
+	const struct sb_protect_entry *best = NULL;
+
+	for (size_t i = 0; p && i < p->n; i++)
+		if (ar_path_under(path, p->v[i].path) &&
+		    (!best || strlen(p->v[i].path) > strlen(best->path)))
+			best = &p->v[i];
+	return best;
+}
+
+void sb_protect_release(struct sb_protect *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].path);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}

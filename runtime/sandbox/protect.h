@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Protected paths inside the workspace (protect.c): the files through
+ * which the host would later run what the agent wrote there (git
+ * metadata, editor and agent config), computed once per start from the
+ * workspace on disk and the options, then only read: by the config
+ * builder (mounts), by the run (placeholders removed, late creations
+ * reported after the exit) and by the audit log.
+ *
+ *   SB_PROT_RO       exists: a read-only bind over it (cannot be
+ *                    written, replaced, renamed or removed: EROFS/EBUSY)
+ *   SB_PROT_PIN      a gitdir directory: bound onto itself read-write, so
+ *                    it cannot be renamed or removed (EBUSY) while git
+ *                    keeps writing objects, refs, index and logs in it
+ *   SB_PROT_ABSENT   missing: an empty read-only directory is mounted
+ *                    there for the run (its mount point is created on
+ *                    the host and removed after the exit), so nothing
+ *                    can be created under that name
+ *   SB_PROT_WATCH    missing, and a placeholder would break the host's
+ *                    git (`commondir`): checked after the exit; if the
+ *                    agent created it, it is removed and reported
+ */
+#ifndef AGENTRUN_SANDBOX_PROTECT_H
+#define AGENTRUN_SANDBOX_PROTECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+struct ar_sandbox_opts;
+struct ar_sandbox_host;
+struct sb_mounts;
+
+enum sb_protect_kind {
+	SB_PROT_RO,
+	SB_PROT_PIN,
+	SB_PROT_ABSENT,
+	SB_PROT_WATCH,
+};
+
+struct sb_protect_entry {
+	char *path; /* absolute, below the workspace */
+	enum sb_protect_kind kind;
+	const char *why; /* static: "git hooks", ... */
+};
+
+struct sb_protect {
+	struct sb_protect_entry *v;
+	size_t n, cap;
+	size_t repos; /* repositories found (the workspace's included) */
+	bool truncated; /* the search for nested repositories stopped */
+	bool off; /* nothing protected (--rw of the workspace itself) */
+};
+
+/* How far below the workspace nested repositories are looked for, and
+ * how many directories at most are read doing it. */
+#define SB_PROTECT_DEPTH 4
+#define SB_PROTECT_MAX_DIRS 20000
+
+/* The plan for workspace `ws` (a real path). --rw paths at or above a
+ * protected path (inside the workspace) opt it back in, with a warning.
+ * Fails for a protected path that is a symbolic link (a mount cannot
+ * hold a link) unless it is opted out. */
+int sb_protect_plan(struct sb_protect *p, const char *ws,
+		    const struct ar_sandbox_opts *o,
+		    const struct ar_sandbox_host *h, struct ar_error *err);
+/* The mounts; overlay: the workspace is an overlay (only the read-only
+ * binds: nothing of the run reaches the workspace before a commit);
+ * idmap_root: the workspace bind is idmapped (root on another user's
+ * workspace), pinned gitdirs get the same mapping. */
+void sb_protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
+		       bool overlay, bool idmap_root);
+/* After the run: remove the placeholders' mount points (empty
+ * directories only), remove and report watched files the agent created.
+ * Returns how many watched files were found. */
+size_t sb_protect_after_run(const struct sb_protect *p);
+/* The entry covering `path` (absolute), or NULL. */
+const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
+					       const char *path);
+void sb_protect_release(struct sb_protect *p);
+/* A --rw value: "~/x" -> HOME/x, an absolute path kept, then its real
+ * path when it exists; NULL for a relative one. Malloc'd. */
+char *sb_protect_lexical(const struct ar_sandbox_host *h, const char *q);
+
+#endif

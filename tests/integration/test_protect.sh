@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Protected paths inside the workspace: a hostile command in the sandbox
+# tries to leave code that the host runs later (git hooks and config,
+# git redirect files, a replaced .git, editor and agent config, nested
+# repositories and submodules); the host's next `git status` and
+# `git commit` must not run it. Git itself keeps working inside.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
+
+# as MODE on the host, with the fake home
+host()
+{
+	if [ "$MODE" = root ]; then
+		HOME=$H "$@"
+	else
+		as_test_user env HOME="$H" "$@"
+	fi
+}
+
+# repo_setup MODE: $WS a real repository with one commit, a pre-existing
+# .vscode/settings.json, a nested repository sub/ and a submodule mod/.
+repo_setup()
+{
+	require_cmd git
+	sb_home "$1"
+	rm -rf "$WS/.git"
+	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
+	sb_home_own
+	MARK=$H/pwned
+	host git -C "$WS" init -q
+	host sh -c 'cd "$1" && echo a >a.txt && mkdir .vscode &&
+		echo "{}" >.vscode/settings.json && git add -A &&
+		git commit -qm one' _ "$WS"
+	host git init -q "$WS/sub"
+	host git init -q "$H/modsrc"
+	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
+	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
+	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
+}
+
+# The host, after the run: git status and commit in every repository
+# must run nothing the sandbox left.
+host_git_runs_nothing()
+{
+	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
+		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
+		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
+		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}
+
+ATTACK='
+m=$1
+for g in .git sub/.git .git/modules/mod; do
+	printf "#!/bin/sh\necho hook $g >>$m\n" >$g/hooks/pre-commit 2>/dev/null && chmod +x $g/hooks/pre-commit
+	printf "#!/bin/sh\necho hook $g >>$m\n" >$g/hooks/post-checkout 2>/dev/null
+	git --git-dir=$g config core.fsmonitor "echo fsmonitor $g >>$m; false" 2>/dev/null
+	git --git-dir=$g config core.hooksPath /tmp 2>/dev/null
+	git --git-dir=$g config core.pager "echo pager >>$m; cat" 2>/dev/null
+	echo "[core]" >>$g/config 2>/dev/null
+	printf "[include]\n\tpath = /tmp/x\n" >>$g/config 2>/dev/null
+	printf "[core]\n\tfsmonitor = echo worktree >>$m\n" >$g/config.worktree 2>/dev/null
+	mkdir -p $g/info 2>/dev/null; echo "* filter=x" >$g/info/attributes 2>/dev/null
+done
+# a commondir redirecting to a config of ours
+mkdir -p evil/hooks; printf "[core]\n\tfsmonitor = echo commondir >>$m; false\n" >evil/config
+mkdir -p .vscode 2>/dev/null; echo "{\"tasks\":1}" >.vscode/tasks.json 2>/dev/null
+echo x >>.vscode/settings.json 2>/dev/null
+echo "{\"mcpServers\":{}}" >.mcp.json 2>/dev/null
+mkdir -p .claude/commands 2>/dev/null; echo "{\"hooks\":1}" >.claude/settings.json 2>/dev/null
+mkdir .idea 2>/dev/null; echo x >.idea/workspace.xml 2>/dev/null
+true
+'
+
+t_git_attacks()
+{
+	repo_setup "${1:-user}"
+	assert_status 0 sb_run -- sh -c "$ATTACK" _ "$MARK"
+	host_git_runs_nothing
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "pre-commit hook written"
+	[ ! -e "$WS/sub/.git/hooks/pre-commit" ] || fail "nested repo hook written"
+	[ ! -e "$WS/.git/modules/mod/hooks/pre-commit" ] || fail "submodule hook written"
+	[ ! -e "$WS/.git/config.worktree" ] || fail "config.worktree created"
+	[ ! -e "$WS/.git/info/attributes" ] || fail "info/attributes created"
+	[ -d "$WS/.git" ] && [ -d "$WS/sub/.git" ] || fail ".git replaced"
+	assert_eq "$(cat "$WS/mod/.git")" "gitdir: ../.git/modules/mod"
+	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
+	assert_not_contains "$(cat "$WS/.git/config")" "include"
+	[ ! -e "$WS/.vscode/tasks.json" ] || fail ".vscode/tasks.json written"
+	assert_eq "$(cat "$WS/.vscode/settings.json")" "{}"
+	[ ! -e "$WS/.mcp.json" ] || fail ".mcp.json created"
+	[ ! -e "$WS/.claude" ] || fail ".claude created (or its placeholder left)"
+	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
+	host_git_runs_nothing
+}
+
+# Replace .git (rename or remove it, or rewrite a gitdir file) and
+# git init one with a hook and an fsmonitor.
+REPLACE='
+m=$1
+own() { git init -q "$1" && printf "#!/bin/sh\necho hook $1 >>$m\n" >"$1/.git/hooks/pre-commit" &&
+	chmod +x "$1/.git/hooks/pre-commit" && git -C "$1" config core.fsmonitor "echo fsmonitor $1 >>$m; false"; }
+mv .git .git-old 2>/dev/null || rm -rf .git 2>/dev/null; [ -e .git ] || own .
+mv sub/.git sub/.git-old 2>/dev/null || rm -rf sub/.git 2>/dev/null; [ -e sub/.git ] || own sub
+mkdir -p evil; (cd evil && git init -q && git config core.fsmonitor "echo fsmonitor mod >>$m; false")
+rm -f mod/.git 2>/dev/null && echo "gitdir: ../evil/.git" >mod/.git
+true
+'
+
+t_git_replaced()
+{
+	repo_setup user
+	assert_status 0 sb_run -- sh -c "$REPLACE" _ "$MARK"
+	host_git_runs_nothing
+	# renaming fails; removing deletes what git can rebuild or the
+	# agent could delete anyway (objects), not the pinned directory nor
+	# its config and hooks
+	[ ! -e "$WS/.git-old" ] && [ ! -e "$WS/sub/.git-old" ] || fail ".git renamed"
+	[ -f "$WS/.git/config" ] && [ -f "$WS/sub/.git/config" ] || fail ".git replaced"
+	assert_not_contains "$(cat "$WS/.git/config" "$WS/sub/.git/config")" "fsmonitor"
+	assert_eq "$(cat "$WS/mod/.git")" "gitdir: ../.git/modules/mod"
+}
+
+# A commondir cannot get a placeholder (git on the host would fail on
+# an empty one): the agent can create it; it is removed at the exit.
+t_commondir_removed()
+{
+	repo_setup user
+	assert_status 0 sb_run -- sh -c 'mkdir -p evil && printf "[core]\n\tfsmonitor = echo commondir >>%s; false\n" "$1" >evil/config && echo ../evil >.git/commondir' _ "$MARK"
+	assert_contains "$ERR" ".git/commondir"
+	[ ! -e "$WS/.git/commondir" ] || fail "commondir left"
+	host_git_runs_nothing
+}
+
+t_git_works_inside()
+{
+	repo_setup user
+	assert_status 0 sb_run -- sh -c '
+		set -e
+		git status --short
+		echo c >c.txt; git add c.txt; git commit -qm three
+		git log --oneline | grep -q three
+		echo d >>c.txt; git diff | grep -q "^+d"
+		git stash -q; git stash pop -q
+		git branch feature; git checkout -q feature; git checkout -q -
+		git worktree add -q ../wt-inside 2>/dev/null || git worktree add -q "$PWD/wtree"
+		git commit -qam four
+		cd sub && echo s >s && git add s && git commit -qm s
+		echo ok'
+	assert_contains "$OUT" "ok"
+	assert_eq "$(host git -C "$WS" log -1 --format=%s)" "four"
+	# a config write fails clearly
+	assert_status '!0' sb_run -- git config user.name X
+	assert_contains "$ERR" "config"
+}
+
+t_rw_opts_back_in()
+{
+	repo_setup user
+	assert_status 0 sb_run --rw "$WS/.git/hooks" --rw "$WS/.mcp.json" -- sh -c 'echo "#!/bin/sh" >.git/hooks/pre-commit && echo "{}" >.mcp.json'
+	assert_contains "$ERR" "opted back in"
+	[ -e "$WS/.git/hooks/pre-commit" ] || fail "--rw did not opt the hooks back in"
+	[ -e "$WS/.mcp.json" ] || fail "--rw did not opt .mcp.json back in"
+	# the rest stays protected
+	assert_status 0 sb_run --rw "$WS/.git/hooks" -- sh -c 'git config core.fsmonitor x 2>/dev/null; true'
+	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
+}
+
+t_symlinked_git_refused()
+{
+	repo_setup user
+	mv "$WS/sub/.git" "$H/subgit"
+	ln -s "$H/subgit" "$WS/sub/.git"
+	assert_status 1 sb_run -- true
+	assert_contains "$ERR" "sub/.git"
+	assert_contains "$ERR" "symbolic link"
+}
+
+t_audit_records_git_writes()
+{
+	repo_setup user
+	assert_status 0 sb_run --audit "$H/audit.jsonl" -- sh -c 'echo c >c && git add c && git commit -qm c; echo x >.git/hooks/pre-push 2>/dev/null; true'
+	assert_contains "$(cat "$H/audit.jsonl")" '"protected"'
+	assert_contains "$(cat "$H/audit.jsonl")" '.git/refs/heads'
+}
+
+run_test "protect: git hooks, config, redirects, .git replacement, editor config (rootless)" t_git_attacks user
+run_test "protect: git hooks, config, redirects, .git replacement, editor config (root)" t_git_attacks root
+run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
+run_test "protect: a commondir the agent creates is removed at exit" t_commondir_removed
+run_test "protect: git works inside (status add commit log diff stash branch worktree)" t_git_works_inside
+run_test "protect: --rw opts a protected path back in, with a warning" t_rw_opts_back_in
+run_test "protect: a symlinked .git is refused" t_symlinked_git_refused
+run_test "protect: the audit log records writes under .git" t_audit_records_git_writes
+finish
