@@ -15,6 +15,7 @@ static void sandbox_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: agentrun sandbox [OPTIONS] [--] CMD [ARGS...]\n"
+		"       agentrun sandbox exec NAME [--tty] [--] CMD | list | stop NAME\n"
 		"\n"
 		"Run CMD rootless in a sandbox built from this machine: host /usr\n"
 		"read-only, a minimal /etc, a private home, the workspace (git\n"
@@ -43,7 +44,11 @@ static void sandbox_usage(FILE *out)
 		"  --overlay            copy-on-write workspace: changes stay outside it\n"
 		"                       until `agentrun commit NAME` (see changes, diff,\n"
 		"                       discard)\n"
-		"  --name NAME          the --overlay sandbox's name (default: sandbox-DATE)\n"
+		"  --name NAME          a session: `agentrun sandbox exec NAME -- CMD`\n"
+		"                       joins it, `list` shows it, `stop NAME` ends it;\n"
+		"                       also the --overlay's name (default: sandbox-DATE)\n"
+		"  --detach             with --name: start CMD and return; its output\n"
+		"                       goes to the session's directory\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
 		"                       files changed, exit); `-`: stderr (docs/audit.md)\n"
@@ -76,6 +81,7 @@ enum {
 	OPT_AUDIT,
 	OPT_LEARN,
 	OPT_VERBOSE,
+	OPT_DETACH,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -103,6 +109,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -114,6 +121,10 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	_cleanup_free_ const char **store = NULL;
 	int c, rc, status;
 
+	if (argc > 1 &&
+	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "list") == 0 ||
+	     strcmp(argv[1], "stop") == 0))
+		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
 	store = ar_xcalloc(6 * (size_t)argc + 6, sizeof(char *));
 	o.ro.v = store;
@@ -181,6 +192,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		case OPT_LEARN:
 			o.learn = optarg;
 			break;
+		case OPT_DETACH:
+			ro.detach = true;
+			break;
 		case OPT_VERBOSE:
 			o.verbose = true;
 			break;
@@ -217,6 +231,13 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			"agentrun sandbox: --audit and --learn observe a run; --print-bundle does not run\n");
 		return 1;
 	}
+	if (ro.detach && (!o.name || ro.print_bundle || o.tty == 1)) {
+		fprintf(stderr,
+			"agentrun sandbox: --detach needs --name NAME (to exec into, list and stop it), and goes without --tty and --print-bundle\n");
+		return 1;
+	}
+	if (ro.detach)
+		o.tty = 0;
 	if (profile_path) {
 		_cleanup_free_ char *file = NULL;
 

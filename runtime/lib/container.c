@@ -133,6 +133,9 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return ar_error_set(err, errno, "bundle `%s`", bundle);
 	if (o->config) {
 		l->cfg = (struct oci_config *)o->config; /* not freed */
+		/* a copy on disk, for exec (agentrun sandbox --name) */
+		if (o->config_file)
+			l->config_path = ar_xstrdup(o->config_file);
 	} else {
 		if (o->config_file && strcmp(o->config_file, "config.json"))
 			l->config_path = realpath(o->config_file, NULL);

@@ -43,7 +43,8 @@ struct ar_create_opts {
 	int rootless; /* -1 auto, 0 no, 1 yes */
 	/* agentrun sandbox (run only): the config in memory, used instead
 	 * of BUNDLE/config.json, which need not exist (borrowed; NULL:
-	 * read the file) ... */
+	 * read the file; config_file then names a copy of it on disk, an
+	 * absolute path recorded in the state for exec) ... */
 	const struct oci_config *config;
 	/* ... and a root filesystem that is a fresh tmpfs mounted over
 	 * root.path in the container's mount namespace, filled by this

@@ -34,6 +34,7 @@
 #include "capabilities.h"
 #include "cgroup.h"
 #include "container_internal.h"
+#include "landlock.h"
 #include "log.h"
 #include "parent_death.h"
 #include "process.h"
@@ -420,6 +421,9 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
 		return -1;
 	if (!c->o->detach && ar_die_with_runtime(c->sync_fd, err) < 0)
+		return -1;
+	/* the container's Landlock rules (agentrun sandbox), as its init */
+	if (ar_landlock_apply(c->cfg, err) < 0)
 		return -1;
 	if (c->seccomp && load_seccomp(c, err) < 0)
 		return -1;

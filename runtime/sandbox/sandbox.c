@@ -24,6 +24,7 @@
 #include "protect.h"
 #include "sandbox_audit.h"
 #include "sandbox_internal.h"
+#include "session.h"
 #include "utils.h"
 
 /* ---- the bundle ---- */
@@ -155,6 +156,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_rootfs content;
 	struct sb_egress egress = { 0 };
 	struct sb_observe ob = { 0 };
+	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
+	_cleanup_free_ char *sess_config = NULL;
+	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
 	char id[64];
 	int r;
@@ -177,8 +181,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	r = sb_observe_wanted(o) ? sb_observe_opts(&ob, &o, &h, err) : 0;
 	/* A plain run: the embedded seccomp profile is not parsed; the
 	 * runtime loads it from its compiled-filter cache (parsed on a
-	 * miss only). --print-bundle and --audit/--learn need it. */
-	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o)) {
+	 * miss only). --print-bundle and --audit/--learn need it, and a
+	 * session keeps the full config on disk for exec. */
+	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o) && !named) {
 		lo = *o;
 		lo.seccomp_deferred = true;
 		o = &lo;
@@ -187,6 +192,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && !ro->print_bundle)
 		r = preflight(&h, info.workspace, o->overlay, false, err);
+	if (r == 0 && named)
+		r = sb_session_begin(&sess, ro->state_root, o->name, cfg,
+				     sb_observe_wanted(o), err);
 	if (r != 0) { /* not only < 0: past here cfg is set */
 		if (ov.dir) {
 			struct ar_error ignored = AR_ERROR_INIT;
@@ -213,8 +221,28 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       info.workspace, ov.dir ? "overlay" : "read-write",
 		       info.protections);
 
+	if (named && ro->detach) {
+		r = sb_session_detach(&sess, ro->state_root, o->name,
+				      exit_status, err);
+		if (r < 0 && sess.ready_fd >= 0)
+			goto out; /* the monitor */
+		if (r != 0) {
+			/* the caller: the monitor owns the session now */
+			free(sess.dir);
+			sess.dir = NULL;
+			if (r > 0) {
+				r = 0;
+				ar_log(AR_LOG_INFO,
+				       "sandbox `%s` runs detached: `agentrun sandbox exec %s -- CMD` joins it, `agentrun sandbox stop %s` ends it",
+				       o->name, o->name, o->name);
+			}
+			goto out;
+		}
+	}
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));
+	if (named)
+		sess_config = ar_xasprintf("%s/config.json", sess.dir);
 	/* No bundle on disk: the config is handed over in memory and the
 	 * root is a tmpfs filled in the sandbox (sandbox_rootfs.c). */
 	bundle = sb_root_mountpoint(h.uid, &remove_bundle);
@@ -228,11 +256,12 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	content.cfg = cfg;
 	memset(&co, 0, sizeof(co));
 	co.root = ro->state_root;
-	co.id = id;
+	co.id = named ? o->name : id;
 	co.bundle = bundle;
 	co.rootless = -1;
 	co.cgroups_disabled = ro->cgroups_disabled;
 	co.config = cfg;
+	co.config_file = sess_config;
 	co.rootfs_populate = sb_rootfs_populate;
 	co.rootfs_populate_arg = &content;
 	co.seccomp_default = o->seccomp_deferred;
@@ -277,6 +306,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",
 		       ov.name, ov.upper, ov.name, ov.name, ov.name, ov.name);
 out:
+	if (sess.dir || sess.ready_fd >= 0)
+		sb_session_end(&sess, r, *exit_status, err);
 	sb_observe_release(&ob);
 	ar_sandbox_info_release(&info);
 	ar_overlay_release(&ov);

@@ -59,7 +59,8 @@ struct ar_sandbox_opts {
 	int landlock; /* -1 auto (when the kernel has it), 0 off, 1 required */
 	const struct oci_profile *profile; /* NULL: none */
 	bool overlay; /* --overlay: copy-on-write workspace */
-	const char *name; /* --name: the overlay sandbox's name */
+	const char *name; /* --name: a session (session.h) and the
+			   * --overlay's name */
 	const char *audit; /* --audit FILE ("-": stderr); docs/audit.md */
 	const char *learn; /* --learn PROFILE: record, write a profile */
 	bool verbose; /* --verbose: the runtime's lines on stderr while the
@@ -130,6 +131,7 @@ struct ar_sandbox_run_opts {
 	const char *state_root; /* --root */
 	const char *print_bundle; /* --print-bundle DIR: write, don't run */
 	bool cgroups_disabled; /* --cgroup-manager disabled */
+	bool detach; /* --detach (needs a name): run on in a monitor */
 };
 /* --profile VALUE: a path as it is, or a profile name looked up as
  * NAME.json in ~/.config/agentrun/profiles, then the installed profiles

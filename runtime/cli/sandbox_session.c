@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]
+ * agentrun sandbox list
+ * agentrun sandbox stop [--time SECONDS] NAME */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "../sandbox/session.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]\n"
+		"       agentrun sandbox list\n"
+		"       agentrun sandbox stop [--time SECONDS] NAME\n"
+		"\n"
+		"Sessions of sandboxes started with `agentrun sandbox --name NAME\n"
+		"[--detach] -- CMD`. exec runs one more command in NAME: its\n"
+		"namespaces, seccomp profile, Landlock rules, environment (proxy\n"
+		"variables included), no capabilities. list shows the running\n"
+		"sandboxes. stop sends SIGTERM to the command, SIGKILL to every\n"
+		"process of the sandbox after SECONDS (default 10), and returns once\n"
+		"nothing of it is left.\n"
+		"\n"
+		"Options:\n"
+		"  --tty, --no-tty      exec: give CMD a terminal (default: when stdin is one)\n"
+		"  -t, --time SECONDS   stop: seconds to wait after SIGTERM (default 10)\n"
+		"  -h, --help           this help\n");
+}
+
+static int session_exec(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tty", no_argument, NULL, 'T' },
+		{ "no-tty", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	int c, tty = -1, status;
+
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'T':
+			tty = 1;
+			break;
+		case 'N':
+			tty = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr,
+			"agentrun sandbox exec: no sandbox NAME given\n");
+		return 1;
+	}
+	if (optind + 1 < argc && strcmp(argv[optind + 1], "--") == 0) {
+		argv[optind + 1] = argv[optind];
+		optind++;
+	}
+	if (optind + 1 >= argc) {
+		fprintf(stderr, "agentrun sandbox exec: no command given\n");
+		return 1;
+	}
+	if (ar_sandbox_session_exec(cli_state_root(g), argv[optind],
+				    argv + optind + 1, tty, &status, &err) < 0)
+		return cli_fail(&err);
+	return status;
+}
+
+static int session_list(struct ar_global_opts *g, int argc, char **argv)
+{
+	struct ar_error err = AR_ERROR_INIT;
+
+	if (argc > 1) {
+		if (strcmp(argv[1], "-h") == 0 ||
+		    strcmp(argv[1], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		fprintf(stderr, "agentrun sandbox list: takes no arguments\n");
+		return 1;
+	}
+	if (ar_sandbox_session_list(cli_state_root(g), stdout, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
+static int session_stop(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	int c, timeout = 10;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+ht:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			timeout = (int)strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || timeout < 0 ||
+			    timeout > 3600) {
+				fprintf(stderr,
+					"agentrun sandbox stop: --time: expected 0 to 3600 seconds, got `%s`\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind + 1 != argc) {
+		fprintf(stderr, "agentrun sandbox stop: expected one NAME\n");
+		return 1;
+	}
+	if (ar_sandbox_session_stop(cli_state_root(g), argv[optind], timeout,
+				    &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
+int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv)
+{
+	optind = 0; /* a fresh getopt for the subcommand */
+	if (strcmp(argv[0], "exec") == 0)
+		return session_exec(g, argc, argv);
+	if (strcmp(argv[0], "list") == 0)
+		return session_list(g, argc, argv);
+	return session_stop(g, argc, argv);
+}
