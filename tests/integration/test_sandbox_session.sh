@@ -191,8 +191,8 @@ t_overlay_session()
 	assert_status 0 sbs sandbox stop -t 0 "$name"
 	assert_no_leftovers "$name"
 	assert_status 0 sbs changes "$name"
-	assert_contains "$OUT" "M index.html"
-	assert_contains "$OUT" "A new.txt"
+	assert_match "$OUT" "M +index.html"
+	assert_match "$OUT" "A +new.txt"
 }
 
 run_test "detached server reached from an exec; list; stop leaves nothing" t_detached_server_exec
