@@ -115,6 +115,7 @@
 #     out of its reach (a checkout in a mode-700 directory) is copied into
 #     TEST_TMP when lib.sh loads, and AGENTRUN names the copy; so are the
 #     helpers (AR_TEST_HELPERS: tests/helpers or the copy).
+#     AR_BUILT_AGENTRUN is the binary as built (for the VM tests).
 # make_bundle_as_test_user DIR [--rootless]
 #     Like make_bundle, but DIR (and the rootfs) is owned by the test user
 #     and `agentrun spec` runs as the test user (so a --rootless config maps
@@ -164,13 +165,16 @@ _ar_others_reach()
 if [ "$(id -u)" = 0 ] && [ -x "$AGENTRUN" ] &&
 	! _ar_others_reach "$AGENTRUN" "$AR_TEST_HELPERS/."; then
 	mkdir -p "$TEST_TMP/reach"
+	AR_BUILT_AGENTRUN=$AGENTRUN
 	cp "$AGENTRUN" "$TEST_TMP/reach/agentrun"
 	cp -R "$AR_TEST_HELPERS" "$TEST_TMP/reach/helpers"
 	chmod -R a+rX "$TEST_TMP/reach"
 	AGENTRUN=$TEST_TMP/reach/agentrun
 	AR_TEST_HELPERS=$TEST_TMP/reach/helpers
 fi
-export AGENTRUN AR_TEST_HELPERS
+# the binary as built: the VM tests run it in a VM that shares the tree
+AR_BUILT_AGENTRUN=${AR_BUILT_AGENTRUN:-$AGENTRUN}
+export AGENTRUN AR_TEST_HELPERS AR_BUILT_AGENTRUN
 
 # --- cleanup ---------------------------------------------------------------
 

@@ -91,7 +91,17 @@ failed_list=()
 durations=()
 work=$(mktemp -d "${TMPDIR:-/tmp}/agentrun-run-tests.XXXXXX") || exit 2
 vm_lane=''
-trap '[ -z "$vm_lane" ] || kill -- "-$vm_lane" 2>/dev/null; rm -rf "$work"' EXIT
+# stop_vm_lane: the lane, then the file it runs (timeout(1) leads that
+# file's own process group)
+stop_vm_lane()
+{
+	[ -n "$vm_lane" ] || return 0
+	kill -- "-$vm_lane" 2>/dev/null
+	wait "$vm_lane" 2>/dev/null
+	[ ! -s "$work/vm.running" ] || kill -- "-$(cat "$work/vm.running")" 2>/dev/null
+	vm_lane=''
+}
+trap 'stop_vm_lane; rm -rf "$work"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -226,11 +236,17 @@ start_vm_lane()
 	set -m
 	(
 		for i in "${!vm_names[@]}"; do
-			exec_file "$work/vm.$i.log" "$TEST_TIMEOUT_VM" bash \
-				"$TOP_SRCDIR/tests/integration/${vm_names[$i]}.sh" >"$work/vm.$i.tmp"
+			TEST_TIMEOUT=$TEST_TIMEOUT_VM timeout -k 10 "$TEST_TIMEOUT_VM" \
+				bash "$TOP_SRCDIR/tests/integration/${vm_names[$i]}.sh" \
+				</dev/null >"$work/vm.$i.log" 2>&1 &
+			echo $! >"$work/vm.running"
+			t0=$SECONDS
+			rc=0
+			wait $! || rc=$?
+			echo "$rc $((SECONDS - t0))" >"$work/vm.$i.tmp"
 			mv "$work/vm.$i.tmp" "$work/vm.$i.done"
 		done
-	) &
+	) 2>/dev/null &
 	vm_lane=$!
 	set +m
 }

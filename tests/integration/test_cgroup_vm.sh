@@ -59,38 +59,14 @@ AR_TEST_WORKDIR=$CACHE_DIR make_rootfs "$TEST_TMP/prebuilt-rootfs" >/dev/null 2>
 [ -d "$CACHE_DIR/rootfs-cache" ] || skip "no rootfs cache in $CACHE_DIR"
 chmod -R a+rX "$CACHE_DIR" 2>/dev/null || true
 
-N=0
-relay()
-{
-	local tag=$1 file=$2 line
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "* | "not ok "*)
-			local status=${line%% [0-9]*} rest
-			rest=${line#"$status" }
-			rest=${rest#* }
-			N=$((N + 1))
-			case "$rest" in
-			"- "*) rest=${rest#- } ;;
-			esac
-			echo "$status $N - [$tag] $rest"
-			;;
-		"1..0"*)
-			N=$((N + 1))
-			echo "ok $N - [$tag] all tests # SKIP ${line#*# SKIP }"
-			;;
-		"1.."*) ;;
-		*) echo "# [$tag] $line" ;;
-		esac
-	done <"$file"
-}
+. "$TOP_SRCDIR/tests/vm/relay.sh"
 
 run_vm()
 {
 	local tag=$1 out=$TEST_TMP/$1.out err=$TEST_TMP/$1.err rc
 	shift
 	(cd "$SHARE" && "$RUN_IN_VM" --timeout "$VM_TIMEOUT" "$@" \
-		--env "AGENTRUN=$AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
+		--env "AGENTRUN=$AR_BUILT_AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "VM_ROOTFS_CACHE=$CACHE_DIR" \
 		--env "VM_TESTS=$tests" \
@@ -98,19 +74,16 @@ run_vm()
 		vm-tests "$live" "$VM_SCRIPT") >"$out" 2>"$err"
 	rc=$?
 	if [ $rc = 125 ]; then
-		N=$((N + 1))
-		echo "not ok $N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
+		VM_N=$((VM_N + 1))
+		echo "not ok $VM_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
 		sed 's/^/# /' "$err" | tail -n 30
 		return
 	fi
-	relay "$tag" "$out"
-	grep -v '^run-in-vm: KVM unusable' "$err" | sed "s/^/# [$tag] stderr: /" | tail -n 40
+	vm_relay "$tag" "$out" "$rc"
+	sed "s/^/# [$tag] stderr: /" "$err" | tail -n 40
 	if [ $rc = 124 ]; then
-		N=$((N + 1))
-		echo "not ok $N - [$tag] the VM run timed out (VM_TIMEOUT=$VM_TIMEOUT)"
-	elif ! grep -q '^ok \|^not ok ' "$out"; then
-		N=$((N + 1))
-		echo "not ok $N - [$tag] no test results from the VM (exit $rc)"
+		VM_N=$((VM_N + 1))
+		echo "not ok $VM_N - [$tag] the VM run timed out (VM_TIMEOUT=$VM_TIMEOUT)"
 	fi
 }
 
@@ -128,4 +101,4 @@ case "${VM_MODE:-root}" in
 user) run_vm vm-user --user 1000 ;;
 *) run_vm vm-root ;;
 esac
-echo "1..$N"
+echo "1..$VM_N"

@@ -279,6 +279,31 @@ t_runner_vm_lane()
 	assert_contains "$OUT" "FAIL test_d_vm_slow: timed out after 2s"
 }
 
+# The host side of the VM files relays the VM's TAP: what stopped early
+# never passes.
+t_vm_relay()
+{
+	local d=$TEST_TMP/relay
+	mkdir -p "$d"
+	printf '1..2\nok 1 - a\nBail out! spec failed\n' >"$d/bail"
+	printf '1..3\nok 1 - a\nnot ok 2 - b\nok 3 - c # SKIP no c\n' >"$d/fine"
+	printf '1..1\nok 1 - a\n' >"$d/one"
+	OUT=$(. "$TOP_SRCDIR/tests/vm/relay.sh"
+		vm_relay t "$d/bail" 1
+		vm_relay u "$d/fine" 1
+		vm_relay v "$d/one" 3
+		vm_relay w "$d/one" 0)
+	assert_eq "$OUT" "ok 1 - [t] a
+not ok 2 - [t] the tests in the VM bailed out: spec failed
+not ok 3 - [t] the tests in the VM planned 2 results but gave 1
+ok 4 - [u] a
+not ok 5 - [u] b
+ok 6 - [u] c # SKIP no c
+ok 7 - [v] a
+not ok 8 - [v] the tests in the VM exited with status 3
+ok 9 - [w] a"
+}
+
 # TEST_ALLOWED_SKIPS: a skip whose "FILE: REASON" matches no line fails.
 t_runner_allowed_skips()
 {
@@ -310,5 +335,6 @@ run_test "exit cleanup unmounts and removes TEST_TMP" t_cleanup_unmounts
 run_test "run-tests.sh counts pass/fail/skip, crash, hang, no plan" t_runner_counts
 run_test "run-tests.sh --unit-only, --integration-only, -k" t_runner_filters
 run_test "run-tests.sh runs VM files beside the others, with their own timeout" t_runner_vm_lane
+run_test "tests/vm/relay.sh: a bail-out, a short plan or a bad status in the VM fails" t_vm_relay
 run_test "run-tests.sh with TEST_ALLOWED_SKIPS fails the skips it does not allow" t_runner_allowed_skips
 finish

@@ -25,7 +25,7 @@
 
 RUN_IN_VM=${RUN_IN_VM:-$TOP_SRCDIR/tests/vm/run-in-vm}
 ENGINES_VM_TIMEOUT=${ENGINES_VM_TIMEOUT:-$((${TEST_TIMEOUT:-300} - 20))}
-_ENG_N=0
+. "$TOP_SRCDIR/tests/vm/relay.sh"
 
 _eng_common_dir()
 {
@@ -65,30 +65,6 @@ engines_vm_prepare()
 	export ENGINES_SHARE ENGINES_SCRATCH ENGINES_ROOTFS_TAR
 }
 
-# _eng_relay TAG FILE: the VM's TAP lines, renumbered
-_eng_relay()
-{
-	local tag=$1 file=$2 line status rest
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "* | "not ok "*)
-			status=${line%% [0-9]*}
-			rest=${line#"$status" }
-			rest=${rest#* }
-			rest=${rest#- }
-			_ENG_N=$((_ENG_N + 1))
-			echo "$status $_ENG_N - [$tag] $rest"
-			;;
-		"1..0"*)
-			_ENG_N=$((_ENG_N + 1))
-			echo "ok $_ENG_N - [$tag] all tests # SKIP ${line#*# SKIP }"
-			;;
-		"1.."*) ;;
-		*) echo "# [$tag] $line" ;;
-		esac
-	done <"$file"
-}
-
 engines_vm_run()
 {
 	local tag=$1 script=$2 out err rc t0
@@ -97,7 +73,7 @@ engines_vm_run()
 	err=$TEST_TMP/$tag.err
 	t0=$(date +%s)
 	(cd "$ENGINES_SHARE" && "$RUN_IN_VM" --timeout "$ENGINES_VM_TIMEOUT" "$@" \
-		--env "AGENTRUN=$AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
+		--env "AGENTRUN=$AR_BUILT_AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "ENGINES_ROOTFS_TAR=$ENGINES_ROOTFS_TAR" \
 		--env "ENGINES_SCRATCH=$ENGINES_SCRATCH" \
@@ -106,25 +82,22 @@ engines_vm_run()
 	rc=$?
 	echo "# [$tag] the VM ran for $(($(date +%s) - t0)) s (exit $rc)"
 	if [ $rc = 125 ]; then
-		_ENG_N=$((_ENG_N + 1))
-		echo "not ok $_ENG_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
+		VM_N=$((VM_N + 1))
+		echo "not ok $VM_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
 		sed 's/^/# /' "$err" | tail -n 30
 		return
 	fi
-	_eng_relay "$tag" "$out"
-	grep -v '^run-in-vm: KVM unusable' "$err" | sed "s/^/# [$tag] stderr: /" | tail -n 40
+	vm_relay "$tag" "$out" "$rc"
+	sed "s/^/# [$tag] stderr: /" "$err" | tail -n 40
 	if [ $rc = 124 ]; then
-		_ENG_N=$((_ENG_N + 1))
-		echo "not ok $_ENG_N - [$tag] the VM run timed out (ENGINES_VM_TIMEOUT=$ENGINES_VM_TIMEOUT)"
-	elif ! grep -q '^ok \|^not ok ' "$out"; then
-		_ENG_N=$((_ENG_N + 1))
-		echo "not ok $_ENG_N - [$tag] no test results from the VM (exit $rc)"
+		VM_N=$((VM_N + 1))
+		echo "not ok $VM_N - [$tag] the VM run timed out (ENGINES_VM_TIMEOUT=$ENGINES_VM_TIMEOUT)"
 	fi
 }
 
 engines_vm_finish()
 {
 	rm -rf "$ENGINES_SCRATCH"
-	echo "1..$_ENG_N"
+	echo "1..$VM_N"
 	exit 0
 }
