@@ -287,7 +287,7 @@ int ar_sandbox_session_list(const char *root, FILE *out, struct ar_error *err)
 	int n;
 
 	(void)err;
-	fprintf(out, "%-20s %-8s %-8s %-21s %s\n", "NAME", "STATUS", "PID",
+	fprintf(out, "%-20s %-8s %-8s %-20s %s\n", "NAME", "STATUS", "PID",
 		"CREATED", "WORKSPACE");
 	n = scandir(top, &names, NULL, alphasort);
 	if (n < 0)
@@ -305,11 +305,11 @@ int ar_sandbox_session_list(const char *root, FILE *out, struct ar_error *err)
 		if (rootfd >= 0)
 			dfd = ar_state_dir_open(rootfd, name, &e);
 		if (dfd < 0 || ar_state_read(dfd, name, &st, &e) < 0) {
-			fprintf(out, "%-20s %-8s %-8s %-21s %s\n", name,
+			fprintf(out, "%-20s %-8s %-8s %-20s %s\n", name,
 				"starting", "-", "-", "-");
 			goto next;
 		}
-		fprintf(out, "%-20s %-8s %-8d %-21.20s %s\n", name,
+		fprintf(out, "%-20s %-8s %-8d %-20.19s %s\n", name,
 			ar_status_name(ar_state_status(dfd, st)), (int)st->pid,
 			st->created ? st->created : "-",
 			annotation(st, "run.agentrun.sandbox.workspace"));
@@ -337,6 +337,30 @@ static bool wait_gone(const char *dir, int ms)
 	return gone(dir);
 }
 
+/* Whether the sandbox's pid 1 catches SIGTERM: the kernel drops signals
+ * that pid 1 of a pid namespace does not handle, so SIGTERM to a command
+ * that leaves it at its default would only cost the wait. */
+static bool catches_sigterm(const char *root, const char *name)
+{
+	_cleanup_free_ char *json = NULL, *path = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	struct ar_error e = AR_ERROR_INIT;
+	char line[256], *p;
+	unsigned long long mask;
+
+	if (ar_container_state(root, name, &json, NULL, &e) < 0)
+		return true;
+	p = strstr(json, "\"pid\":");
+	if (!p)
+		return true;
+	path = ar_xasprintf("/proc/%d/status", atoi(p + 6));
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
+			return mask & (1ULL << (SIGTERM - 1));
+	return true;
+}
+
 int ar_sandbox_session_stop(const char *root, const char *name, int timeout,
 			    struct ar_error *err)
 {
@@ -357,11 +381,12 @@ int ar_sandbox_session_stop(const char *root, const char *name, int timeout,
 		remove_dir(dir);
 		return 0;
 	}
-	/* SIGTERM to the command (pid 1 of the sandbox: it ends on it only
-	 * when it handles it), then SIGKILL, which ends every process of
+	/* SIGTERM to the command when it handles it (pid 1 of the
+	 * sandbox), then SIGKILL, which ends every process of
 	 * the sandbox's pid namespace. The monitor then deletes the
 	 * container, stops the proxy and removes the session directory. */
-	if (ar_container_kill(root, name, SIGTERM, false, &e) == 0 &&
+	if (catches_sigterm(root, name) &&
+	    ar_container_kill(root, name, SIGTERM, false, &e) == 0 &&
 	    wait_gone(dir, timeout * 1000))
 		return 0;
 	ar_error_clear(&e);

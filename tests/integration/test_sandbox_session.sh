@@ -195,8 +195,29 @@ t_overlay_session()
 	assert_match "$OUT" "A +new.txt"
 }
 
+# stop: a command that handles SIGTERM gets it and ends cleanly; one that
+# does not (pid 1 would never see it) is killed without the wait.
+t_stop_signals()
+{
+	local name=sig$RANDOM start
+	ses_setup
+	defer sbs sandbox stop -t 0 "$name"
+	assert_status 0 sbs sandbox --name "$name" --detach --env "$TAG" -- \
+		sh -c 'trap "echo bye > stopped.txt; exit 0" TERM; sleep 600 & wait'
+	wait_until 10 sbs sandbox exec "$name" -- true
+	assert_status 0 sbs sandbox stop "$name"
+	assert_eq "$(cat "$WS/stopped.txt")" bye
+	assert_no_leftovers "$name"
+	assert_status 0 sbs sandbox --name "$name" --detach --env "$TAG" -- sleep 600
+	start=$(date +%s)
+	assert_status 0 sbs sandbox stop -t 30 "$name"
+	[ $(($(date +%s) - start)) -lt 10 ] || fail "stop waited for a SIGTERM that pid 1 never sees"
+	assert_no_leftovers "$name"
+}
+
 run_test "detached server reached from an exec; list; stop leaves nothing" t_detached_server_exec
 run_test "exec'd process: seccomp and read-only mounts as the sandbox" t_exec_confined_by_seccomp_and_landlock
+run_test "stop: SIGTERM when handled, else SIGKILL at once" t_stop_signals
 run_test "a named foreground sandbox: exec, stop" t_foreground_named
 run_test "refusals: unknown name, --detach without --name, duplicate name" t_refusals
 run_test "exec into an --audit session is refused" t_audit_session_exec_refused
