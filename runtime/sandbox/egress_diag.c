@@ -122,11 +122,15 @@ static void remember(struct ar_egress_diag *d, const struct ar_egress_event *ev)
 	char target[280];
 	size_t wl;
 
-	snprintf(target, sizeof(target), "%s%s%s:%u",
-		 strchr(ev->host ? ev->host : "", ':') ? "[" : "",
-		 ev->host ? ev->host : "?",
-		 strchr(ev->host ? ev->host : "", ':') ? "]" : "",
-		 (unsigned)ev->port);
+	if (ev->port == 0) /* a DNS name */
+		snprintf(target, sizeof(target), "%s",
+			 ev->host ? ev->host : "?");
+	else
+		snprintf(target, sizeof(target), "%s%s%s:%u",
+			 strchr(ev->host ? ev->host : "", ':') ? "[" : "",
+			 ev->host ? ev->host : "?",
+			 strchr(ev->host ? ev->host : "", ':') ? "]" : "",
+			 (unsigned)ev->port);
 	d->n_blocked++;
 	for (size_t i = 0; i < d->n_targets; i++) {
 		if (strcmp(d->named[i].target, target) == 0) {

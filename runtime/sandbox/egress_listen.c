@@ -55,7 +55,9 @@ static int child_listen(const struct ar_egress_addr *addrs, size_t n, int sock)
 
 		len = ar_egress_sockaddr(a->family, a->addr, a->port, &ss);
 		fd = socket(a->family,
-			    SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+			    (a->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC |
+				    SOCK_NONBLOCK,
+			    0);
 		if (fd >= 0 && a->family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 				   sizeof(one));
@@ -63,7 +65,7 @@ static int child_listen(const struct ar_egress_addr *addrs, size_t n, int sock)
 		    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 			       sizeof(one)) < 0 ||
 		    bind(fd, (struct sockaddr *)&ss, len) < 0 ||
-		    listen(fd, 128) < 0) {
+		    (!a->udp && listen(fd, 128) < 0)) {
 			int e = errno;
 
 			if (fd >= 0)
@@ -88,7 +90,7 @@ static int child_listen(const struct ar_egress_addr *addrs, size_t n, int sock)
 }
 
 static int child_main(int userfd, int netfd, const struct ar_egress_addr *addrs,
-		      size_t n, int sock)
+		      size_t n, uint16_t capture_port, int sock)
 {
 	struct ar_error err = AR_ERROR_INIT;
 	char msg[512];
@@ -106,7 +108,8 @@ static int child_main(int userfd, int netfd, const struct ar_egress_addr *addrs,
 		send_result(sock, -1, msg);
 		return 1;
 	}
-	if (ar_net_loopback_up(&err) < 0) {
+	if (ar_net_loopback_up(&err) < 0 ||
+	    (capture_port && ar_egress_capture_setup(capture_port, &err) < 0)) {
 		send_result(sock, -1, err.msg);
 		return 1;
 	}
@@ -151,7 +154,7 @@ socklen_t ar_egress_sockaddr(int family, const uint8_t *addr, uint16_t port,
 }
 
 int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
-			int *fds, struct ar_error *err)
+			uint16_t capture_port, int *fds, struct ar_error *err)
 {
 	_cleanup_close_ int userfd = -1, netfd = -1, sock = -1;
 	char path[64], msg[512];
@@ -179,7 +182,7 @@ int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
 	}
 	if (child == 0) {
 		close(sv[0]);
-		_exit(child_main(userfd, netfd, addrs, n, sv[1]));
+		_exit(child_main(userfd, netfd, addrs, n, capture_port, sv[1]));
 	}
 	close(sv[1]);
 	while (got < n && r == 0) {

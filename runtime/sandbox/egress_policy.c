@@ -421,6 +421,14 @@ bool ar_egress_host_allowed(const struct ar_egress_policy *p, const char *host,
 	return false;
 }
 
+bool ar_egress_name_allowed(const struct ar_egress_policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].any || name_matches(&p->rules[i], name))
+			return true;
+	return false;
+}
+
 enum ar_addr_class ar_egress_addr_check(const struct ar_egress_policy *p,
 					const struct sockaddr *sa)
 {

@@ -108,6 +108,9 @@ const char *ar_egress_addr_class_name(enum ar_addr_class c);
 bool ar_egress_host_allowed(const struct ar_egress_policy *p, const char *host,
 			    uint16_t port);
 
+/* Is NAME allowed on some port (the sandbox's DNS answers it)? */
+bool ar_egress_name_allowed(const struct ar_egress_policy *p, const char *name);
+
 /* Step 2: may the proxy connect to this resolved address? AR_ADDR_PUBLIC
  * (0) when yes, else the class that refuses it. An address named exactly
  * by an address rule (port matching) is always allowed. */

@@ -26,6 +26,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <linux/netfilter_ipv4.h>
+
+#include "egress_dns.h"
 #include "log.h"
 #include "utils.h"
 
@@ -78,7 +81,15 @@ struct ar_egress_proxy {
 	 * never moved (setups point at them) */
 	struct ar_egress_forward fwd[AR_EGRESS_MAX_FORWARDS];
 	size_t n_fwd;
+	/* transparent egress (ar_egress_proxy_add_transparent) */
+	int tcp_fd; /* captured connections, -1 when off */
+	int dns_fd[2]; /* the sandbox's resolver (UDP), -1 when absent */
+	char **fake_name; /* pool index -> name (AR_DNS_POOL_SIZE) */
+	uint32_t *fake_hash; /* name hash slot -> index + 1 */
+	uint32_t n_fake;
 };
+
+#define FAKE_HASH_SIZE (2 * AR_DNS_POOL_SIZE)
 
 /* ---- helpers ---- */
 
@@ -96,6 +107,15 @@ static void proxy_free(struct ar_egress_proxy *p)
 	for (size_t i = 0; i < p->n_fwd; i++)
 		if (p->fwd[i].listen_fd >= 0)
 			close(p->fwd[i].listen_fd);
+	if (p->tcp_fd >= 0)
+		close(p->tcp_fd);
+	for (int i = 0; i < 2; i++)
+		if (p->dns_fd[i] >= 0)
+			close(p->dns_fd[i]);
+	for (uint32_t i = 0; i < p->n_fake; i++)
+		free(p->fake_name[i]);
+	free(p->fake_name);
+	free(p->fake_hash);
 	ar_egress_policy_release(&p->policy);
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
@@ -788,6 +808,147 @@ int ar_egress_proxy_add_forward(struct ar_egress_proxy *p,
 	return 0;
 }
 
+/* ---- transparent egress: the sandbox's DNS and captured TCP ---- */
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* The pool address standing for `name` (made at its first query);
+ * false when the pool is used up. Under p->lock. */
+static bool fake_addr(struct ar_egress_proxy *p, const char *name, uint8_t a[4])
+{
+	uint32_t slot = name_hash(name) % FAKE_HASH_SIZE;
+
+	for (;; slot = (slot + 1) % FAKE_HASH_SIZE) {
+		uint32_t v = p->fake_hash[slot];
+
+		if (v == 0)
+			break;
+		if (strcmp(p->fake_name[v - 1], name) == 0) {
+			ar_dns_pool_addr(v - 1, a);
+			return true;
+		}
+	}
+	if (p->n_fake == AR_DNS_POOL_SIZE)
+		return false;
+	p->fake_name[p->n_fake] = ar_xstrdup(name);
+	p->fake_hash[slot] = ++p->n_fake;
+	ar_dns_pool_addr(p->n_fake - 1, a);
+	return true;
+}
+
+/* One query on a DNS socket: answered from the policy, never sent on. */
+static void dns_serve(struct ar_egress_proxy *p, int fd)
+{
+	uint8_t q[512], out[600], a4[4];
+	struct sockaddr_storage from;
+	socklen_t flen = sizeof(from);
+	char name[256], reason[1024];
+	uint16_t qtype;
+	size_t qend, n;
+	ssize_t len;
+	int rcode;
+	bool allowed, have = false;
+
+	len = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from, &flen);
+	if (len < 12)
+		return;
+	if (!ar_dns_parse_query(q, (size_t)len, name, &qtype, &qend)) {
+		/* the header alone, FORMERR */
+		n = ar_dns_reply(q, 12, AR_DNS_FORMERR, NULL, out, sizeof(out));
+		if (n) {
+			out[4] = out[5] = 0;
+			(void)!sendto(fd, out, n, 0, (struct sockaddr *)&from,
+				      flen);
+		}
+		return;
+	}
+	allowed = ar_egress_name_allowed(&p->policy, name);
+	rcode = allowed ? AR_DNS_NOERROR : AR_DNS_NXDOMAIN;
+	if (allowed && qtype == AR_DNS_TYPE_A) {
+		pthread_mutex_lock(&p->lock);
+		have = fake_addr(p, name, a4);
+		pthread_mutex_unlock(&p->lock);
+		if (!have)
+			rcode = AR_DNS_SERVFAIL;
+	}
+	n = ar_dns_reply(q, qend, rcode, have ? a4 : NULL, out, sizeof(out));
+	if (n)
+		(void)!sendto(fd, out, n, 0, (struct sockaddr *)&from, flen);
+	if (!allowed && qtype == AR_DNS_TYPE_A) {
+		snprintf(
+			reason, sizeof(reason),
+			"agentrun: blocked %s (DNS) \xe2\x80\x94 not in the allowlist; add --net allow=%s",
+			name, name);
+		emit(p, "dns", name, 0, NULL, false, reason, true);
+	}
+}
+
+/* A captured connection: its original destination is a pool address
+ * (decided by the name it stands for) or a raw address (decided as
+ * one). A refusal resets it; the reason goes to the log. */
+static int transparent_setup(struct ar_egress_proxy *p, int c, int *up)
+{
+	struct sockaddr_in dst;
+	socklen_t len = sizeof(dst);
+	char host[256], reason[1024];
+	uint16_t port;
+	long idx;
+	enum dial_result r;
+
+	if (getsockopt(c, SOL_IP, SO_ORIGINAL_DST, &dst, &len) < 0 ||
+	    dst.sin_family != AF_INET)
+		return -1;
+	port = ntohs(dst.sin_port);
+	idx = ar_dns_pool_index((const uint8_t *)&dst.sin_addr);
+	if (idx >= 0) {
+		pthread_mutex_lock(&p->lock);
+		if ((uint32_t)idx < p->n_fake)
+			snprintf(host, sizeof(host), "%s", p->fake_name[idx]);
+		else
+			host[0] = '\0';
+		pthread_mutex_unlock(&p->lock);
+		if (!host[0]) {
+			inet_ntop(AF_INET, &dst.sin_addr, host, sizeof(host));
+			snprintf(
+				reason, sizeof(reason),
+				"agentrun: blocked %s:%u \xe2\x80\x94 an address of the sandbox's DNS pool that no name was given",
+				host, (unsigned)port);
+			emit(p, "tcp", host, port, NULL, false, reason, true);
+			return -1;
+		}
+	} else {
+		inet_ntop(AF_INET, &dst.sin_addr, host, sizeof(host));
+	}
+	r = dial(p, "tcp", host, port, up, reason, sizeof(reason));
+	return r == DIAL_OK ? 0 : -1;
+}
+
+int ar_egress_proxy_add_transparent(struct ar_egress_proxy *p, int tcp_fd,
+				    const int dns_fd[2])
+{
+	pthread_mutex_lock(&p->lock);
+	p->fake_name = ar_xcalloc(AR_DNS_POOL_SIZE, sizeof(*p->fake_name));
+	p->fake_hash = ar_xcalloc(FAKE_HASH_SIZE, sizeof(*p->fake_hash));
+	p->tcp_fd = tcp_fd;
+	for (int i = 0; i < 2; i++) {
+		p->dns_fd[i] = dns_fd[i];
+		if (dns_fd[i] >= 0)
+			fcntl(dns_fd[i], F_SETFL,
+			      fcntl(dns_fd[i], F_GETFL) | O_NONBLOCK);
+	}
+	fcntl(tcp_fd, F_SETFL, fcntl(tcp_fd, F_GETFL) | O_NONBLOCK);
+	pthread_mutex_unlock(&p->lock);
+	wake(p);
+	return 0;
+}
+
 /* ---- relaying ---- */
 
 /* Grow a pipe to RELAY_PIPE_BYTES; its size (unchanged when over the
@@ -963,6 +1124,7 @@ struct setup {
 	struct ar_egress_proxy *p;
 	int fd;
 	const struct ar_egress_forward *fwd; /* or NULL: the proxy port */
+	bool transparent; /* a captured connection */
 };
 
 static void *setup_main(void *arg)
@@ -972,6 +1134,7 @@ static void *setup_main(void *arg)
 	int c = s->fd, up = -1, rc;
 	struct timeval tv = { .tv_sec = SETUP_TIMEOUT_S };
 	const struct ar_egress_forward *fwd = s->fwd;
+	bool transparent = s->transparent;
 	uint8_t first;
 
 	free(s);
@@ -979,6 +1142,8 @@ static void *setup_main(void *arg)
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (fwd)
 		rc = forward_setup(p, c, fwd, &up);
+	else if (transparent)
+		rc = transparent_setup(p, c, &up);
 	else if (recv(c, &first, 1, MSG_PEEK) == 1)
 		rc = first == 5 ? socks_setup(p, c, &up) :
 				  http_setup(p, c, &up);
@@ -995,7 +1160,7 @@ static void *setup_main(void *arg)
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		relay(p, c, up);
 	} else {
-		if (fwd) {
+		if (fwd || transparent) {
 			/* a reset, as close to "refused" as it gets */
 			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
@@ -1012,7 +1177,7 @@ static void *setup_main(void *arg)
 }
 
 static void start_setup(struct ar_egress_proxy *p, int c,
-			const struct ar_egress_forward *fwd)
+			const struct ar_egress_forward *fwd, bool transparent)
 {
 	struct setup *s = ar_xmalloc(sizeof(*s));
 	pthread_attr_t attr;
@@ -1021,6 +1186,7 @@ static void start_setup(struct ar_egress_proxy *p, int c,
 	s->p = p;
 	s->fd = c;
 	s->fwd = fwd;
+	s->transparent = transparent;
 	pthread_mutex_lock(&p->lock);
 	p->n_setup++;
 	p->refs++;
@@ -1057,7 +1223,8 @@ static void *accept_main(void *arg)
 	struct ar_egress_proxy *p = arg;
 
 	for (;;) {
-		struct pollfd pfd[2 + AR_EGRESS_MAX_FORWARDS];
+		struct pollfd pfd[5 + AR_EGRESS_MAX_FORWARDS];
+		int tcp_fd, dns_fd[2];
 		bool stopping, accepting;
 		size_t n_fwd;
 
@@ -1065,18 +1232,25 @@ static void *accept_main(void *arg)
 		stopping = p->stopping;
 		accepting = p->n_setup < AR_EGRESS_MAX_SETUP;
 		n_fwd = p->n_fwd;
+		tcp_fd = p->tcp_fd;
+		dns_fd[0] = p->dns_fd[0];
+		dns_fd[1] = p->dns_fd[1];
 		pthread_mutex_unlock(&p->lock);
 		if (stopping)
 			break;
 		pfd[0] = (struct pollfd){ .fd = p->wake_fd, .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = accepting ? p->listen_fd : -1,
 					  .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = accepting ? tcp_fd : -1,
+					  .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = dns_fd[0], .events = POLLIN };
+		pfd[4] = (struct pollfd){ .fd = dns_fd[1], .events = POLLIN };
 		for (size_t i = 0; i < n_fwd; i++)
-			pfd[2 + i] = (struct pollfd){
+			pfd[5 + i] = (struct pollfd){
 				.fd = accepting ? p->fwd[i].listen_fd : -1,
 				.events = POLLIN
 			};
-		if (poll(pfd, 2 + n_fwd, -1) < 0) {
+		if (poll(pfd, 5 + n_fwd, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			ar_warn("egress proxy: poll: %s", strerror(errno));
@@ -1087,15 +1261,19 @@ static void *accept_main(void *arg)
 
 			(void)!read(p->wake_fd, &v, sizeof(v));
 		}
-		for (size_t i = 1; i < 2 + n_fwd; i++) {
+		for (int k = 3; k < 5; k++)
+			if (pfd[k].revents & POLLIN)
+				dns_serve(p, pfd[k].fd);
+		for (size_t i = 1; i < 5 + n_fwd; i++) {
 			int c;
 
-			if (!(pfd[i].revents & POLLIN))
+			if (i == 3 || i == 4 || !(pfd[i].revents & POLLIN))
 				continue;
 			c = accept4(pfd[i].fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c >= 0) {
 				start_setup(p, c,
-					    i == 1 ? NULL : &p->fwd[i - 2]);
+					    i >= 5 ? &p->fwd[i - 5] : NULL,
+					    i == 2);
 			} else if (errno == EMFILE || errno == ENFILE ||
 				   errno == ENOBUFS || errno == ENOMEM) {
 				/* the pending connection stays readable:
@@ -1126,6 +1304,7 @@ int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
 	p->fn = fn;
 	p->data = data;
 	p->refs = 1;
+	p->tcp_fd = p->dns_fd[0] = p->dns_fd[1] = -1;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->idle, NULL);
 	p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

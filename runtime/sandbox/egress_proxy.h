@@ -30,6 +30,9 @@
 
 /* The proxy's port on the sandbox's loopback. */
 #define AR_EGRESS_PORT 3128
+/* Where the sandbox's nftables rule sends every other TCP connection
+ * (transparent egress), on the sandbox's loopback. */
+#define AR_EGRESS_CAPTURE_PORT 3129
 
 /* One decision, for the deny line on stderr and for an audit writer.
  * Called from the proxy's threads (concurrently): keep it thread-safe. */
@@ -65,14 +68,21 @@ struct ar_egress_addr {
 	uint8_t addr[16];
 	uint16_t port;
 	bool optional;
+	bool udp; /* a UDP socket (bound, no listen) */
 };
 
 /* TCP sockets listening on addrs[i] inside the network namespace of
  * process `pid` (through its user namespace, which owns it), lo brought
  * up: fds[i]. A short-lived child joins the namespaces and passes the
- * sockets back; the caller's own namespaces never change. */
+ * sockets back; the caller's own namespaces never change. capture_port
+ * (0: none): first set up transparent capture to 127.0.0.1:capture_port
+ * there (ar_egress_capture_setup). */
 int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
-			int *fds, struct ar_error *err);
+			uint16_t capture_port, int *fds, struct ar_error *err);
+/* In the sandbox's network namespace: a default route on lo and an
+ * nftables rule redirecting every TCP connection to a non-loopback
+ * address to 127.0.0.1:port (egress_capture.c). */
+int ar_egress_capture_setup(uint16_t port, struct ar_error *err);
 /* family/addr/port as a sockaddr; its length. */
 socklen_t ar_egress_sockaddr(int family, const uint8_t *addr, uint16_t port,
 			     struct sockaddr_storage *ss);
@@ -93,6 +103,13 @@ struct ar_egress_forward {
 int ar_egress_proxy_add_forward(struct ar_egress_proxy *p,
 				const struct ar_egress_forward *f,
 				struct ar_error *err);
+
+/* Transparent egress: serve connections the sandbox's nftables rule
+ * captured (tcp_fd, ar_egress_capture_setup) and the sandbox's DNS
+ * (dns_fd: UDP sockets on 127.0.0.1:53 and [::1]:53 inside, -1 when
+ * absent; egress_dns.h). The fds are taken over. */
+int ar_egress_proxy_add_transparent(struct ar_egress_proxy *p, int tcp_fd,
+				    const int dns_fd[2]);
 
 /* The deny line printed on stderr (the default event function): data
  * is unused. */

@@ -3,9 +3,14 @@
  * `agentrun sandbox --net allow=PATTERN,...` (or "net": {"allow": [...]}
  * in the profile): the sandbox gets its own network namespace with
  * loopback only, and agentrun, which waits for the sandbox anyway, serves
- * the egress proxy (egress_proxy.c) on 127.0.0.1:AR_EGRESS_PORT inside
- * it. The agent finds it through HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and
- * lowercase); /etc/resolv.conf is empty: names are resolved by the proxy.
+ * inside it (sockets made there, accepted outside): the egress proxy
+ * (egress_proxy.c) on 127.0.0.1:AR_EGRESS_PORT, found through
+ * HTTP_PROXY, HTTPS_PROXY, ALL_PROXY (and lowercase); transparent egress
+ * (every other TCP connection captured by an nftables rule to
+ * 127.0.0.1:AR_EGRESS_CAPTURE_PORT, egress_capture.c) with the sandbox's
+ * DNS on 127.0.0.1:53 answering from the policy (egress_dns.h;
+ * /etc/resolv.conf is empty, whose default is that address); and the
+ * host loopback services of exact address rules.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -58,7 +63,8 @@ int sb_egress_policy(const struct ar_sandbox_opts *o,
 
 void sb_egress_mounts(struct sb_mounts *m)
 {
-	/* no resolver inside: names are the proxy's to resolve */
+	/* no resolver of the host's inside: resolvers fall back to
+	 * 127.0.0.1:53, the sandbox's DNS (egress_dns.h) */
 	for (size_t i = 0; i < m->n; i++) {
 		if (strcmp(m->v[i].destination, "/etc/resolv.conf") != 0)
 			continue;
@@ -143,46 +149,86 @@ static size_t loopback_forwards(const struct ar_egress_policy *p,
 	return n;
 }
 
+/* The sockets inside: [0] the proxy, [1] captured TCP, [2] and [3] the
+ * DNS (UDP 127.0.0.1:53, [::1]:53), then the loopback forwards. */
+#define SB_FIXED 4
+
 int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 {
 	struct sb_egress *e = arg;
 	struct ar_egress_forward fw[AR_EGRESS_MAX_FORWARDS];
-	struct ar_egress_addr addrs[1 + AR_EGRESS_MAX_FORWARDS] = {
+	struct ar_egress_addr addrs[SB_FIXED + AR_EGRESS_MAX_FORWARDS] = {
 		{ .family = AF_INET,
 		  .addr = { 127, 0, 0, 1 },
-		  .port = AR_EGRESS_PORT }
+		  .port = AR_EGRESS_PORT },
+		{ .family = AF_INET,
+		  .addr = { 127, 0, 0, 1 },
+		  .port = AR_EGRESS_CAPTURE_PORT },
+		{ .family = AF_INET,
+		  .addr = { 127, 0, 0, 1 },
+		  .port = 53,
+		  .udp = true },
+		{ .family = AF_INET6,
+		  .addr = { [15] = 1 },
+		  .port = 53,
+		  .udp = true,
+		  .optional = true },
 	};
-	int fds[1 + AR_EGRESS_MAX_FORWARDS];
+	int fds[SB_FIXED + AR_EGRESS_MAX_FORWARDS];
 	size_t n = loopback_forwards(&e->policy, fw, AR_EGRESS_MAX_FORWARDS);
+	size_t nfixed = SB_FIXED;
 	int r = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (fw[i].to.port == AR_EGRESS_PORT)
+		if (fw[i].to.port == AR_EGRESS_PORT ||
+		    fw[i].to.port == AR_EGRESS_CAPTURE_PORT)
 			return ar_error_set_plain(
 				err, EINVAL,
-				"sandbox: --net allow: port %d on the sandbox's loopback is the egress proxy's; the host service on it cannot be shown there",
-				AR_EGRESS_PORT);
-		addrs[1 + i] = fw[i].to;
+				"sandbox: --net allow: ports %d and %d on the sandbox's loopback are the egress proxy's; the host service on port %u cannot be shown there",
+				AR_EGRESS_PORT, AR_EGRESS_CAPTURE_PORT,
+				(unsigned)fw[i].to.port);
 	}
-	if (ar_egress_listen_in(pid, addrs, 1 + n, fds, err) < 0)
+	if (ar_egress_listen_in(pid, addrs, SB_FIXED, AR_EGRESS_CAPTURE_PORT,
+				fds, err) < 0) {
+		/* no nftables in this kernel: the proxy variables only */
+		ar_warn("sandbox: transparent egress unavailable (%s); only programs that use HTTP_PROXY/ALL_PROXY reach the allowlist",
+			err->msg);
+		ar_error_clear(err);
+		nfixed = 1;
+		fds[1] = fds[2] = fds[3] = -1;
+		if (ar_egress_listen_in(pid, addrs, 1, 0, fds, err) < 0)
+			return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		addrs[i] = fw[i].to;
+	if (n &&
+	    ar_egress_listen_in(pid, addrs, n, 0, fds + SB_FIXED, err) < 0) {
+		for (size_t i = 0; i < nfixed; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
+	}
 	e->diag = ar_egress_diag_new(e->verbose, e->audit_path, e->fn,
 				     e->fn_data);
 	if (ar_egress_proxy_start(fds[0], &e->policy, ar_egress_diag_event,
 				  e->diag, &e->proxy, err) < 0) {
-		for (size_t i = 0; i < n; i++)
-			if (fds[1 + i] >= 0)
-				close(fds[1 + i]);
+		for (size_t i = 1; i < SB_FIXED + n; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
 		return -1;
 	}
+	if (fds[1] >= 0)
+		ar_egress_proxy_add_transparent(e->proxy, fds[1], fds + 2);
 	for (size_t i = 0; i < n; i++) {
-		if (fds[1 + i] < 0)
+		int fd = fds[SB_FIXED + i];
+
+		if (fd < 0)
 			continue;
-		fw[i].listen_fd = fds[1 + i];
+		fw[i].listen_fd = fd;
 		if (r == 0)
 			r = ar_egress_proxy_add_forward(e->proxy, &fw[i], err);
 		else
-			close(fds[1 + i]);
+			close(fd);
 	}
 	return r;
 }

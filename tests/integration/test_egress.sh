@@ -263,7 +263,7 @@ print(\"raw:\" + s.makefile().read().splitlines()[-1])'
 	assert_contains "$OUT" "proxied:hello-from-host"
 	# the proxy's own port cannot be one
 	assert_status '!0' eg --net "allow=127.0.0.1:3128" -- true
-	assert_contains "$ERR" "port 3128 on the sandbox's loopback is the egress proxy's"
+	assert_contains "$ERR" "ports 3128 and 3129 on the sandbox's loopback are the egress proxy's"
 }
 
 # The advice of a refusal, followed, works; a name that merely resolves
@@ -336,7 +336,11 @@ print("ip-reply=%d" % s.recv(10)[1])'
 t_no_dns_inside()
 {
 	eg_setup "$1"
-	assert_status 0 eg --net 'allow=*' -- sh -c '
+	# the sandbox's resolver answers from the policy: an allowed name
+	# gets an address of its pool, any other NXDOMAIN; nothing is asked
+	# of a real resolver (resolv.conf stays empty)
+	assert_status 0 eg --net 'allow=*.allowed.test' -- sh -c '
+		getent hosts a.allowed.test | sed "s/^/allowed:/"
 		getent hosts example.com; echo getent=$?
 		echo resolv-bytes=$(wc -c </etc/resolv.conf)
 		'"$PY"' -c "
@@ -346,6 +350,7 @@ try:
     print(\"resolved\")
 except socket.gaierror as e:
     print(\"gaierror\")"'
+	assert_match "$OUT" "allowed:198\\.18\\.[0-9.]+ +a\\.allowed\\.test"
 	assert_contains "$OUT" "getent=2"
 	assert_contains "$OUT" "gaierror"
 	assert_not_contains "$OUT" "resolved"
@@ -364,7 +369,10 @@ t_direct_connect_fails()
 		$PY -c '
 import socket
 try:
-    socket.create_connection((\"10.0.0.1\", 80), timeout=2); print(\"REACHED\")
+    # captured, refused: reset (or the end) before any byte
+    s = socket.create_connection((\"10.0.0.1\", 80), timeout=2)
+    s.sendall(b\"GET / HTTP/1.0\\r\\n\\r\\n\")
+    print(\"REACHED\" if s.recv(100) else \"unreachable\")
 except OSError as e: print(\"unreachable\")'"
 	assert_contains "$OUT" "direct=7"
 	assert_not_contains "$OUT" "hello-from-host"
@@ -443,7 +451,7 @@ for mode in user root; do
 	run_test "egress ($mode): the loopback advice of a refusal works when followed" t_loopback_advice_followed $mode
 	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
 	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode
-	run_test "egress ($mode): no DNS inside the sandbox" t_no_dns_inside $mode
+	run_test "egress ($mode): DNS inside answers from the policy only" t_no_dns_inside $mode
 	run_test "egress ($mode): direct connections bypassing the proxy fail" t_direct_connect_fails $mode
 	run_test "egress ($mode): profile \"net\": {\"allow\": [...]} and pattern errors" t_profile_and_errors $mode
 done
