@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -86,14 +87,23 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 		const char **keep;
 		size_t n_keep = 0;
 
-		if (s->action != OCI_SCMP_ACT_ALLOW || s->n_args > 0)
+		/* Conditional rules too (open and openat are allowed
+		 * without S_ISUID/S_ISGID in a created file's mode): the
+		 * listener answers those itself (refuses_setid below). */
+		if (s->action != OCI_SCMP_ACT_ALLOW)
 			continue;
 		keep = oci_arena_calloc(a, s->names.n + 1, sizeof(char *));
 		for (size_t j = 0; j < s->names.n; j++) {
-			if (wanted(what, s->names.v[j]))
-				moved[n_moved++] = s->names.v[j];
-			else
+			bool dup = false;
+
+			if (!wanted(what, s->names.v[j])) {
 				keep[n_keep++] = s->names.v[j];
+				continue;
+			}
+			for (size_t k = 0; k < n_moved && !dup; k++)
+				dup = strcmp(moved[k], s->names.v[j]) == 0;
+			if (!dup)
+				moved[n_moved++] = s->names.v[j];
 		}
 		s->names.v = (char **)keep;
 		s->names.n = n_keep;
@@ -557,6 +567,23 @@ static bool native_arch(__u32 arch)
 #endif
 }
 
+/* What the profile's conditional rules refuse for open, openat and
+ * creat (a created file with S_ISUID or S_ISGID), for the calls that
+ * come here instead. The arguments are registers: no race. */
+static bool refuses_setid(const struct seccomp_data *d)
+{
+	const uint64_t create = O_CREAT | __O_TMPFILE,
+		       setid = S_ISUID | S_ISGID;
+
+	if (d->nr == nr_of("open"))
+		return (d->args[1] & create) && (d->args[2] & setid);
+	if (d->nr == nr_of("openat"))
+		return (d->args[2] & create) && (d->args[3] & setid);
+	if (d->nr == nr_of("creat"))
+		return d->args[1] & setid;
+	return false;
+}
+
 static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 {
 	struct seccomp_notif_resp resp;
@@ -605,6 +632,10 @@ static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req->id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (native_arch(req->data.arch) && refuses_setid(&req->data)) {
+		resp.flags = 0;
+		resp.error = -EPERM;
+	}
 	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_SEND, &resp) < 0 && errno != ENOENT)
 		ar_debug("audit: answer a notification: %s", strerror(errno));
 	atomic_fetch_add(&n->count, 1);
