@@ -204,8 +204,10 @@ t_special_files()
 	sb_overlay --name sp -- sh -c '
 		mkfifo ff
 		python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")" 2>/dev/null || true
-		truncate -s 2G sparse && echo tail >> sparse
-		cp /bin/true su && chmod 4755 su'
+		truncate -s 2G sparse && echo tail >> sparse'
+	# the sandbox refuses setuid/setgid modes (agent seccomp profile):
+	# the setuid file is made in the upper layer here
+	as_mode sh -c 'cp /bin/true "$1/su" && chmod 4755 "$1/su"' _ "$SBD/sp/upper"
 	if [ "$MODE" = root ]; then
 		# a sandbox cannot mknod; a device in the upper layer is
 		# made here (/dev/null's numbers)
