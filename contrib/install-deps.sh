@@ -70,7 +70,10 @@ install_debian() {
 	if [ "$vm" = 1 ]; then
 		arch=$(dpkg --print-architecture)
 		case "$arch" in
-		# docker.io, containerd: started only inside the VM tests (no_autostart)
+		# tests/vm/run-in-vm boots linux-image-amd64 (the kernel and its
+		# modules) under qemu-system-x86, unpacked with xz-utils (and
+		# busybox-static, uidmap, util-linux above); docker.io,
+		# containerd: started only inside the VM tests (no_autostart)
 		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils docker.io containerd" ;;
 		*) say "VM tests need an amd64 host; skipping the VM packages on $arch" ;;
 		esac
@@ -98,7 +101,7 @@ install_debian() {
 # The postinst of docker.io and containerd starts (and enables) the daemons
 # when systemd runs. They must never run on a test host: they would create
 # cgroups in its cgroup v1 hierarchies; the tests start them inside
-# run-in-vm only. So, for this install, deny service starts with a
+# tests/vm/run-in-vm only. So, for this install, deny service starts with a
 # policy-rc.d (unless one exists), and disable the units we newly installed.
 no_autostart() {
 	rc_added=0

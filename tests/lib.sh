@@ -167,7 +167,9 @@ if [ "$(id -u)" = 0 ] && [ -x "$AGENTRUN" ] &&
 	mkdir -p "$TEST_TMP/reach"
 	AR_BUILT_AGENTRUN=$AGENTRUN
 	cp "$AGENTRUN" "$TEST_TMP/reach/agentrun"
-	cp -R "$AR_TEST_HELPERS" "$TEST_TMP/reach/helpers"
+	if [ -d "$AR_TEST_HELPERS" ]; then
+		cp -R "$AR_TEST_HELPERS" "$TEST_TMP/reach/helpers"
+	fi
 	chmod -R a+rX "$TEST_TMP/reach"
 	AGENTRUN=$TEST_TMP/reach/agentrun
 	AR_TEST_HELPERS=$TEST_TMP/reach/helpers
