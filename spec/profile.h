@@ -15,6 +15,7 @@
  *     "net":  "none",                          "none" or "host", or
  *     "net":  {"allow": ["api.example.com", "*.example.org:443"]}
  *                                              egress allowlist proxy
+ *     "publish": ["127.0.0.1:1455:1455"],     host port -> sandbox port
  *     "workspace": "~/src/project",
  *     "landlock": true
  *   }
@@ -49,6 +50,8 @@ struct oci_profile {
 				    * the sandbox (egress_policy.h) */
 	char *workspace;
 	struct oci_opt_bool landlock;
+	struct oci_strv publish; /* "publish": ["[ADDR:]HOSTPORT:PORT"];
+				  * checked by the sandbox */
 };
 
 /* Errors: "claude.json: rw[1]: expected a string, got number",

@@ -36,6 +36,9 @@ static void sandbox_usage(FILE *out)
 		"                       (HTTP_PROXY/ALL_PROXY): example.com[:PORT],\n"
 		"                       *.example.com, *, 10.0.0.1:80, [::1]:8080;\n"
 		"                       repeatable\n"
+		"  --publish [ADDR:]HOSTPORT:PORT  forward ADDR:HOSTPORT of the host\n"
+		"                       (default 127.0.0.1) to PORT on the sandbox's\n"
+		"                       loopback; repeatable\n"
 		"  --profile FILE|NAME  settings from a JSON profile (a file, or a name:\n"
 		"                       claude, codex, aider or ~/.config/agentrun/profiles/NAME.json)\n"
 		"  --tty, --no-tty      give CMD a terminal (default: when stdin is one)\n"
@@ -81,6 +84,7 @@ enum {
 	OPT_AUDIT,
 	OPT_LEARN,
 	OPT_VERBOSE,
+	OPT_PUBLISH,
 	OPT_DETACH,
 };
 
@@ -109,6 +113,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "audit", required_argument, NULL, OPT_AUDIT },
 		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
+		{ "publish", required_argument, NULL, OPT_PUBLISH },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -126,13 +131,14 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	     strcmp(argv[1], "stop") == 0))
 		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
-	store = ar_xcalloc(6 * (size_t)argc + 6, sizeof(char *));
+	store = ar_xcalloc(7 * (size_t)argc + 7, sizeof(char *));
 	o.ro.v = store;
 	o.rw.v = store + argc + 1;
 	o.hide.v = store + 2 * (argc + 1);
 	o.env.v = store + 3 * (argc + 1);
 	o.etc.v = store + 4 * (argc + 1);
 	o.net_allow.v = store + 5 * (argc + 1);
+	o.publish.v = store + 6 * (argc + 1);
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_WORKSPACE:
@@ -197,6 +203,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_VERBOSE:
 			o.verbose = true;
+			break;
+		case OPT_PUBLISH:
+			list_add(&o.publish, optarg);
 			break;
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)

@@ -11,6 +11,8 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
@@ -204,4 +206,118 @@ int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
 			msg);
 	}
 	return 0;
+}
+
+/* ---- the socket maker (--publish) ---- */
+
+struct ar_egress_sockmaker {
+	pid_t pid;
+	int sock;
+	pthread_mutex_t lock;
+};
+
+/* The helper: joins, then for each request (an int: the family) sends
+ * back a fresh socket, until its channel closes. */
+static int maker_main(int userfd, int netfd, int sock)
+{
+	int family;
+
+	if ((!same_ns(userfd, "/proc/self/ns/user") &&
+	     setns(userfd, CLONE_NEWUSER) < 0) ||
+	    setns(netfd, CLONE_NEWNET) < 0) {
+		send_result(sock, -1, strerror(errno));
+		return 1;
+	}
+	/* keep nothing of agentrun's open (host sockets of --publish) */
+	if (sock > 3)
+		close_range(3, (unsigned)sock - 1, 0);
+	close_range((unsigned)sock + 1, ~0U, 0);
+	send_result(sock, -1, "-"); /* ready */
+	while (recv(sock, &family, sizeof(family), 0) == sizeof(family)) {
+		int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		send_result(sock, fd, fd < 0 ? strerror(errno) : "");
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+int ar_egress_sockmaker_start(pid_t pid, struct ar_egress_sockmaker **out,
+			      struct ar_error *err)
+{
+	_cleanup_close_ int userfd = -1, netfd = -1;
+	struct ar_egress_sockmaker *m;
+	char path[64], msg[512];
+	int sv[2], fd = -1, st;
+	pid_t child;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	userfd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	netfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (userfd < 0 || netfd < 0)
+		return ar_error_set(err, errno,
+				    "--publish: namespaces of process %d",
+				    (int)pid);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return ar_error_set(err, errno, "--publish: socketpair");
+	child = fork();
+	if (child < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ar_error_set(err, errno, "--publish: fork");
+	}
+	if (child == 0) {
+		close(sv[0]);
+		_exit(maker_main(userfd, netfd, sv[1]));
+	}
+	close(sv[1]);
+	if (recv_result(sv[0], &fd, msg, sizeof(msg)) < 0) {
+		close(sv[0]);
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		return ar_error_set_plain(
+			err, EPERM,
+			"--publish: a helper in the sandbox's network namespace: %s",
+			msg);
+	}
+	m = ar_xcalloc(1, sizeof(*m));
+	m->pid = child;
+	m->sock = sv[0];
+	pthread_mutex_init(&m->lock, NULL);
+	*out = m;
+	return 0;
+}
+
+int ar_egress_sockmaker_socket(struct ar_egress_sockmaker *m, int family)
+{
+	char msg[256];
+	int fd = -1, r;
+
+	pthread_mutex_lock(&m->lock);
+	r = send(m->sock, &family, sizeof(family), MSG_NOSIGNAL) ==
+			    sizeof(family) ?
+		    recv_result(m->sock, &fd, msg, sizeof(msg)) :
+		    -1;
+	pthread_mutex_unlock(&m->lock);
+	if (r < 0 || fd < 0) {
+		errno = EIO;
+		return -1;
+	}
+	return fd;
+}
+
+void ar_egress_sockmaker_stop(struct ar_egress_sockmaker *m)
+{
+	int st;
+
+	if (!m)
+		return;
+	close(m->sock);
+	while (waitpid(m->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	pthread_mutex_destroy(&m->lock);
+	free(m);
 }

@@ -217,18 +217,17 @@ static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
-/* Non-blocking connect bounded by CONNECT_TIMEOUT_MS; a blocking socket
- * on success. */
-static int connect_timeout(const struct addrinfo *ai)
+/* Non-blocking connect of fd (a fresh TCP socket, taken over) bounded by
+ * CONNECT_TIMEOUT_MS; the blocking socket on success. */
+static int connect_fd_timeout(int fd, const struct addrinfo *ai)
 {
-	int fd = socket(ai->ai_family,
-			SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	struct pollfd pfd;
 	int e = 0, r;
 	socklen_t len = sizeof(e);
 
 	if (fd < 0)
 		return -1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
 		if (errno != EINPROGRESS) {
 			e = errno;
@@ -253,6 +252,12 @@ static int connect_timeout(const struct addrinfo *ai)
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+static int connect_timeout(const struct addrinfo *ai)
+{
+	return connect_fd_timeout(
+		socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), ai);
 }
 
 enum dial_result {
@@ -731,7 +736,8 @@ static int socks_setup(struct ar_egress_proxy *p, int c, int *up)
 
 /* ---- host loopback forwards ---- */
 
-static int forward_dial(const struct ar_egress_addr *a, char *text, size_t size)
+static int forward_dial(const struct ar_egress_forward *f,
+			const struct ar_egress_addr *a, char *text, size_t size)
 {
 	struct sockaddr_storage ss;
 	struct addrinfo ai = { .ai_family = a->family,
@@ -741,6 +747,9 @@ static int forward_dial(const struct ar_egress_addr *a, char *text, size_t size)
 	ai.ai_addr = (struct sockaddr *)&ss;
 	if (!inet_ntop(a->family, a->addr, text, (socklen_t)size))
 		snprintf(text, size, "?");
+	if (f->maker) /* inside the sandbox */
+		return connect_fd_timeout(
+			ar_egress_sockmaker_socket(f->maker, a->family), &ai);
 	return connect_timeout(&ai);
 }
 
@@ -763,23 +772,26 @@ static int forward_setup(struct ar_egress_proxy *p, int c,
 		emit(p, "forward", host, f->to.port, NULL, false, reason, true);
 		return -1;
 	}
-	*up = forward_dial(&f->to, addr, sizeof(addr));
+	*up = forward_dial(f, &f->to, addr, sizeof(addr));
 	if (*up < 0 && errno == ECONNREFUSED && f->alt.family)
-		*up = forward_dial(&f->alt, addr, sizeof(addr));
+		*up = forward_dial(f, &f->alt, addr, sizeof(addr));
 	if (*up < 0) {
 		e = errno;
 		slot_put(p);
-		snprintf(
-			reason, sizeof(reason),
-			"agentrun: cannot connect to %s%s%s:%u on the host: %s",
-			f->to.family == AF_INET6 ? "[" : "", host,
-			f->to.family == AF_INET6 ? "]" : "",
-			(unsigned)f->to.port, strerror(e));
-		emit(p, "forward", host, f->to.port, NULL, false, reason,
-		     false);
+		snprintf(reason, sizeof(reason),
+			 "agentrun: cannot connect to %s%s%s:%u %s: %s",
+			 f->to.family == AF_INET6 ? "[" : "", host,
+			 f->to.family == AF_INET6 ? "]" : "",
+			 (unsigned)f->to.port,
+			 f->maker ? "in the sandbox (--publish)" :
+				    "on the host",
+			 strerror(e));
+		emit(p, f->maker ? "publish" : "forward", host, f->to.port,
+		     NULL, false, reason, false);
 		return -1;
 	}
-	emit(p, "forward", host, f->to.port, addr, true, NULL, false);
+	emit(p, f->maker ? "publish" : "forward", host, f->to.port, addr, true,
+	     NULL, false);
 	return 0;
 }
 

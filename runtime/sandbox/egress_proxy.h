@@ -49,6 +49,7 @@ typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
 				   void *data);
 
 struct ar_egress_proxy;
+struct ar_egress_sockmaker;
 
 /* Start serving `listen_fd` (taken over) with `policy` (taken over).
  * `fn` (may be NULL) sees every decision. */
@@ -79,6 +80,16 @@ struct ar_egress_addr {
  * there (ar_egress_capture_setup). */
 int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
 			uint16_t capture_port, int *fds, struct ar_error *err);
+/* A helper process in the network namespace of `pid` (joined through
+ * its user namespace) that makes unconnected TCP sockets there: a
+ * socket keeps the namespace it was made in, so agentrun connects it
+ * from outside. Thread-safe; stop closes its channel and reaps it. */
+int ar_egress_sockmaker_start(pid_t pid, struct ar_egress_sockmaker **out,
+			      struct ar_error *err);
+/* A blocking TCP socket of `family` in the namespace, or -1 (errno). */
+int ar_egress_sockmaker_socket(struct ar_egress_sockmaker *m, int family);
+void ar_egress_sockmaker_stop(struct ar_egress_sockmaker *m);
+
 /* In the sandbox's network namespace: a default route on lo and an
  * nftables rule redirecting every TCP connection to a non-loopback
  * address to 127.0.0.1:port (egress_capture.c). */
@@ -96,6 +107,9 @@ struct ar_egress_forward {
 	int listen_fd;
 	struct ar_egress_addr to;
 	struct ar_egress_addr alt; /* family 0: none */
+	/* --publish: listen_fd is on the host, `to` inside the sandbox,
+	 * reached with sockets this helper makes there; NULL otherwise */
+	struct ar_egress_sockmaker *maker;
 };
 #define AR_EGRESS_MAX_FORWARDS 64
 

@@ -159,7 +159,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	_cleanup_free_ char *sess_config = NULL;
 	bool named = o->name && !ro->print_bundle;
-	bool remove_bundle = false, quiet;
+	bool remove_bundle = false, quiet, egress_on = false;
 	char id[64];
 	int r;
 
@@ -268,10 +268,13 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	r = sb_observe_wanted(o) ?
 		    sb_observe_start(&ob, o, &h, cfg, &info, err) :
 		    0;
-	/* --net allow: the proxy starts once the sandbox's netns exists */
-	if (r == 0 && info.net_allow)
-		r = sb_egress_init(&egress, o, err);
-	if (r == 0 && info.net_allow) {
+	/* --net allow, --publish: the proxy starts once the sandbox's
+	 * netns exists */
+	egress_on = info.net_allow || sb_egress_publish_wanted(o);
+	if (r == 0 && egress_on)
+		r = sb_egress_init(&egress, o, info.net_allow, info.net_host,
+				   err);
+	if (r == 0 && egress_on) {
 		sb_observe_egress(&ob, &egress);
 		co.on_spawn = sb_egress_on_spawn;
 		co.on_spawn_arg = &egress;
@@ -291,7 +294,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = ar_container_run(&co, exit_status, err);
 	/* placeholders' mount points go; late redirect files are reported */
 	sb_protect_after_run(info.protect);
-	if (info.net_allow)
+	if (egress_on)
 		sb_egress_release(&egress);
 	if (sb_observe_wanted(o))
 		r = sb_observe_finish(&ob, o, &info, &ov, r, *exit_status, err);

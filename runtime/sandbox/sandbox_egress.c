@@ -13,6 +13,9 @@
  * host loopback services of exact address rules.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -91,15 +94,141 @@ const char *const sb_egress_env[] = {
 	NULL,
 };
 
+bool sb_egress_publish_wanted(const struct ar_sandbox_opts *o)
+{
+	return o->publish.n > 0 || (o->profile && o->profile->publish.n > 0);
+}
+
+/* "[ADDR:]HOSTPORT:PORT": ADDR an IPv4 address or [IPv6] (default
+ * 127.0.0.1). */
+static int publish_parse(const char *spec, struct ar_egress_forward *f,
+			 struct ar_error *err)
+{
+	const char *last = strrchr(spec, ':'), *hp;
+	char addr[INET6_ADDRSTRLEN + 2] = "127.0.0.1", *end;
+	unsigned long hport, port;
+
+	memset(f, 0, sizeof(*f));
+	f->listen_fd = -1;
+	if (!last)
+		goto bad;
+	port = strtoul(last + 1, &end, 10);
+	if (last[1] < '0' || last[1] > '9' || *end || port == 0 || port > 65535)
+		goto bad;
+	/* HOSTPORT: after the previous ':' (or the start) */
+	hp = last;
+	while (hp > spec && hp[-1] != ':')
+		hp--;
+	hport = strtoul(hp, &end, 10);
+	if (*hp < '0' || *hp > '9' || end != last || hport == 0 ||
+	    hport > 65535)
+		goto bad;
+	if (hp > spec) {
+		size_t al = (size_t)(hp - 1 - spec);
+
+		if (al >= sizeof(addr) || al == 0)
+			goto bad;
+		if (spec[0] == '[' && spec[al - 1] == ']')
+			snprintf(addr, sizeof(addr), "%.*s", (int)al - 2,
+				 spec + 1);
+		else
+			snprintf(addr, sizeof(addr), "%.*s", (int)al, spec);
+	}
+	if (inet_pton(AF_INET, addr, f->alt.addr) == 1) {
+		f->alt.family = AF_INET;
+	} else if (inet_pton(AF_INET6, addr, f->alt.addr) == 1) {
+		f->alt.family = AF_INET6;
+	} else {
+		goto bad;
+	}
+	/* alt holds the host side until the socket is bound */
+	f->alt.port = (uint16_t)hport;
+	f->to.family = AF_INET;
+	f->to.addr[0] = 127;
+	f->to.addr[3] = 1;
+	f->to.port = (uint16_t)port;
+	return 0;
+bad:
+	return ar_error_set_plain(
+		err, EINVAL,
+		"--publish `%s`: expected [ADDR:]HOSTPORT:PORT (ADDR an IP address, [IPv6] in brackets; ports 1-65535)",
+		spec);
+}
+
+/* Bind the host side of one --publish. */
+static int publish_bind(struct ar_egress_forward *f, const char *spec,
+			struct ar_error *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = ar_egress_sockaddr(f->alt.family, f->alt.addr,
+					   f->alt.port, &ss);
+	int one = 1, fd = socket(f->alt.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 64) < 0) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return ar_error_set(err, e,
+				    "--publish `%s`: listen on the host", spec);
+	}
+	f->listen_fd = fd;
+	memset(&f->alt, 0, sizeof(f->alt));
+	return 0;
+}
+
+static void publish_release(struct sb_egress *e)
+{
+	for (size_t i = 0; i < e->n_publish; i++)
+		if (e->publish[i].listen_fd >= 0)
+			close(e->publish[i].listen_fd);
+	free(e->publish);
+	e->publish = NULL;
+	e->n_publish = 0;
+}
+
+static int publish_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
+			struct ar_error *err)
+{
+	const struct oci_profile *pf = o->profile;
+	size_t np = pf ? pf->publish.n : 0;
+
+	e->publish = ar_xcalloc(np + o->publish.n + 1, sizeof(*e->publish));
+	for (size_t i = 0; i < np + o->publish.n; i++) {
+		const char *spec = i < np ? pf->publish.v[i] :
+					    o->publish.v[i - np];
+
+		if (publish_parse(spec, &e->publish[i], err) < 0 ||
+		    publish_bind(&e->publish[i], spec, err) < 0) {
+			e->n_publish = i + 1;
+			publish_release(e);
+			if (i < np)
+				return ar_error_wrap(err, "%s: publish[%zu]",
+						     pf->filename, i);
+			return -1;
+		}
+		e->n_publish = i + 1;
+	}
+	return 0;
+}
+
 int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
-		   struct ar_error *err)
+		   bool allow, bool host, struct ar_error *err)
 {
 	memset(e, 0, sizeof(*e));
 	e->verbose = o->verbose;
 	e->audit_path = o->audit;
+	e->allow = allow;
+	if (host && sb_egress_publish_wanted(o))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --publish forwards into the sandbox's own network; with --net host its ports are the host's already");
 	if (sb_egress_policy(o, &e->policy, err) < 0)
 		return -1;
-	if (ar_egress_policy_load_self(&e->policy, err) < 0) {
+	if (ar_egress_policy_load_self(&e->policy, err) < 0 ||
+	    publish_init(e, o, err) < 0) {
 		ar_egress_policy_release(&e->policy);
 		return -1;
 	}
@@ -188,8 +317,12 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 				AR_EGRESS_PORT, AR_EGRESS_CAPTURE_PORT,
 				(unsigned)fw[i].to.port);
 	}
-	if (ar_egress_listen_in(pid, addrs, SB_FIXED, AR_EGRESS_CAPTURE_PORT,
-				fds, err) < 0) {
+	for (size_t i = 0; i < SB_FIXED; i++)
+		fds[i] = -1;
+	if (!e->allow) {
+		n = 0; /* --publish alone */
+	} else if (ar_egress_listen_in(pid, addrs, SB_FIXED,
+				       AR_EGRESS_CAPTURE_PORT, fds, err) < 0) {
 		/* no nftables in this kernel: the proxy variables only */
 		ar_warn("sandbox: transparent egress unavailable (%s); only programs that use HTTP_PROXY/ALL_PROXY reach the allowlist",
 			err->msg);
@@ -219,6 +352,16 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 	}
 	if (fds[1] >= 0)
 		ar_egress_proxy_add_transparent(e->proxy, fds[1], fds + 2);
+	if (e->n_publish) {
+		if (ar_egress_sockmaker_start(pid, &e->maker, err) < 0)
+			return -1;
+		for (size_t i = 0; i < e->n_publish && r == 0; i++) {
+			e->publish[i].maker = e->maker;
+			r = ar_egress_proxy_add_forward(e->proxy,
+							&e->publish[i], err);
+			e->publish[i].listen_fd = -1; /* the proxy's now */
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		int fd = fds[SB_FIXED + i];
 
@@ -237,6 +380,9 @@ void sb_egress_release(struct sb_egress *e)
 {
 	ar_egress_proxy_stop(e->proxy);
 	e->proxy = NULL;
+	ar_egress_sockmaker_stop(e->maker);
+	e->maker = NULL;
+	publish_release(e);
 	/* the proxy is stopped: no decision comes any more */
 	ar_egress_diag_summary(e->diag);
 	ar_egress_diag_free(e->diag);

@@ -95,9 +95,18 @@ struct sb_egress {
 	struct ar_egress_diag *diag;
 	bool verbose; /* --verbose */
 	const char *audit_path; /* --audit FILE or NULL */
+	bool allow; /* --net allow: the proxy and transparent egress */
+	/* --publish: host sockets (bound by init), the inside ports */
+	struct ar_egress_forward *publish;
+	size_t n_publish;
+	struct ar_egress_sockmaker *maker;
 };
+/* --publish given (command line or profile)? */
+bool sb_egress_publish_wanted(const struct ar_sandbox_opts *o);
+/* allow: --net allow (else --publish alone, with --net none); host:
+ * --net host (where --publish is an error). */
 int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
-		   struct ar_error *err);
+		   bool allow, bool host, struct ar_error *err);
 int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err);
 void sb_egress_release(struct sb_egress *e);
 

@@ -287,6 +287,56 @@ t_loopback_advice_followed()
 	assert_contains "$OUT" "proxied:hello-from-host"
 }
 
+# --publish: a host loopback port forwarded to a server the command
+# runs on the sandbox's own loopback (an OAuth callback, a dev server).
+t_publish()
+{
+	eg_setup "$1"
+	local hp net
+	hp=$(free_port)
+	# --net none and --net allow=... alike
+	for net in none allow=allowed.test; do
+		rm -f "$WS/ready"
+		eg --net "$net" --publish "$hp:8000" -- sh -c "
+			mkdir -p /tmp/w && cd /tmp/w && echo hello-inside >index.html
+			timeout 20 $PY -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &
+			for i in \$(seq 100); do
+				curl -s -o /dev/null --noproxy '*' http://127.0.0.1:8000/ && break
+				sleep 0.1
+			done
+			touch $WS/ready; sleep 3" >/dev/null 2>&1 &
+		for _ in $(seq 100); do
+			[ -e "$WS/ready" ] && break
+			sleep 0.1
+		done
+		OUT=$(curl -sS -m 5 "http://127.0.0.1:$hp/" 2>&1) || true
+		wait
+		assert_eq "$OUT" "hello-inside"
+	done
+	# nothing listens inside: the host's connection is reset, the log
+	# says why
+	eg --net none --publish "127.0.0.1:$hp:8001" -- sh -c "touch $WS/ready2; sleep 2" >/dev/null 2>&1 &
+	for _ in $(seq 100); do
+		[ -e "$WS/ready2" ] && break
+		sleep 0.1
+	done
+	OUT=$(curl -sS -m 5 "http://127.0.0.1:$hp/" 2>&1) || true
+	wait
+	assert_match "$OUT" "curl: \((52|56)\)"
+	assert_contains "$(cat "$H/.local/state/agentrun/egress.log")" "cannot connect to 127.0.0.1:8001 in the sandbox (--publish): Connection refused"
+	# errors: malformed, the port taken, with --net host, in a profile
+	assert_status '!0' eg --publish 80 -- true
+	assert_contains "$ERR" "--publish \`80\`: expected [ADDR:]HOSTPORT:PORT"
+	assert_status '!0' eg --publish "x.test:$hp:80" -- true
+	assert_contains "$ERR" "--publish \`x.test:$hp:80\`"
+	assert_status '!0' eg --net host --publish "$hp:80" -- true
+	assert_contains "$ERR" "with --net host its ports are the host's already"
+	printf '{"publish": ["127.0.0.1:%s:8000", "nope"]}\n' "$hp" >"$H/pub.json"
+	chmod 0644 "$H/pub.json"
+	assert_status '!0' eg --profile "$H/pub.json" -- true
+	assert_contains "$ERR" "pub.json: publish[1]"
+}
+
 t_plain_http_host_header()
 {
 	eg_setup "$1"
@@ -449,6 +499,7 @@ for mode in user root; do
 	run_test "egress ($mode): a name resolving to loopback is refused" t_name_to_loopback_refused $mode
 	run_test "egress ($mode): an allowed host loopback service answers inside at its address" t_host_loopback_service $mode
 	run_test "egress ($mode): the loopback advice of a refusal works when followed" t_loopback_advice_followed $mode
+	run_test "egress ($mode): --publish forwards a host port into the sandbox" t_publish $mode
 	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
 	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode
 	run_test "egress ($mode): DNS inside answers from the policy only" t_no_dns_inside $mode
