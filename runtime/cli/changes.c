@@ -8,17 +8,17 @@
 #include "../sandbox/overlay.h"
 #include "cli.h"
 
-#define CHANGES_USAGE                                                          \
-	"Usage: agentrun changes [OPTIONS] SANDBOX [PATHS...]\n"               \
-	"\n"                                                                   \
-	"List what an --overlay sandbox changed in its workspace, one line\n"  \
-	"per path as `git status --short` has them: A added, M modified,\n"    \
-	"D deleted; a U in the second column marks a conflict (the host\n"     \
-	"changed the path too since the sandbox started). Directories end\n"   \
-	"in '/'; names are quoted as git quotes them. A PATH without\n"        \
-	"changes is an error.\n"                                               \
-	"\n"                                                                   \
-	"Options:\n"                                                           \
+#define CHANGES_USAGE                                                            \
+	"Usage: agentrun changes [OPTIONS] SANDBOX [PATHS...]\n"                 \
+	"\n"                                                                     \
+	"List what an --overlay sandbox changed in its workspace, one line\n"    \
+	"per path as `git status --short` has them: A added, M modified,\n"      \
+	"D deleted, R renamed; a U in the second column marks a conflict (the\n" \
+	"host changed the path too since the sandbox started). Directories\n"    \
+	"end in '/'; names are quoted as git quotes them. A PATH\n"              \
+	"without changes is an error.\n"                                         \
+	"\n"                                                                     \
+	"Options:\n"                                                             \
 	"  -h, --help   this help\n"
 
 int cmd_changes(struct ar_global_opts *g, int argc, char **argv)

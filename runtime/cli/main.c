@@ -42,7 +42,8 @@ static const struct ar_command commands[] = {
 	{ "diff", cmd_diff, "show an --overlay sandbox's changes as a diff" },
 	{ "commit", cmd_commit, "apply an --overlay sandbox's changes" },
 	{ "discard", cmd_discard, "drop an --overlay sandbox's changes" },
-	{ "overlays", cmd_overlays, "list the --overlay sandboxes of this user" },
+	{ "overlays", cmd_overlays,
+	  "list the --overlay sandboxes of this user" },
 };
 
 static void usage(FILE *out)

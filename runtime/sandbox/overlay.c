@@ -527,7 +527,9 @@ static bool add_deleted(struct walk *w, int lofd, const char *name,
 
 	if (!S_ISDIR(sl->st_mode)) {
 		conflict = host_changed(w, sl);
-		add(w, AR_CHANGE_DELETED, rel, false, 0, sl->st_mode, conflict);
+		i = add(w, AR_CHANGE_DELETED, rel, false, 0, sl->st_mode,
+			conflict);
+		w->c->v[i].size = sl->st_size;
 		return conflict;
 	}
 	i = add(w, AR_CHANGE_DELETED, rel, true, 0, sl->st_mode, false);
@@ -613,8 +615,10 @@ static int walk_entry(struct walk *w, int upfd, int lofd, const char *name,
 	}
 	if (!S_ISDIR(su.st_mode)) {
 		if (!lower) {
-			add(w, AR_CHANGE_ADDED, rel, false, su.st_mode, 0,
-			    false);
+			size_t i = add(w, AR_CHANGE_ADDED, rel, false,
+				       su.st_mode, 0, false);
+
+			w->c->v[i].size = su.st_size;
 		} else if (S_ISDIR(sl.st_mode)) {
 			bool c = add_deleted(w, lofd, name, rel, &sl);
 
@@ -725,10 +729,61 @@ int ar_overlay_changes(const struct ar_overlay *ov, struct ar_changes *out,
 
 void ar_changes_free(struct ar_changes *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i].path);
+		free(c->v[i].from);
+	}
 	free(c->v);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Open rel under root as a regular file (never following a symlink). */
+static int open_rel(int root, const char *rel)
+{
+	_cleanup_free_ char *dir = parent_of(rel);
+	_cleanup_close_ int pfd = open_dir_beneath(root, dir);
+	const char *leaf = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	struct stat st;
+
+	return pfd < 0 ? -1 : open_regular(pfd, leaf, &st);
+}
+
+void ar_overlay_pair_renames(const struct ar_overlay *ov, struct ar_changes *c)
+{
+	_cleanup_close_ int up = open(ov->upper, DIR_FLAGS);
+	_cleanup_close_ int lo =
+		open(ov->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (up < 0 || lo < 0)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		struct ar_change *a = &c->v[i];
+
+		if (a->kind != AR_CHANGE_ADDED || a->dir || a->special ||
+		    !S_ISREG(a->up_mode) || a->size == 0)
+			continue;
+		for (size_t j = 0; j < c->n; j++) {
+			struct ar_change *d = &c->v[j];
+			_cleanup_close_ int fa = -1, fb = -1;
+
+			if (d->kind != AR_CHANGE_DELETED || d->dir ||
+			    d->renamed || !S_ISREG(d->lo_mode) ||
+			    d->size != a->size)
+				continue;
+			fa = open_rel(up, a->path);
+			fb = open_rel(lo, d->path);
+			if (fa < 0 || fb < 0 || !same_content(fa, fb))
+				continue;
+			a->kind = AR_CHANGE_RENAMED;
+			a->from = ar_xstrdup(d->path);
+			a->lo_mode = d->lo_mode;
+			a->conflict |= d->conflict;
+			a->pair = j;
+			d->renamed = true;
+			d->pair = i;
+			break;
+		}
+	}
 }
 
 /* ---- names ---- */
@@ -837,6 +892,10 @@ static int select_changes(const struct ar_overlay *ov, char *const *paths,
 				q, ov->name);
 		}
 	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].kind == AR_CHANGE_RENAMED &&
+		    (s[i] || s[c->v[i].pair]))
+			s[i] = s[c->v[i].pair] = true;
 	*sel = ar_steal_ptr(&s);
 	return 0;
 }
@@ -871,14 +930,22 @@ static void print_change(FILE *out, const struct ar_change *ch)
 	_cleanup_free_ char *q = ar_quote_path(ch->path);
 	mode_t up = ch->up_mode, lo = ch->lo_mode;
 
-	fprintf(out, "%c%c %s%s", (char)ch->kind, ch->conflict ? 'U' : ' ', q,
-		ch->dir ? "/" : "");
+	if (ch->kind == AR_CHANGE_RENAMED) {
+		_cleanup_free_ char *f = ar_quote_path(ch->from);
+
+		fprintf(out, "R%c %s -> %s", ch->conflict ? 'U' : ' ', f, q);
+	} else {
+		fprintf(out, "%c%c %s%s", (char)ch->kind,
+			ch->conflict ? 'U' : ' ', q, ch->dir ? "/" : "");
+	}
 	if (ch->special)
 		fprintf(out, " (%s: not committed)", kind_name(up));
 	else if (ch->kind == AR_CHANGE_MODIFIED && ((up ^ lo) & S_IFMT))
 		fprintf(out, " (type %06o -> %06o)", git_mode(lo),
 			git_mode(up));
-	else if (ch->kind == AR_CHANGE_MODIFIED && ((up ^ lo) & 01777))
+	else if ((ch->kind == AR_CHANGE_MODIFIED ||
+		  ch->kind == AR_CHANGE_RENAMED) &&
+		 ((up ^ lo) & 01777))
 		fprintf(out, " (mode %04o -> %04o)", lo & 01777, up & 01777);
 	if (ch->kind != AR_CHANGE_DELETED && !ch->special &&
 	    (up & (S_ISUID | S_ISGID)))
@@ -897,12 +964,13 @@ int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 
 	if (ar_overlay_changes(ov, &c, err) < 0)
 		return -1;
+	ar_overlay_pair_renames(ov, &c);
 	if (select_changes(ov, paths, n_paths, &c, &sel, err) < 0) {
 		ar_changes_free(&c);
 		return -1;
 	}
 	for (size_t i = 0; i < c.n; i++)
-		if (sel[i])
+		if (sel[i] && !c.v[i].renamed)
 			print_change(out, &c.v[i]);
 	ar_changes_free(&c);
 	return 0;
@@ -1105,6 +1173,25 @@ static int diff_sides(const char *path, struct side *a, struct side *b,
 	return 0;
 }
 
+/* An exact rename, as git writes it (the content is the same). */
+static int diff_rename(const struct ar_change *ch, FILE *out)
+{
+	_cleanup_free_ char *qa = quote_prefixed("a/", ch->from);
+	_cleanup_free_ char *qb = quote_prefixed("b/", ch->path);
+	_cleanup_free_ char *f = ar_quote_path(ch->from);
+	_cleanup_free_ char *t = ar_quote_path(ch->path);
+
+	if (!out)
+		return 0;
+	fprintf(out, "diff --git %s %s\n", qa, qb);
+	if (git_mode(ch->lo_mode) != git_mode(ch->up_mode))
+		fprintf(out, "old mode %06o\nnew mode %06o\n",
+			git_mode(ch->lo_mode), git_mode(ch->up_mode));
+	fprintf(out, "similarity index 100%%\nrename from %s\nrename to %s\n",
+		f, t);
+	return 0;
+}
+
 static int diff_change(int up, int lo, const struct ar_change *ch, FILE *out,
 		       struct diffstat *ds, struct ar_error *err)
 {
@@ -1113,8 +1200,10 @@ static int diff_change(int up, int lo, const struct ar_change *ch, FILE *out,
 	mode_t bm = ch->kind == AR_CHANGE_DELETED ? 0 : ch->up_mode;
 	int r = 0;
 
-	if (ch->dir || ch->special)
+	if (ch->dir || ch->special || ch->renamed)
 		return 0;
+	if (ch->kind == AR_CHANGE_RENAMED)
+		return diff_rename(ch, out);
 	if (side_open(lo, ch->path, am, &a) < 0 ||
 	    side_open(up, ch->path, bm, &b) < 0) {
 		r = ar_error_set(err, errno, "diff: read `%s`", ch->path);
@@ -1157,8 +1246,8 @@ static void print_stat(FILE *out, struct diffstat *v, size_t n)
 			a = a ? (a * 50 + most - 1) / most : 0;
 			d = d ? (d * 50 + most - 1) / most : 0;
 		}
-		fprintf(out, " %-*s | %5zu ", (int)width, v[i].path,
-			v[i].add + v[i].del);
+		fprintf(out, " %-*s | %5zu%s", (int)width, v[i].path,
+			v[i].add + v[i].del, a + d ? " " : "");
 		for (size_t k = 0; k < a; k++)
 			fputc('+', out);
 		for (size_t k = 0; k < d; k++)
@@ -1202,7 +1291,16 @@ static int diff_selected(const struct ar_overlay *ov,
 					q, kind_name(ch->up_mode));
 			continue;
 		}
-		ds[nds].path = ar_quote_path(ch->path);
+		if (ch->renamed)
+			continue;
+		if (ch->kind == AR_CHANGE_RENAMED) {
+			_cleanup_free_ char *f = ar_quote_path(ch->from);
+			_cleanup_free_ char *t = ar_quote_path(ch->path);
+
+			ds[nds].path = ar_xasprintf("%s => %s", f, t);
+		} else {
+			ds[nds].path = ar_quote_path(ch->path);
+		}
 		r = diff_change(up, lo, ch, stat ? NULL : out, &ds[nds], err);
 		nds++;
 	}
@@ -1223,6 +1321,7 @@ int ar_overlay_diff(const struct ar_overlay *ov, char *const *paths,
 
 	if (ar_overlay_changes(ov, &c, err) < 0)
 		return -1;
+	ar_overlay_pair_renames(ov, &c);
 	r = select_changes(ov, paths, n_paths, &c, &sel, err);
 	if (r == 0)
 		r = diff_selected(ov, &c, sel, stat, out, err);
@@ -1432,7 +1531,8 @@ static int apply_delete(struct commit *cc, const struct ar_change *ch)
 	} else if (unlinkat(pfd, leaf, 0) < 0 && errno != ENOENT) {
 		return failed(cc, ch, "remove", errno), -1;
 	}
-	print_change(cc->out, ch);
+	if (!ch->renamed) /* shown with its R */
+		print_change(cc->out, ch);
 	return 0;
 }
 
@@ -1560,7 +1660,7 @@ static int ask(struct commit *cc, const struct ar_changes *c, bool *sel,
 		const struct ar_change *ch = &c->v[i];
 		char line[64];
 
-		if (!sel[i])
+		if (!sel[i] || ch->renamed)
 			continue;
 		if (quit) {
 			sel[i] = false;
@@ -1606,6 +1706,9 @@ static int ask(struct commit *cc, const struct ar_changes *c, bool *sel,
 		}
 	}
 	fputc('\n', cc->out);
+	for (size_t i = 0; i < c->n; i++) /* an R takes its D along */
+		if (c->v[i].kind == AR_CHANGE_RENAMED)
+			sel[c->v[i].pair] = sel[i];
 	return 0;
 }
 
@@ -1624,6 +1727,7 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 		return -1;
 	if (ar_overlay_changes(ov, &c, err) < 0)
 		return -1;
+	ar_overlay_pair_renames(ov, &c);
 	if (select_changes(ov, paths, n_paths, &c, &sel, err) < 0) {
 		ar_changes_free(&c);
 		return -1;
@@ -1744,8 +1848,9 @@ int ar_overlay_list(FILE *out, struct ar_error *err)
 		if (ar_overlay_changes(&ov, &c, &e) == 0) {
 			size_t k = 0;
 
+			ar_overlay_pair_renames(&ov, &c);
 			for (size_t j = 0; j < c.n; j++)
-				k += !c.v[j].dir;
+				k += !c.v[j].dir && !c.v[j].renamed;
 			snprintf(cnt, sizeof(cnt), "%zu", k);
 			ar_changes_free(&c);
 		} else {

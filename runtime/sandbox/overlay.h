@@ -44,7 +44,10 @@ struct ar_overlay {
 enum ar_change_kind {
 	AR_CHANGE_ADDED = 'A',
 	AR_CHANGE_MODIFIED = 'M',
-	AR_CHANGE_DELETED = 'D'
+	AR_CHANGE_DELETED = 'D',
+	/* an added file with the content of a deleted one (set by
+	 * ar_overlay_pair_renames) */
+	AR_CHANGE_RENAMED = 'R'
 };
 
 struct ar_change {
@@ -59,6 +62,10 @@ struct ar_change {
 	bool special;
 	mode_t up_mode; /* st_mode in the upper layer (0: none) */
 	mode_t lo_mode; /* st_mode in the workspace (0: none) */
+	off_t size; /* of a file added (upper) or deleted (workspace) */
+	char *from; /* R: the deleted path */
+	bool renamed; /* D: the old half of an R, listed with it */
+	size_t pair; /* R and its D: the other half */
 };
 
 struct ar_changes {
@@ -92,6 +99,10 @@ pid_t ar_overlay_running(const struct ar_overlay *ov);
 int ar_overlay_changes(const struct ar_overlay *ov, struct ar_changes *out,
 		       struct ar_error *err);
 void ar_changes_free(struct ar_changes *c);
+/* Turn each added regular file whose content and size are those of a
+ * deleted one into an R (from = the deleted path) and mark that D as its
+ * half: what `changes`, `diff` and `commit` show. */
+void ar_overlay_pair_renames(const struct ar_overlay *ov, struct ar_changes *c);
 
 /* `path` quoted as git quotes names (core.quotePath): in double quotes
  * with C escapes and octal bytes when it holds a control character, a

@@ -96,7 +96,7 @@ t_lock_while_running()
 # loop (renameat2 RENAME_EXCHANGE) while commit runs, many times.
 t_commit_race_symlink_swap()
 {
-	local up i n=100 stop
+	local up i n=60 stop
 	ov_setup "$1"
 	[ -x "$PY" ] || skip "needs $PY"
 	for i in $(seq $n); do echo "PRIVATE-KEY-MATERIAL $i" >"$H/.ssh/f$i"; done
@@ -117,7 +117,7 @@ while not os.path.exists(stop) and time.time() < end:
     n += 1
 print(n)' "$up/sub" "$up/lnk" "$stop" >"$TEST_TMP/swaps" &
 	defer touch "$stop"
-	for i in $(seq 30); do
+	for i in $(seq 20); do
 		ov commit race >/dev/null 2>&1 || true
 		if grep -rl PRIVATE-KEY-MATERIAL "$WS"; then
 			fail "the secret landed in the workspace (round $i)"
@@ -270,11 +270,12 @@ t_output()
 	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
 	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
 		git -c user.name=t -c user.email=t@t commit -qm init"
-	sb_run --overlay --name out -- sh -c 'chmod +x run.sh; rm -r gone; echo new > new.txt; echo more >> existing.txt' 2>"$TEST_TMP/sb.err" ||
+	sb_run --overlay --name out -- sh -c 'chmod +x run.sh; rm -r gone; echo new > new.txt; echo more >> existing.txt; mv conf/settings conf/settings.new' 2>"$TEST_TMP/sb.err" ||
 		skip_if_no_overlay $?
 	assert_contains "$(cat "$TEST_TMP/sb.err")" "workspace $WS (overlay)"
 	assert_status 0 ov changes out
-	assert_eq "$OUT" "M  existing.txt
+	assert_eq "$OUT" "R  conf/settings -> conf/settings.new
+M  existing.txt
 D  gone/
 D  gone/deep/
 D  gone/deep/two
@@ -285,6 +286,10 @@ M  run.sh (mode 0644 -> 0755)"
 	assert_contains "$OUT" "diff --git a/run.sh b/run.sh
 old mode 100644
 new mode 100755"
+	assert_contains "$OUT" "diff --git a/conf/settings b/conf/settings.new
+similarity index 100%
+rename from conf/settings
+rename to conf/settings.new"
 	assert_contains "$OUT" "diff --git a/gone/deep/two b/gone/deep/two
 deleted file mode 100644
 --- a/gone/deep/two
@@ -295,8 +300,9 @@ deleted file mode 100644
 	as_mode git -C "$WS" apply --check "$TEST_TMP/p.diff" ||
 		fail "git apply --check refused the diff"
 	assert_status 0 ov diff --stat out
-	assert_contains "$OUT" " gone/deep/two |     1 -"
-	assert_contains "$OUT" " 5 files changed, 2 insertions(+), 2 deletions(-)"
+	assert_match "$OUT" " gone/deep/two +\|     1 -"
+	assert_contains "$OUT" " conf/settings => conf/settings.new |     0"
+	assert_contains "$OUT" " 6 files changed, 2 insertions(+), 2 deletions(-)"
 	# unknown paths are errors
 	assert_status 1 ov diff out bogus-path
 	assert_contains "$ERR" "bogus-path: no change of sandbox \`out\` under this path"
@@ -312,10 +318,13 @@ D  gone/deep/
 D  gone/"
 	[ ! -e "$WS/gone" ] || fail "gone/ not deleted"
 	assert_status 0 ov commit out
-	assert_eq "$OUT" "M  existing.txt
+	assert_eq "$OUT" "R  conf/settings -> conf/settings.new
+M  existing.txt
 A  new.txt
 M  run.sh (mode 0644 -> 0755)"
 	assert_eq "$(stat -c %a "$WS/run.sh")" 755
+	[ ! -e "$WS/conf/settings" ] && [ "$(cat "$WS/conf/settings.new")" = c=1 ] ||
+		fail "the rename was not applied"
 	assert_status 0 ov discard out
 	# default names never collide, even when made in the same second
 	sb_run --overlay -- true 2>"$TEST_TMP/a.err" &
