@@ -418,6 +418,17 @@ static int open_regular(int dirfd, const char *name, struct stat *st)
 	return fd;
 }
 
+/* A DIR stream on a duplicate of fd (fd stays open). */
+static DIR *dir_of(int fd)
+{
+	int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	DIR *r = d >= 0 ? fdopendir(d) : NULL;
+
+	if (!r && d >= 0)
+		close(d);
+	return r;
+}
+
 /* Remove dirfd/name and, for a directory, everything below it, without
  * following symlinks. */
 static int remove_tree_at(int dirfd, const char *name)
@@ -440,7 +451,7 @@ static int remove_tree_at(int dirfd, const char *name)
 	}
 	if (fd < 0)
 		return -1;
-	d = fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 3));
+	d = dir_of(fd);
 	if (!d)
 		return -1;
 	while (r == 0 && (de = readdir(d))) {
@@ -534,7 +545,7 @@ static bool add_deleted(struct walk *w, int lofd, const char *name,
 	}
 	i = add(w, AR_CHANGE_DELETED, rel, true, 0, sl->st_mode, false);
 	fd = openat(lofd, name, DIR_FLAGS);
-	d = fd >= 0 ? fdopendir(fcntl(fd, F_DUPFD_CLOEXEC, 3)) : NULL;
+	d = fd >= 0 ? dir_of(fd) : NULL;
 	while (d && (de = readdir(d))) {
 		_cleanup_free_ char *r = NULL;
 		struct stat st;
@@ -644,7 +655,7 @@ static int walk_entry(struct walk *w, int upfd, int lofd, const char *name,
 	    v[0] == 'y') {
 		/* the lower directory's entries are gone, except those the
 		 * upper one has again */
-		DIR *d = fdopendir(fcntl(sublo, F_DUPFD_CLOEXEC, 3));
+		DIR *d = dir_of(sublo);
 		struct dirent *de;
 
 		while (d && (de = readdir(d))) {
@@ -672,7 +683,7 @@ static int walk_entry(struct walk *w, int upfd, int lofd, const char *name,
 
 static int walk_dir(struct walk *w, int upfd, int lofd, const char *rel)
 {
-	DIR *d = fdopendir(fcntl(upfd, F_DUPFD_CLOEXEC, 3));
+	DIR *d = dir_of(upfd);
 	struct dirent *de;
 	int r = 0;
 
