@@ -11,6 +11,10 @@
 #include "../sandbox/sandbox.h"
 #include "utils.h"
 
+#ifndef AGENTRUN_DOCDIR
+#define AGENTRUN_DOCDIR "/usr/local/share/doc/agentrun"
+#endif
+
 static void sandbox_usage(FILE *out)
 {
 	fprintf(out,
@@ -54,7 +58,8 @@ static void sandbox_usage(FILE *out)
 		"                       goes to the session's directory\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
-		"                       files changed, exit); `-`: stderr (docs/audit.md)\n"
+		"                       files changed, exit); `-`: stderr\n"
+		"                       (" AGENTRUN_DOCDIR "/audit.md)\n"
 		"  --learn PROFILE      run with more of the host shown read-only and any\n"
 		"                       destination allowed, record what CMD used, write\n"
 		"                       it as a profile for --profile\n"
@@ -63,7 +68,8 @@ static void sandbox_usage(FILE *out)
 		"                       ~/.local/state/agentrun/egress.log, summed up at exit)\n"
 		"  -h, --help           this help\n"
 		"\n"
-		"See docs/sandbox.md; `agentrun doctor` checks this machine.\n");
+		"See " AGENTRUN_DOCDIR "/sandbox.md;\n"
+		"`agentrun doctor` checks this machine.\n");
 }
 
 enum {

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `make install DESTDIR=...` puts everything in its FHS place under the
-# prefix (binary, man pages, bash and zsh completion, the podman
-# containers.conf drop-in, the seccomp profile, the agent profiles), the
-# installed binary runs, and `make uninstall` removes every file again.
+# prefix (binary, man pages, bash and zsh completion, the seccomp profile,
+# the agent profiles, the user docs the man pages name), the podman
+# containers.conf drop-in where podman reads it whatever the prefix
+# (/etc/containers/containers.conf.d, naming the installed binary first),
+# the installed binary runs, and `make uninstall` removes every file again.
 . "$(dirname "$0")/../lib.sh"
 
 [ -f "$TOP_BUILDDIR/Makefile" ] || skip "no Makefile in $TOP_BUILDDIR"
@@ -11,6 +13,7 @@ command -v make >/dev/null || skip "make is not installed"
 
 P=/opt/agentrun-test
 D=$TEST_TMP/destdir
+PODMANCONFDIR=$(sed -n 's/^podmanconfdir = //p' "$TOP_BUILDDIR/Makefile")
 
 do_make()
 {
@@ -19,11 +22,21 @@ do_make()
 		prefix=$P sysconfdir=$P/etc DESTDIR="$D" "$@"
 }
 
+configured_docdir()
+{
+	# shellcheck disable=SC2016 # make's $(docdir)
+	(cd "$TOP_BUILDDIR" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s \
+		--no-print-directory -f Makefile -f - print-docdir \
+		<<<'print-docdir: ; @echo $(docdir)')
+}
+
 expected_files()
 {
 	local f
 	echo "$P/bin/agentrun"
-	echo "$P/etc/containers/containers.conf.d/agentrun.conf"
+	echo "$PODMANCONFDIR/agentrun.conf"
+	echo "$P/share/doc/agentrun/sandbox.md"
+	echo "$P/share/doc/agentrun/audit.md"
 	echo "$P/share/agentrun/seccomp/agent-default.json"
 	for f in "$TOP_SRCDIR"/contrib/profiles/*.json; do
 		echo "$P/share/agentrun/profiles/${f##*/}"
@@ -59,8 +72,11 @@ t_install_lists_all_files()
 	# data files are copies of the sources
 	cmp "$D$P/share/agentrun/seccomp/agent-default.json" \
 		"$TOP_SRCDIR/contrib/seccomp/agent-default.json"
-	cmp "$D$P/etc/containers/containers.conf.d/agentrun.conf" \
-		"$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf"
+	cmp "$D$P/share/doc/agentrun/sandbox.md" "$TOP_SRCDIR/docs/sandbox.md"
+	# the drop-in: the shipped one with the installed binary first
+	assert_eq "$(diff "$TOP_SRCDIR/contrib/podman/containers.conf.d/agentrun.conf" \
+		"$D$PODMANCONFDIR/agentrun.conf" | grep '^[<>]')" "> 	\"$P/bin/agentrun\","
+	assert_eq "$(stat -c %a "$D$PODMANCONFDIR/agentrun.conf")" 644
 	assert_status 0 "$D$P/bin/agentrun" --version
 	assert_contains "$OUT" "agentrun version"
 	# the man pages are installed where man finds them
@@ -68,12 +84,33 @@ t_install_lists_all_files()
 		assert_status 0 env MANPATH="$D$P/share/man" MANWIDTH=80 \
 			man agentrun-sandbox
 		assert_contains "$OUT" "--overlay"
+		# (paths are the configured ones, as in the binary)
+		assert_contains "$OUT" "$(configured_docdir)/sandbox.md" "the man page names the installed doc"
+		assert_not_contains "$OUT" " docs/sandbox.md"
 	fi
 	assert_status 0 do_make uninstall
 	got=$(cd "$D" && find . -type f)
 	assert_eq "$got" "" "files left after make uninstall"
 }
 
+# The default: podman's own directory, whatever the prefix.
+t_podman_confdir_default()
+{
+	grep -q -- '--with-podman-confdir' "$TOP_BUILDDIR/config.log" &&
+		skip "configured with --with-podman-confdir"
+	assert_eq "$PODMANCONFDIR" /etc/containers/containers.conf.d
+}
+
+# --help names the installed doc
+t_help_names_installed_docs()
+{
+	assert_status 0 "$AGENTRUN" sandbox --help
+	assert_contains "$OUT" "$(configured_docdir)/sandbox.md"
+}
+
 run_test "install: make install DESTDIR puts every file in place" \
 	t_install_lists_all_files
+run_test "install: the podman drop-in goes to /etc/containers/containers.conf.d by default" \
+	t_podman_confdir_default
+run_test "sandbox --help names the installed docs" t_help_names_installed_docs
 finish
