@@ -14,6 +14,7 @@
 #include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -593,6 +594,41 @@ static void mask_names(unsigned mask, char *buf, size_t sz)
 						ar_cgroup_ctrl_name(bit));
 }
 
+/* The rootless "running without a cgroup" warning is printed once per
+ * boot and user: the first run leaves a marker holding the boot id in
+ * the user's runtime directory ($XDG_RUNTIME_DIR/agentrun-nocgroup);
+ * `agentrun doctor` says it every time (check `cgroup`). True when the
+ * warning is due (always when there is no runtime directory). */
+static bool nocgroup_warning_due(void)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	_cleanup_close_ int bfd = -1, dfd = -1, fd = -1;
+	char boot[64] = "", seen[64] = "";
+	struct stat st;
+	ssize_t n;
+
+	bfd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (!rt || rt[0] != '/' || bfd < 0)
+		return true;
+	n = read(bfd, boot, sizeof(boot) - 1);
+	if (n <= 0)
+		return true;
+	boot[n] = '\0';
+	dfd = open(rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid())
+		return true;
+	fd = openat(dfd, "agentrun-nocgroup",
+		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return true;
+	n = read(fd, seen, sizeof(seen) - 1);
+	if (n > 0 && (size_t)n == strlen(boot) && memcmp(seen, boot, n) == 0)
+		return false;
+	if (ftruncate(fd, 0) == 0)
+		(void)!pwrite(fd, boot, strlen(boot), 0);
+	return true;
+}
+
 /* No usable cgroup: decide between an error and running without. */
 static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
 		     struct ar_error *err)
@@ -609,8 +645,11 @@ static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
 		ar_warn("%s: running without the requested resource limits",
 			why);
 	} else if (o->rootless) {
-		if (!warned)
-			ar_warn("%s: running without a cgroup", why);
+		if (!warned && nocgroup_warning_due())
+			ar_warn("%s: running without a cgroup (said once per boot; `agentrun doctor` checks it)",
+				why);
+		else
+			ar_debug("%s: running without a cgroup", why);
 		warned = true;
 	} else {
 		ar_debug("%s: running without a cgroup", why);
