@@ -6,7 +6,25 @@
 # Commands and options come from the binary itself (`agentrun --help`,
 # `agentrun COMMAND --help`), so completion always matches the build;
 # container ids from `agentrun list -q`, sandboxes of `--overlay` from
-# ~/.local/share/agentrun/sandboxes.
+# ~/.local/share/agentrun/sandboxes, sandbox sessions from the state root's
+# .sandboxes/, profile names from ~/.config/agentrun/profiles and the
+# installed profiles (next to the binary: BINDIR/../share/agentrun/profiles).
+
+# _agentrun_profiles BIN: the profile names --profile NAME accepts.
+_agentrun_profiles()
+{
+	local d f exe
+	exe=$(command -v "$1" 2>/dev/null)
+	for d in "${XDG_CONFIG_HOME:-$HOME/.config}/agentrun/profiles" \
+		${exe:+"$(dirname "$exe")/../share/agentrun/profiles"} \
+		/usr/share/agentrun/profiles /usr/local/share/agentrun/profiles; do
+		for f in "$d"/*.json; do
+			[ -f "$f" ] || continue
+			f=${f##*/}
+			echo "${f%.json}"
+		done
+	done | sort -u
+}
 
 # _agentrun_help_opts BIN [COMMAND]: the options an --help lists, one per
 # line as "OPTION ARG" (ARG empty when it takes none).
@@ -96,6 +114,13 @@ _agentrun()
 			awk -v o="$prev" '$1 == o { print $2; exit }')
 		case $arg in
 		"") ;;
+		FILE\|NAME)
+			# a profile name, or a file
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -W "$(_agentrun_profiles "$bin")" -- "$cur"
+				compgen -f -- "$cur")
+			return
+			;;
 		DIR)
 			compopt -o filenames 2>/dev/null
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
@@ -130,8 +155,27 @@ _agentrun()
 		opts=$(ls "${XDG_DATA_HOME:-$HOME/.local/share}/agentrun/sandboxes" 2>/dev/null)
 		;;
 	sandbox)
-		mapfile -t COMPREPLY < <(compgen -c -- "$cur")
-		return
+		w=${COMP_WORDS[i + 1]}
+		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop ]]; then
+			# a running session's name
+			if [ -n "$root" ]; then
+				w=$root
+			elif ((EUID == 0)); then
+				w=/run/agentrun
+			elif [ -n "${XDG_RUNTIME_DIR:-}" ]; then
+				w=$XDG_RUNTIME_DIR/agentrun
+			else
+				w=/tmp/agentrun-$EUID
+			fi
+			opts=$(ls "$w/.sandboxes" 2>/dev/null)
+		elif ((COMP_CWORD == i + 1)); then
+			mapfile -t COMPREPLY < <(compgen -W "exec list stop" -- "$cur"
+				compgen -c -- "$cur")
+			return
+		else
+			mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+			return
+		fi
 		;;
 	*) opts= ;;
 	esac

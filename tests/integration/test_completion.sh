@@ -72,6 +72,30 @@ t_bash_options()
 	assert_eq "$got" bundle-dir "a directory for --bundle"
 }
 
+# --profile offers profile names (and files), never the words of its
+# FILE|NAME placeholder; sandbox offers its subcommands, exec and stop the
+# running sessions' names.
+t_bash_sandbox()
+{
+	local got cfg=$TEST_TMP/xdg-config
+	mkdir -p "$cfg/agentrun/profiles" "$TEST_TMP/sroot/.sandboxes/web1"
+	echo '{}' >"$cfg/agentrun/profiles/myagent.json"
+	got=$(XDG_CONFIG_HOME=$cfg bash_complete agentrun sandbox --profile '')
+	grep -qx myagent <<<"$got" || fail "no profile name myagent in: $got"
+	assert_not_contains "$got" FILE
+	assert_not_contains "$(grep -x NAME <<<"$got" || true)" NAME
+	got=$(XDG_CONFIG_HOME=$cfg bash_complete agentrun sandbox --profile mya)
+	assert_eq "$got" myagent
+	got=$(bash_complete agentrun sandbox ex)
+	grep -qx exec <<<"$got" || fail "no subcommand exec in: $got"
+	got=$(bash_complete agentrun sandbox li)
+	grep -qx list <<<"$got" || fail "no subcommand list in: $got"
+	got=$(bash_complete agentrun --root "$TEST_TMP/sroot" sandbox exec '')
+	assert_eq "$got" web1
+	got=$(bash_complete agentrun --root "$TEST_TMP/sroot" sandbox stop w)
+	assert_eq "$got" web1
+}
+
 t_bash_container_ids()
 {
 	require_root
@@ -128,11 +152,19 @@ t_zsh()
 	got=$(zsh_complete agentrun --log-format '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "text json "
 	got=$(zsh_complete agentrun sandbox '')
-	assert_eq "$got" COMMANDS
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop COMMANDS "
+	mkdir -p "$TEST_TMP/zcfg/agentrun/profiles" "$TEST_TMP/zroot/.sandboxes/web2"
+	echo '{}' >"$TEST_TMP/zcfg/agentrun/profiles/zagent.json"
+	got=$(XDG_CONFIG_HOME=$TEST_TMP/zcfg zsh_complete agentrun sandbox --profile '')
+	grep -qx zagent <<<"$got" || fail "no profile name zagent: $got"
+	grep -qx NAME <<<"$got" && fail "the placeholder NAME offered: $got"
+	got=$(zsh_complete agentrun --root "$TEST_TMP/zroot" sandbox exec '')
+	assert_eq "$got" web2
 }
 
 run_test "completion: bash completes commands" t_bash_commands
 run_test "completion: bash completes options and their values" t_bash_options
+run_test "completion: bash completes profile names and sandbox sessions" t_bash_sandbox
 run_test "completion: bash completes container ids" t_bash_container_ids
 run_test "completion: zsh completion parses and completes" t_zsh
 finish
