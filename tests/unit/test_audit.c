@@ -135,7 +135,7 @@ static void collect(char kind, const char *path, bool dir, void *data)
 	snprintf(out + l, 1024 - l, "%c %s%s\n", kind, path, dir ? "/" : "");
 }
 
-UNIT_TEST(scan_diff_added_modified_deleted_git_skipped)
+UNIT_TEST(scan_diff_added_modified_deleted_git_objects_skipped)
 {
 	char dir[] = "/tmp/ar-scan-XXXXXX";
 	struct sb_scan before, after;
@@ -152,8 +152,12 @@ UNIT_TEST(scan_diff_added_modified_deleted_git_skipped)
 	close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	snprintf(p, sizeof(p), "%s/.git", dir);
 	CHECK(mkdir(p, 0755) == 0);
+	snprintf(p, sizeof(p), "%s/.git/HEAD", dir);
+	close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	snprintf(p, sizeof(p), "%s/.git/objects", dir);
+	CHECK(mkdir(p, 0755) == 0);
 	sb_scan_take(dir, &before);
-	CHECK_INT_EQ((int)before.n, 3);
+	CHECK_INT_EQ((int)before.n, 5);
 
 	snprintf(p, sizeof(p), "%s/keep", dir);
 	fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -161,15 +165,18 @@ UNIT_TEST(scan_diff_added_modified_deleted_git_skipped)
 	close(fd);
 	snprintf(p, sizeof(p), "%s/gone", dir);
 	unlink(p);
+	/* .git is scanned (config, hooks, refs), its object store not */
 	snprintf(p, sizeof(p), "%s/.git/index", dir);
+	close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	snprintf(p, sizeof(p), "%s/.git/objects/ab", dir);
 	close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	snprintf(p, sizeof(p), "%s/new", dir);
 	CHECK(mkdir(p, 0755) == 0);
 	snprintf(p, sizeof(p), "%s/new/f", dir);
 	close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
 	sb_scan_take(dir, &after);
-	CHECK_INT_EQ((int)sb_scan_diff(&before, &after, collect, out), 4);
-	CHECK_STR_EQ(out, "D gone\nM keep\nA new/\nA new/f\n");
+	CHECK_INT_EQ((int)sb_scan_diff(&before, &after, collect, out), 5);
+	CHECK_STR_EQ(out, "A .git/index\nD gone\nM keep\nA new/\nA new/f\n");
 	sb_scan_free(&before);
 	sb_scan_free(&after);
 	snprintf(p, sizeof(p), "rm -rf '%s'", dir);
