@@ -141,6 +141,21 @@ int ar_overlay_lock(struct ar_overlay *ov, const char *what,
 	return 0;
 }
 
+static void write_pid(int fd)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) == 0)
+		(void)!pwrite(fd, pid, strlen(pid), 0);
+}
+
+void ar_overlay_lock_owner(const struct ar_overlay *ov)
+{
+	if (ov->lock_fd >= 0)
+		write_pid(ov->lock_fd);
+}
+
 pid_t ar_overlay_running(const struct ar_overlay *ov)
 {
 	_cleanup_close_ int fd = -1;
@@ -204,7 +219,7 @@ int ar_overlay_create(const char *name, const char *workspace,
 	_cleanup_free_ char *dir = NULL, *meta = NULL, *nm = NULL;
 	_cleanup_close_ int dfd = -1, sfd = -1;
 	struct stat st;
-	char pid[32], stamp[64];
+	char stamp[64];
 
 	memset(out, 0, sizeof(*out));
 	out->lock_fd = -1;
@@ -226,9 +241,7 @@ int ar_overlay_create(const char *name, const char *workspace,
 	out->workspace = ar_xstrdup(workspace);
 	if (ar_overlay_lock(out, "start", err) < 0)
 		return ar_error_wrap(err, "sandbox `%s`", nm);
-	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-	if (pwrite(out->lock_fd, pid, strlen(pid), 0) < 0)
-		return ar_error_set(err, errno, "sandbox `%s`: write lock", nm);
+	write_pid(out->lock_fd);
 	if (mkdir(out->upper, 0755) < 0 || mkdir(out->work, 0700) < 0)
 		return ar_error_set(err, errno, "create `%s/{upper,work}`",
 				    dir);
@@ -1736,6 +1749,9 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 	cc.out = cc.o->out ? cc.o->out : stdout;
 	if (ar_overlay_lock(ov, "commit", err) < 0)
 		return -1;
+	if (!ov->has_started)
+		ar_warn("sandbox `%s` has no start token (made by an older agentrun): host edits since it started are not detected as conflicts",
+			ov->name);
 	if (ar_overlay_changes(ov, &c, err) < 0)
 		return -1;
 	ar_overlay_pair_renames(ov, &c);

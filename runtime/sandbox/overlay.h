@@ -91,6 +91,9 @@ void ar_overlay_release(struct ar_overlay *ov);
  * runs). `what` names the refused action in the message. */
 int ar_overlay_lock(struct ar_overlay *ov, const char *what,
 		    struct ar_error *err);
+/* Write this process's pid into the lock held (a child that inherited
+ * it and outlives its parent); nothing without the lock. */
+void ar_overlay_lock_owner(const struct ar_overlay *ov);
 /* The pid holding the lock, 0 when none does. */
 pid_t ar_overlay_running(const struct ar_overlay *ov);
 

@@ -238,6 +238,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			}
 			goto out;
 		}
+		/* the monitor holds the --overlay lock now (inherited) */
+		ar_overlay_lock_owner(&ov);
 	}
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));

@@ -90,6 +90,25 @@ t_lock_while_running()
 	assert_status 0 ov discard lk
 }
 
+# --detach: the monitor process keeps the lock (and says so with its pid)
+# until `sandbox stop`.
+t_lock_detached()
+{
+	local pid
+	ov_setup "$1"
+	assert_status 0 sb_run --overlay --name dl --detach -- sh -c 'echo agent > existing.txt; exec sleep 874'
+	defer ov sandbox stop dl
+	wait_until 20 test -e "$SBD/dl/upper/existing.txt"
+	pid=$(cat "$SBD/dl/lock")
+	[ -d "/proc/$pid" ] || fail "the lock names pid $pid, which is gone"
+	assert_status 1 ov commit dl
+	assert_contains "$ERR" "sandbox \`dl\` is running (pid $pid)"
+	assert_eq "$(cat "$WS/existing.txt")" "old"
+	assert_status 0 ov sandbox stop dl
+	assert_status 0 ov commit dl
+	assert_eq "$(cat "$WS/existing.txt")" "agent"
+}
+
 # A process left with access to the upper layer (modelled by the same
 # user on the host, which is more than a sandbox process could have)
 # swaps a directory of the upper layer with a symlink to ~/.ssh in a
@@ -361,6 +380,7 @@ A  a4"
 
 for mode in user root; do
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
+	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
 	run_test "overlay ($mode): commit raced by a symlink swap never copies the secret" t_commit_race_symlink_swap $mode
 	run_test "overlay ($mode): symlinks, a directory replaced by a symlink, hardlinks" t_commit_links $mode
 	run_test "overlay ($mode): a host edit is a conflict and survives" t_conflict $mode
