@@ -231,6 +231,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.rootless = l->rootless,
 		.new_netns = l->plan.new_net,
 		.new_cgroupns = l->plan.new_cgroup,
+		.new_mntns = l->plan.new_mnt,
 		.console_path = NULL, /* bound by ar_terminal_setup */
 		.bundle = l->bundle,
 		.premade = l->premade_mounts,
@@ -289,7 +290,12 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 			if (ar_sync_send(sock, AR_SYNC_TTY, 0, err) < 0)
 				return -1;
 		}
-		if (ar_terminal_setup(sock, &p->console_size, err) < 0)
+		/* /dev/console is a bind: only in a mount namespace of
+		 * our own */
+		if ((l->plan.new_mnt ?
+			     ar_terminal_setup(sock, &p->console_size, err) :
+			     ar_terminal_setup_exec(sock, &p->console_size,
+						    err)) < 0)
 			return -1;
 		if (l->console_fd >= 0)
 			close(l->console_fd);

@@ -535,6 +535,8 @@ int ar_rootfs_setup(const struct oci_config *cfg,
 	struct ar_rootfs_ctx ctx = { .cfg = cfg, .opts = opts, .rootfd = -1 };
 	int r = -1;
 
+	if (!opts->new_mntns)
+		return ar_enter_root_inherited(cfg, opts, err);
 	if (ar_prepare_propagation(cfg, err) < 0)
 		return -1;
 	if (prepare_rootfs(&ctx, err) < 0)

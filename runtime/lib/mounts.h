@@ -21,6 +21,12 @@ struct ar_rootfs_opts {
 	bool new_netns; /* a new network namespace was created (sysfs
 			 * can be mounted; else rbind host /sys) */
 	bool new_cgroupns;
+	/* The runtime created the container's mount namespace. Else (none
+	 * in linux.namespaces, or one joined by path) nothing is mounted,
+	 * remounted, unmounted or pivoted: the root is entered with chroot
+	 * and mounts, devices, maskedPaths, readonlyPaths, root.readonly and
+	 * rootfsPropagation are not applied (a warning says so). */
+	bool new_mntns;
 	const char *console_path; /* pty slave to bind over /dev/console, or
 				   * NULL when process.terminal is false */
 	/* Added: */
@@ -116,6 +122,19 @@ struct ar_mount_flags {
 int ar_mount_parse_options(const struct oci_strv *options,
 			   struct ar_mount_flags *out, struct ar_error *err);
 void ar_mount_flags_free(struct ar_mount_flags *f);
+
+/* The namespace a linux.sysctl key is in: OCI_NS_NETWORK (net.*),
+ * OCI_NS_IPC (the System V IPC keys and fs.mqueue.*), OCI_NS_UTS
+ * (kernel.domainname, kernel.hostname); -1 when the key is not namespaced
+ * (a write changes the whole host). Keys may be dotted or slashed. Pure. */
+int ar_sysctl_namespace(const char *key);
+/* Refuse, naming the key, every linux.sysctl entry that is not namespaced,
+ * kernel.hostname (the hostname field sets it), and every namespaced key
+ * whose namespace is not the container's own (separate[type] false: not
+ * created by the runtime, nor joined by a path that is not the runtime's
+ * own). Called before anything is created. */
+int ar_sysctl_check(const struct oci_config *cfg,
+		    const bool separate[OCI_NS_NTYPES], struct ar_error *err);
 
 /* Host path of the root filesystem: root.path when absolute, else
  * bundle/root.path. Returns a malloc'd string. */

@@ -96,6 +96,10 @@ int ar_sysctl_apply(struct ar_rootfs_ctx *ctx, struct ar_error *err);
 /* pivot.c: make the rootfs "/" (pivot_root or MS_MOVE + chroot), cwd "/",
  * then apply linux.rootfsPropagation. */
 int ar_enter_root(struct ar_rootfs_ctx *ctx, struct ar_error *err);
+/* !opts->new_mntns: sysctls, then chroot into the rootfs; nothing else. */
+int ar_enter_root_inherited(const struct oci_config *cfg,
+			    const struct ar_rootfs_opts *opts,
+			    struct ar_error *err);
 /* pivot.c: propagation of "/" of the new mount namespace before anything
  * is mounted. */
 int ar_prepare_propagation(const struct oci_config *cfg, struct ar_error *err);

@@ -11,14 +11,63 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "mounts.h"
 #include "utils.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
 #endif
+
+/* The name of a namespace type under /proc/self/ns. */
+static const char *const proc_ns_name[OCI_NS_NTYPES] = {
+	[OCI_NS_PID] = "pid",	    [OCI_NS_NETWORK] = "net",
+	[OCI_NS_MOUNT] = "mnt",	    [OCI_NS_IPC] = "ipc",
+	[OCI_NS_UTS] = "uts",	    [OCI_NS_USER] = "user",
+	[OCI_NS_CGROUP] = "cgroup", [OCI_NS_TIME] = "time",
+};
+
+/* fd (a namespace opened by path) is the runtime's own namespace of type
+ * t. When /proc cannot tell, assume it is: nothing is written then. */
+static bool is_runtime_ns(int fd, enum oci_ns_type t)
+{
+	char path[32];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", proc_ns_name[t]);
+	if (fstat(fd, &a) < 0 || stat(path, &b) < 0)
+		return true;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static const char *ns_path(const struct oci_config *cfg, enum oci_ns_type t)
+{
+	const struct oci_namespace *ns = oci_config_find_ns(cfg, t);
+
+	return ns && ns->path ? ns->path : "";
+}
+
+/* Nothing is written into a namespace the container does not own. */
+static int plan_check(const struct oci_config *cfg,
+		      const struct ar_ns_plan *plan, struct ar_error *err)
+{
+	const char *file = cfg->filename ? cfg->filename : "config.json";
+
+	if ((cfg->hostname || cfg->domainname) && !plan->has_uts)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"%s: hostname/domainname need a private UTS namespace (add {\"type\": \"uts\"} to linux.namespaces)",
+			file);
+	if ((cfg->hostname || cfg->domainname) && !plan->separate[OCI_NS_UTS])
+		return ar_error_set_plain(
+			err, EINVAL,
+			"%s: hostname/domainname: the UTS namespace `%s` in linux.namespaces is the runtime's own (agentrun does not change a namespace it did not create)",
+			file, ns_path(cfg, OCI_NS_UTS));
+	return ar_sysctl_check(cfg, plan->separate, err);
+}
 
 int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 		    struct ar_error *err)
@@ -54,12 +103,17 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 				return -1;
 			}
 			plan->join_fd[ns->type] = fd;
+			plan->separate[ns->type] = !is_runtime_ns(fd, ns->type);
 			plan->slow = true;
 			if (ns->type == OCI_NS_PID || ns->type == OCI_NS_TIME)
 				plan->fork_again = true;
 			continue;
 		}
+		plan->separate[ns->type] = true;
 		switch (ns->type) {
+		case OCI_NS_MOUNT:
+			plan->new_mnt = true;
+			break;
 		case OCI_NS_USER:
 			plan->new_user = true;
 			break;
@@ -96,6 +150,10 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 				      ~(unsigned long)CLONE_NEWUSER;
 		if (plan->unshare_flags & (CLONE_NEWPID | CLONE_NEWTIME))
 			plan->fork_again = true;
+	}
+	if (plan_check(cfg, plan, err) < 0) {
+		ar_ns_plan_release(plan);
+		return -1;
 	}
 	return 0;
 }
@@ -211,10 +269,10 @@ int ar_ns_unshare_cgroup(const struct ar_ns_plan *plan, struct ar_error *err)
 int ar_ns_set_hostname(const struct oci_config *cfg,
 		       const struct ar_ns_plan *plan, struct ar_error *err)
 {
-	if ((cfg->hostname || cfg->domainname) && !plan->has_uts)
+	if ((cfg->hostname || cfg->domainname) && !plan->separate[OCI_NS_UTS])
 		return ar_error_set_plain(
 			err, EINVAL,
-			"hostname/domainname need a private UTS namespace (add {\"type\": \"uts\"} to linux.namespaces)");
+			"hostname/domainname need a UTS namespace of the container's own");
 	if (cfg->hostname &&
 	    sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
 		return ar_error_set(err, errno, "hostname: set `%s`",

@@ -35,6 +35,13 @@ struct ar_ns_plan {
 	bool fork_again; /* pid or time namespace: one more fork */
 	bool time_offsets;
 	bool has_uts; /* new or joined: hostname may be set */
+	bool new_mnt; /* a mount namespace this runtime creates: the only
+		       * kind it mounts in, pivots or unmounts */
+	/* Per type: created by this runtime, or joined by a path that is not
+	 * the runtime's own namespace (somebody made it for the container,
+	 * as podman does for its network namespaces). Hostname and sysctls
+	 * are only written in such a namespace. */
+	bool separate[OCI_NS_NTYPES];
 	bool new_net;
 	bool new_cgroup; /* unshared by the container process after GO
 			  * (never in clone_flags/unshare_flags) */
@@ -44,7 +51,9 @@ struct ar_ns_plan {
 
 /* Build the plan; opens the namespaces to join (O_CLOEXEC) so a bad path
  * is reported before anything is created:
- *   "linux.namespaces: open network namespace `/run/netns/x`: ..." */
+ *   "linux.namespaces: open network namespace `/run/netns/x`: ..."
+ * and refuses what would change a namespace the container does not own
+ * (hostname, domainname, linux.sysctl; see ar_sysctl_check). */
 int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 		    struct ar_error *err);
 void ar_ns_plan_release(struct ar_ns_plan *plan);
@@ -69,7 +78,8 @@ int ar_ns_write_time_offsets(const struct oci_config *cfg,
 /* After GO (the process is in its cgroup): the new cgroup namespace. */
 int ar_ns_unshare_cgroup(const struct ar_ns_plan *plan, struct ar_error *err);
 
-/* sethostname/setdomainname in the container's UTS namespace. */
+/* sethostname/setdomainname in the container's UTS namespace (only when
+ * plan->separate[OCI_NS_UTS]). */
 int ar_ns_set_hostname(const struct oci_config *cfg,
 		       const struct ar_ns_plan *plan, struct ar_error *err);
 

@@ -54,6 +54,74 @@ int ar_sysctl_key_to_path(const char *key, char **out, struct ar_error *err)
 	return 0;
 }
 
+int ar_sysctl_namespace(const char *key)
+{
+	static const char *const ipc[] = {
+		"kernel.msgmax", "kernel.msgmnb",	   "kernel.msgmni",
+		"kernel.sem",	 "kernel.shmall",	   "kernel.shmmax",
+		"kernel.shmmni", "kernel.shm_rmid_forced",
+	};
+	_cleanup_free_ char *k = ar_xstrdup(key);
+
+	/* "net/ipv4/conf/eth0.100/forwarding": the dots are part of a name */
+	if (strchr(k, '/'))
+		for (char *c = k; *c; c++)
+			if (*c == '/')
+				*c = '.';
+	if (strncmp(k, "net.", 4) == 0)
+		return OCI_NS_NETWORK;
+	if (strncmp(k, "fs.mqueue.", 10) == 0)
+		return OCI_NS_IPC;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(ipc); i++)
+		if (strcmp(k, ipc[i]) == 0)
+			return OCI_NS_IPC;
+	if (strcmp(k, "kernel.domainname") == 0 ||
+	    strcmp(k, "kernel.hostname") == 0)
+		return OCI_NS_UTS;
+	return -1;
+}
+
+int ar_sysctl_check(const struct oci_config *cfg,
+		    const bool separate[OCI_NS_NTYPES], struct ar_error *err)
+{
+	const struct oci_kv_list *l = &cfg->linux_.sysctl;
+	const char *file = cfg->filename ? cfg->filename : "config.json";
+
+	for (size_t i = 0; i < l->n; i++) {
+		const char *key = l->items[i].key;
+		int t = ar_sysctl_namespace(key);
+		const struct oci_namespace *ns;
+
+		if (t < 0)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"%s: linux.sysctl \"%s\": not namespaced: it would change the host's value (only net.*, the IPC keys, fs.mqueue.* and kernel.domainname are accepted)",
+				file, key);
+		if (strchr(key, '/') ? strcmp(key, "kernel/hostname") == 0 :
+				       strcmp(key, "kernel.hostname") == 0)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"%s: linux.sysctl \"%s\": conflicts with the hostname field (set the hostname there)",
+				file, key);
+		if (separate[t])
+			continue;
+		ns = oci_config_find_ns(cfg, (enum oci_ns_type)t);
+		if (ns && ns->path)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"%s: linux.sysctl \"%s\": the %s namespace `%s` in linux.namespaces is the runtime's own (agentrun does not change a namespace it did not create)",
+				file, key,
+				oci_ns_type_name((enum oci_ns_type)t),
+				ns->path);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"%s: linux.sysctl \"%s\": needs its own %s namespace (add {\"type\": \"%s\"} to linux.namespaces)",
+			file, key, oci_ns_type_name((enum oci_ns_type)t),
+			oci_ns_type_name((enum oci_ns_type)t));
+	}
+	return 0;
+}
+
 int ar_sysctl_apply(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 {
 	const struct oci_kv_list *l = &ctx->cfg->linux_.sysctl;
