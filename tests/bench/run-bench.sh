@@ -35,10 +35,25 @@
 #                     or hybrid (off by default: runc cannot disable cgroups
 #                     and would create cgroups in the v1 hierarchies)
 #   BENCH_ONLY        regular expression: only figures whose name matches
+#   CRUN=/path        a second crun (e.g. a newer build) measured beside the
+#                     installed one, as runtime "crun2"
+#   BENCH_CGNS        auto (default), 0 or 1: as root on a host whose cgroups
+#                     are hybrid, run the host runtime figures inside
+#                     tests/bench/in-cgroup-ns.sh (a private mount + cgroup
+#                     namespace on a fresh cgroup2 mount of an empty child of
+#                     the v2 tree), where crun and runc run
+#   VALGRIND          valgrind for the instruction counts (default: valgrind
+#                     in PATH); it must know open_tree, move_mount,
+#                     mount_setattr and openat2 (3.19 does not: those
+#                     figures then say so and are skipped)
+#   BENCH_IR=0        skip the instruction counts
+#   BENCH_SCALE_REPS  repetitions per scaling figure (default 10; 0 skips)
+#   BENCH_SCALE_N     sizes of the scaling figures (default "10 100 1000")
 #   CC                compiler for the timer helper (default cc)
 #
 # Internal: `run-bench.sh --inner vm` is what runs inside the VM,
-# `--inner host-user` the pass as the test user.
+# `--inner host-user` the pass as the test user, `--inner host-ns` the host
+# pass inside in-cgroup-ns.sh.
 
 set -u -o pipefail
 
@@ -148,6 +163,8 @@ rt_argv()
 		RT=("$AGENTRUN" --root "$STATE/agentrun" --cgroup-manager=disabled) ;;
 	crun)
 		RT=(crun --root "$STATE/crun" --cgroup-manager=disabled) ;;
+	crun2)
+		RT=("$CRUN" --root "$STATE/crun2" --cgroup-manager=disabled) ;;
 	runc)
 		RT=(runc --root "$STATE/runc") ;;
 	*) fail "unknown runtime $1" ;;
@@ -158,7 +175,7 @@ rt_argv()
 delete_leftovers()
 {
 	local rt d
-	for rt in agentrun crun runc; do
+	for rt in agentrun crun crun2 runc; do
 		[ -d "$STATE/$rt" ] || continue
 		rt_argv "$rt"
 		for d in "$STATE/$rt"/*/; do
@@ -247,7 +264,15 @@ cgroup_v2_only()
 probe()
 {
 	local rt=$1 err=$W/probe.$1.err
-	if [ "$rt" != agentrun ] && ! command -v "$rt" >/dev/null 2>&1; then
+	if [ "$rt" = crun2 ]; then
+		if [ -z "${CRUN:-}" ]; then
+			SKIPPED[$rt]="CRUN not set"
+			return 1
+		elif [ ! -x "$CRUN" ]; then
+			SKIPPED[$rt]="CRUN=$CRUN is not executable"
+			return 1
+		fi
+	elif [ "$rt" != agentrun ] && ! command -v "$rt" >/dev/null 2>&1; then
 		SKIPPED[$rt]="not installed"
 		return 1
 	fi
@@ -269,16 +294,20 @@ select_runtimes()
 {
 	local rt
 	RUNTIMES=()
-	for rt in agentrun crun runc; do
+	for rt in agentrun crun crun2 runc; do
 		if probe "$rt"; then
 			RUNTIMES+=("$rt")
 		fi
 	done
 	[ "${RUNTIMES[0]:-}" = agentrun ] ||
 		fail "agentrun itself does not run here: $(first_error "$W/probe.agentrun.err")"
-	for rt in crun runc; do
+	for rt in crun crun2 runc; do
+		[ "$rt" = crun2 ] && [ -z "${CRUN:-}" ] && continue
 		[ -n "${SKIPPED[$rt]:-}" ] && note "$WHERE: $rt skipped: ${SKIPPED[$rt]}"
 	done
+	if [[ " ${RUNTIMES[*]} " == *" crun2 "* ]]; then
+		note "$WHERE: crun2 = $CRUN ($("$CRUN" --version | head -n1))"
+	fi
 	if [[ " ${RUNTIMES[*]} " == *" runc "* ]]; then
 		note "$WHERE: runc runs with cgroups (it cannot disable them); agentrun and crun run with --cgroup-manager=disabled"
 	fi
@@ -633,6 +662,229 @@ sandbox_pass()
 	RUNTIMES=("${saved[@]}")
 }
 
+
+# --- instruction counts ---------------------------------------------------------
+
+# valgrind_cmd: VG=(valgrind ...) or return 1 when there is none.
+valgrind_cmd()
+{
+	local vg=${VALGRIND:-$(command -v valgrind 2>/dev/null)}
+	[ -n "$vg" ] && [ -x "$vg" ] || return 1
+	VG=("$vg" --tool=callgrind --trace-children=yes
+		--trace-children-skip='*true')
+	return 0
+}
+
+# ir_of DIR: the total Ir of every callgrind output file in DIR (one per
+# process: the runtime, its re-exec, the container process before its
+# execve, helpers it forks).
+ir_of()
+{
+	awk '/^summary:/ { s += $2; n++ } END { if (n) print s; else print "nan" }' \
+		"$1"/cg.* 2>/dev/null || echo nan
+}
+
+# ir_run RUNTIME BUNDLE TAG: one `run` of BUNDLE by RUNTIME under callgrind;
+# prints the total Ir, or "nan" (the reason in $RES/ir.TAG.RUNTIME/log).
+ir_run()
+{
+	local rt=$1 bundle=$2 tag=$3 d=$RES/ir.$3.$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	rt_argv "$rt"
+	if ! "${VG[@]}" --callgrind-out-file="$d/cg.%p" --log-file="$d/vg.%p" \
+		"${RT[@]}" run --bundle "$bundle" "ir-$tag" \
+		</dev/null >"$d/out" 2>"$d/log"; then
+		cat "$d"/vg.* >>"$d/log" 2>/dev/null
+		echo nan
+		return 1
+	fi
+	ir_of "$d"
+}
+
+# ir_why TAG RUNTIME: why valgrind could not run it
+ir_why()
+{
+	local log=$RES/ir.$1.$2/log n
+	n=$(grep -ho 'unhandled amd64-linux syscall: [0-9]*' "$RES/ir.$1.$2"/vg.* 2>/dev/null |
+		awk '{ print $NF }' | sort -un | tr '\n' ' ')
+	if [ -n "$n" ]; then
+		echo "$(basename "${VG[0]}") does not know syscalls $n(valgrind 3.19 lacks open_tree/move_mount/mount_setattr/openat2; set VALGRIND to a newer or patched one)"
+	else
+		first_error "$log"
+	fi
+}
+
+# ir_runtimes: IRT=(the runtimes counted under callgrind): not runc (a
+# multi-threaded Go program: slow under valgrind and not the reference).
+ir_runtimes()
+{
+	local rt
+	IRT=()
+	for rt in "${RUNTIMES[@]}"; do
+		[ "$rt" = runc ] || IRT+=("$rt")
+	done
+}
+
+# fig_ir: instructions (callgrind Ir, user space, every process of the
+# runtime) of one `run` of /bin/true; exact and repeatable on a noisy host.
+fig_ir()
+{
+	local fig=ir_$WHERE_ID rt ir line ref="" why=""
+	local -A I=()
+	want "$fig" || return 0
+	[ "${BENCH_IR:-1}" != 0 ] || return 0
+	if ! valgrind_cmd; then
+		note "$fig: valgrind is not installed: instruction counts skipped"
+		return 0
+	fi
+	line="name=$fig where=$WHERE_ID"
+	ir_runtimes
+	for rt in "${IRT[@]}"; do
+		# One run first, so caches and mount points are as in steady state.
+		rt_argv "$rt"
+		"${RT[@]}" run --bundle "$W/b-noseccomp" "ir-warm" </dev/null \
+			>/dev/null 2>&1
+		ir=$(ir_run "$rt" "$W/b-noseccomp" run)
+		if [ "$ir" = nan ]; then
+			why=$(ir_why run "$rt")
+			note "$fig: $rt under callgrind failed: $why"
+			continue
+		fi
+		I[$rt]=$ir
+		emit_row "instructions, run" "$WHERE" "$rt" \
+			"$(awk -v x="$ir" 'BEGIN { printf "%.3f\n", x / 1e6 }')" "" "" \
+			"$(ratio "${I[agentrun]:-nan}" "$ir")" "1/1" \
+			"M instr (callgrind Ir, all processes, user space)"
+		line+=" ${rt}_ir=$ir"
+	done
+	for rt in "${IRT[@]}"; do
+		[ "$rt" = agentrun ] && continue
+		[ -n "${I[$rt]:-}" ] && [ -n "${I[agentrun]:-}" ] || continue
+		line+=" ratio_$rt=$(ratio "${I[agentrun]}" "${I[$rt]}")"
+		[ -z "$ref" ] && ref=$rt
+	done
+	[ -n "$ref" ] && line+=" ratio=$(ratio "${I[agentrun]}" "${I[$ref]}") ref=$ref"
+	emit_bench "$line"
+}
+
+# --- scaling -------------------------------------------------------------------
+
+SCALE_N=${BENCH_SCALE_N:-10 100 1000}
+SCALE_REPS=${BENCH_SCALE_REPS:-10}
+
+# make_scale_bundles: $W/s-mounts-N (N read-only bind mounts of one host
+# directory onto /mnt/mI, mount points made in the rootfs beforehand) and
+# $W/s-seccomp-N (N seccomp rules: default allow, ERRNO for one of ten
+# syscalls when its first argument equals 100000+I: nothing the runtime or
+# `true` does) for N in $SCALE_N, from the no-seccomp bundle.
+make_scale_bundles()
+{
+	local n i max=0 arches
+	mkdir -p "$W/scale-src"
+	echo x >"$W/scale-src/file"
+	for n in $SCALE_N; do
+		[ "$n" -gt "$max" ] && max=$n
+	done
+	for ((i = 0; i < max; i++)); do
+		mkdir -p "$W/rootfs/mnt/m$i"
+	done
+	arches=$(jq -c '.linux.seccomp.architectures // ["SCMP_ARCH_X86_64"]' \
+		"$W/b-seccomp/config.json")
+	for n in $SCALE_N; do
+		mkdir -p "$W/s-mounts-$n" "$W/s-seccomp-$n"
+		jq --arg src "$W/scale-src" --argjson n "$n" '
+			.mounts += [range(0; $n) | {destination: "/mnt/m\(.)",
+				type: "bind", source: $src,
+				options: ["rbind", "ro", "nosuid", "nodev"]}]
+			' "$W/b-noseccomp/config.json" >"$W/s-mounts-$n/config.json" ||
+			fail "jq: scaling bundle"
+		jq --argjson n "$n" --argjson arches "$arches" '
+			.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+				architectures: $arches,
+				syscalls: [range(0; $n) as $i | {
+					names: [["personality", "ioctl", "fcntl",
+						"prctl", "kill", "tkill", "getpriority",
+						"setpriority", "flock", "fchmod"][$i % 10]],
+					action: "SCMP_ACT_ERRNO", errnoRet: 1,
+					args: [{index: 0, value: (100000 + $i),
+						op: "SCMP_CMP_EQ"}]}]}
+			' "$W/b-noseccomp/config.json" >"$W/s-seccomp-$n/config.json" ||
+			fail "jq: scaling bundle"
+	done
+}
+
+# growth A B C: per-item cost from the 2nd to the 3rd size divided by that
+# from the 1st to the 2nd (sizes n1 n2 n3): ~1 linear, > 1 worse.
+growth()
+{
+	awk -v a="$1" -v b="$2" -v c="$3" -v n1="$4" -v n2="$5" -v n3="$6" 'BEGIN {
+		if (a == "nan" || b == "nan" || c == "nan") { print "nan"; exit }
+		s1 = (b - a) / (n2 - n1); s2 = (c - b) / (n3 - n2)
+		if (s1 <= 0) { print "nan"; exit }
+		printf "%.2f\n", s2 / s1 }'
+}
+
+# fig_scale KIND: `run` of the KIND bundles (mounts, seccomp) for every
+# size, interleaved; wall/CPU rows per size, then the instructions per size
+# and the per-item growth of each runtime.
+fig_scale()
+{
+	local kind=$1 fig n i rt line ir have_vg=0 sizes=() per
+	local -A IR=()
+	fig=scale_${kind}_$WHERE_ID
+	want "$fig" || return 0
+	[ "$SCALE_REPS" -gt 0 ] || return 0
+	read -r -a sizes <<<"$SCALE_N"
+	for n in "${sizes[@]}"; do
+		for rt in "${RUNTIMES[@]}"; do
+			# Untimed first run: mount points, agentrun's compiled-filter
+			# cache (steady state, as for every run after the first).
+			rt_argv "$rt"
+			"${RT[@]}" run --bundle "$W/s-$kind-$n" "warm-$n" </dev/null \
+				>/dev/null 2>"$RES/${fig}_$n.$rt.err" ||
+				note "$fig: $rt: $n $kind: $(first_error "$RES/${fig}_$n.$rt.err")"
+		done
+		for ((i = 0; i < SCALE_REPS; i++)); do
+			for rt in "${RUNTIMES[@]}"; do
+				rt_argv "$rt"
+				"$BENCHTIME" -e "$RES/${fig}_$n.$rt.err" -- "${RT[@]}" \
+					run --bundle "$W/s-$kind-$n" "s$i" \
+					>>"$RES/${fig}_$n.$rt"
+			done
+		done
+		report_times "${fig}_$n" "run, $n $kind"
+	done
+	[ "${BENCH_IR:-1}" != 0 ] && valgrind_cmd && have_vg=1
+	[ "$have_vg" = 1 ] || return 0
+	line="name=${fig}_ir where=$WHERE_ID sizes=$(echo "${sizes[@]}" | tr ' ' ,)"
+	ir_runtimes
+	for rt in "${IRT[@]}"; do
+		per=()
+		for n in "${sizes[@]}"; do
+			ir=$(ir_run "$rt" "$W/s-$kind-$n" "$kind$n")
+			if [ "$ir" = nan ]; then
+				note "$fig: $rt under callgrind failed: $(ir_why "$kind$n" "$rt")"
+				continue 2
+			fi
+			IR[$rt.$n]=$ir
+			per+=("$ir")
+			emit_row "instr, $n $kind" "$WHERE" "$rt" \
+				"$(awk -v x="$ir" 'BEGIN { if (x == "nan") print x; else printf "%.3f\n", x / 1e6 }')" \
+				"" "" "$(ratio "${IR[agentrun.$n]:-nan}" "$ir")" "" \
+				"M instr (callgrind Ir)"
+		done
+		line+=" ${rt}_ir=$(echo "${per[@]}" | tr ' ' ,)"
+		if [ "${#sizes[@]}" = 3 ]; then
+			line+=" ${rt}_growth=$(growth "${per[@]}" "${sizes[@]}")"
+			note "$fig: $rt: instructions per added item $(awk -v a="${per[0]}" -v b="${per[1]}" -v c="${per[2]}" -v n1="${sizes[0]}" -v n2="${sizes[1]}" -v n3="${sizes[2]}" 'BEGIN {
+				if (a == "nan" || b == "nan" || c == "nan") { print "n/a"; exit }
+				printf "%d (%s->%s), %d (%s->%s)\n", (b - a) / (n2 - n1), n1, n2, (c - b) / (n3 - n2), n2, n3 }'); growth $(growth "${per[@]}" "${sizes[@]}") (1 = linear)"
+		fi
+	done
+	emit_bench "$line"
+}
+
 # --- passes ----------------------------------------------------------------------
 
 # run_pass: every figure, for the runtimes that run here.
@@ -646,6 +898,12 @@ run_pass()
 	fig_throughput "$SEQ" 1
 	fig_throughput "$SEQ" 2
 	fig_rss
+	fig_ir
+	if [ "${SCALE_HERE:-0}" = 1 ]; then
+		make_scale_bundles
+		fig_scale mounts
+		fig_scale seccomp
+	fi
 }
 
 print_header()
@@ -653,7 +911,9 @@ print_header()
 	note "agentrun bench: $WHERE, $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	note "agentrun: $AGENTRUN ($("$AGENTRUN" --version 2>/dev/null | head -n1))"
 	command -v crun >/dev/null && note "crun: $(crun --version | head -n1)"
+	[ -n "${CRUN:-}" ] && [ -x "$CRUN" ] && note "crun2: $CRUN: $("$CRUN" --version | head -n1)"
 	command -v runc >/dev/null && note "runc: $(runc --version | head -n1)"
+	valgrind_cmd && note "valgrind: ${VG[0]} ($("${VG[0]}" --version 2>/dev/null))"
 	command -v bwrap >/dev/null && note "bwrap: $(bwrap --version | head -n1)"
 	note "repetitions: $REPS (interleaved; median and min of wall time, median CPU time user+sys)"
 	emit_header
@@ -723,7 +983,8 @@ host_user_pass()
 	[ "${BENCH_HOST_USER:-1}" != 0 ] || return 0
 	local f any=
 	for f in run_host_user_noseccomp run_host_user_seccomp csd_host_user \
-		exec_host_user seq_host_user par2_host_user rss_host_user; do
+		exec_host_user seq_host_user par2_host_user rss_host_user \
+		ir_host_user; do
 		want "$f" && any=1
 	done
 	[ -n "$any" ] || return 0
@@ -736,8 +997,36 @@ host_user_pass()
 	note "host user pass as $TEST_USER"
 	sub_pass host-user as_test_user env BENCH_REPS="$REPS" \
 		BENCH_SEQ="$SEQ" BENCH_RSS_REPS="$RSS_REPS" BENCH_ONLY="$ONLY" \
-		BENCHTIME="$BENCHTIME" CC="${CC:-cc}" \
+		BENCHTIME="$BENCHTIME" CC="${CC:-cc}" CRUN="${CRUN:-}" \
+		VALGRIND="${VALGRIND:-}" BENCH_IR="${BENCH_IR:-1}" \
 		bash "$BENCH_DIR/run-bench.sh" --inner host-user
+}
+
+# use_cgns: as root on a host whose cgroups are hybrid, the host runtime
+# figures run inside in-cgroup-ns.sh (crun refuses hybrid cgroups; runc
+# would create cgroups in the v1 hierarchies).
+use_cgns()
+{
+	[ "$EUID_NOW" = 0 ] || return 1
+	case ${BENCH_CGNS:-auto} in
+	0) return 1 ;;
+	1) return 0 ;;
+	esac
+	! cgroup_v2_only &&
+		[ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]
+}
+
+# The host figures as root (and, from here, as the test user), inside the
+# namespace of in-cgroup-ns.sh.
+inner_host_ns()
+{
+	WHERE="host root"
+	WHERE_ID=host_root
+	make_bundles 0
+	print_header
+	note "in a private mount + cgroup namespace on a fresh cgroup2 mount of an empty child of the host's v2 tree (tests/bench/in-cgroup-ns.sh): $(grep '^0::' /proc/self/cgroup)"
+	SCALE_HERE=1 run_pass
+	host_user_pass
 }
 
 inner_host_user()
@@ -768,6 +1057,7 @@ main()
 		case $INNER in
 		vm) inner_vm ;;
 		host-user) inner_host_user ;;
+		host-ns) inner_host_ns ;;
 		*) fail "unknown inner pass $INNER" ;;
 		esac
 		return 0
@@ -781,10 +1071,19 @@ main()
 		WHERE="host user"
 		WHERE_ID=host_user
 	fi
-	make_bundles "$([ "$EUID_NOW" = 0 ] && echo 0 || echo 1)"
-	print_header
-	run_pass
-	host_user_pass
+	if use_cgns; then
+		note "host: cgroups are hybrid: the runtime figures run inside tests/bench/in-cgroup-ns.sh (BENCH_CGNS=0: not)"
+		export BENCHTIME
+		sub_pass host-ns bash "$BENCH_DIR/in-cgroup-ns.sh" \
+			bash "$BENCH_DIR/run-bench.sh" --inner host-ns
+		WHERE="host root"
+		WHERE_ID=host_root
+	else
+		make_bundles "$([ "$EUID_NOW" = 0 ] && echo 0 || echo 1)"
+		print_header
+		SCALE_HERE=1 run_pass
+		host_user_pass
+	fi
 	fig_sandbox
 	fig_egress
 
