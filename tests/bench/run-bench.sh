@@ -43,9 +43,12 @@
 #                     namespace on a fresh cgroup2 mount of an empty child of
 #                     the v2 tree), where crun and runc run
 #   VALGRIND          valgrind for the instruction counts (default: valgrind
-#                     in PATH); it must know open_tree, move_mount,
-#                     mount_setattr and openat2 (3.19 does not: those
-#                     figures then say so and are skipped)
+#                     in PATH). It must know open_tree, move_mount,
+#                     mount_setattr and openat2 and follow an exec of an
+#                     fd: valgrind 3.24 with
+#                     tests/bench/valgrind-container-syscalls.patch (see
+#                     its header); otherwise the rows say why they are
+#                     missing
 #   BENCH_IR=0        skip the instruction counts
 #   BENCH_SCALE_REPS  repetitions per scaling figure (default 10; 0 skips)
 #   BENCH_SCALE_N     sizes of the scaling figures (default "10 100 1000")
@@ -671,7 +674,8 @@ valgrind_cmd()
 	local vg=${VALGRIND:-$(command -v valgrind 2>/dev/null)}
 	[ -n "$vg" ] && [ -x "$vg" ] || return 1
 	VG=("$vg" --tool=callgrind --trace-children=yes
-		--trace-children-skip='*true')
+		--trace-children-skip='*true' --dump-before='execve*'
+		--dump-before=fexecve --dump-before=syscall)
 	return 0
 }
 
@@ -686,30 +690,51 @@ ir_of()
 
 # ir_run RUNTIME BUNDLE TAG: one `run` of BUNDLE by RUNTIME under callgrind;
 # prints the total Ir, or "nan" (the reason in $RES/ir.TAG.RUNTIME/log).
+#
+# Every process is counted: --trace-children=yes follows the runtime's
+# re-exec (both runtimes re-execute themselves as root to protect their
+# binary, CVE-2019-5736); callgrind writes a process's counts only when it
+# exits, so --dump-before=execve* (and syscall, which agentrun's re-exec
+# goes through) writes them before each exec too; the container process
+# writes its files after pivot_root, so the bundle gets one more bind
+# mount: the output directory onto the same path inside. The config's
+# rlimits are dropped (valgrind emulates RLIMIT_NOFILE with a lower hard
+# limit). Both runtimes run the same bundle. Three tries: under valgrind a
+# rootless start sometimes loses the race for the child's uid_map.
 ir_run()
 {
-	local rt=$1 bundle=$2 tag=$3 d=$RES/ir.$3.$1
+	local rt=$1 tag=$3 d=$RES/ir.$3.$1 try
 	rm -rf "$d"
-	mkdir -p "$d"
+	mkdir -p "$d/cg" "$d/b"
+	chmod 0777 "$d/cg"
+	jq --arg d "$d/cg" 'del(.process.rlimits)
+		| .mounts += [{destination: $d, type: "bind", source: $d,
+			options: ["rbind", "rw"]}]' \
+		"$2/config.json" >"$d/b/config.json" || fail "jq: $d"
 	rt_argv "$rt"
-	if ! "${VG[@]}" --callgrind-out-file="$d/cg.%p" --log-file="$d/vg.%p" \
-		"${RT[@]}" run --bundle "$bundle" "ir-$tag" \
-		</dev/null >"$d/out" 2>"$d/log"; then
-		cat "$d"/vg.* >>"$d/log" 2>/dev/null
-		echo nan
-		return 1
-	fi
-	ir_of "$d"
+	for try in 1 2 3; do
+		rm -f "$d/cg"/* "$d"/vg.*
+		if "${VG[@]}" --callgrind-out-file="$d/cg/cg.%p.%u" \
+			--log-file="$d/vg.%p" "${RT[@]}" run --bundle "$d/b" \
+			"ir-$tag-$try" </dev/null >"$d/out" 2>"$d/log"; then
+			ir_of "$d/cg"
+			return 0
+		fi
+	done
+	echo nan
+	return 1
 }
 
 # ir_why TAG RUNTIME: why valgrind could not run it
 ir_why()
 {
 	local log=$RES/ir.$1.$2/log n
-	n=$(grep -ho 'unhandled amd64-linux syscall: [0-9]*' "$RES/ir.$1.$2"/vg.* 2>/dev/null |
+	n=$(grep -ho 'unhandled amd64-linux syscall: [0-9]*' "$RES/ir.$1.$2"/vg* 2>/dev/null |
 		awk '{ print $NF }' | sort -un | tr '\n' ' ')
 	if [ -n "$n" ]; then
-		echo "$(basename "${VG[0]}") does not know syscalls $n(valgrind 3.19 lacks open_tree/move_mount/mount_setattr/openat2; set VALGRIND to a newer or patched one)"
+		echo "$(basename "${VG[0]}") does not know syscalls $n(set VALGRIND to one with tests/bench/valgrind-container-syscalls.patch)"
+	elif grep -q "%u" "$RES/ir.$1.$2"/vg* "$log" 2>/dev/null; then
+		echo "$(basename "${VG[0]}") has no %u in --callgrind-out-file (set VALGRIND to one with tests/bench/valgrind-container-syscalls.patch)"
 	else
 		first_error "$log"
 	fi
