@@ -45,10 +45,8 @@
 #   VALGRIND          valgrind for the instruction counts (default: valgrind
 #                     in PATH). It must know open_tree, move_mount,
 #                     mount_setattr and openat2 and follow an exec of an
-#                     fd: valgrind 3.24 with
-#                     tests/bench/valgrind-container-syscalls.patch (see
-#                     its header); otherwise the rows say why they are
-#                     missing
+#                     fd (docs/performance.md: no packaged valgrind
+#                     does); otherwise the rows say why they are missing
 #   BENCH_IR=0        skip the instruction counts
 #   BENCH_SCALE_REPS  repetitions per scaling figure (default 10; 0 skips)
 #   BENCH_SCALE_N     sizes of the scaling figures (default "10 100 1000")
@@ -732,9 +730,9 @@ ir_why()
 	n=$(grep -ho 'unhandled amd64-linux syscall: [0-9]*' "$RES/ir.$1.$2"/vg* 2>/dev/null |
 		awk '{ print $NF }' | sort -un | tr '\n' ' ')
 	if [ -n "$n" ]; then
-		echo "$(basename "${VG[0]}") does not know syscalls $n(set VALGRIND to one with tests/bench/valgrind-container-syscalls.patch)"
+		echo "$(basename "${VG[0]}") does not know syscalls $n(set VALGRIND to one that does: docs/performance.md)"
 	elif grep -q "%u" "$RES/ir.$1.$2"/vg* "$log" 2>/dev/null; then
-		echo "$(basename "${VG[0]}") has no %u in --callgrind-out-file (set VALGRIND to one with tests/bench/valgrind-container-syscalls.patch)"
+		echo "$(basename "${VG[0]}") has no %u in --callgrind-out-file (set VALGRIND to one that does: docs/performance.md)"
 	else
 		first_error "$log"
 	fi
