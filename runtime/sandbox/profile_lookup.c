@@ -6,7 +6,7 @@
  * a path and is used as it is. Any other value is a profile name, looked up
  * as NAME.json in, first to last:
  *   $XDG_CONFIG_HOME/agentrun/profiles  (default ~/.config/agentrun/profiles)
- *   the installed profiles, $(pkgdatadir)/profiles (claude, codex, aider)
+ *   the installed profiles, $(pkgdatadir)/profiles (claude, codex, gemini, opencode, aider)
  * so a user's own profile of the same name wins over the shipped one.
  */
 #include "config.h"

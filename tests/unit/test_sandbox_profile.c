@@ -92,9 +92,10 @@ UNIT_TEST(errors_name_the_path)
 
 UNIT_TEST(contrib_profiles_parse)
 {
-	static const char *const names[] = { "claude", "codex", "aider" };
+	static const char *const names[] = { "claude", "codex", "aider",
+					     "gemini", "opencode" };
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct ar_error err = AR_ERROR_INIT;
 		struct oci_profile *p = NULL;
 		char path[512];
