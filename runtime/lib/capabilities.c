@@ -322,10 +322,20 @@ static int set_ambient(uint64_t mask, int last, struct ar_error *err)
 	for (int i = 0; i <= last; i++) {
 		if (!(mask & (UINT64_C(1) << i)))
 			continue;
-		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) < 0)
-			return ar_error_set(err, errno,
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, i, 0, 0) == 0)
+			continue;
+		/* Not in permitted and inheritable (crun's and runc's default
+		 * specs list ambient caps without inheritable): the kernel
+		 * refuses, and the process goes on without it, as crun and
+		 * runc do. */
+		int e = errno;
+
+		if (e != EPERM && e != EINVAL)
+			return ar_error_set(err, e,
 					    "raise ambient capability %s",
 					    cap_label(i, buf, sizeof(buf)));
+		ar_debug("ambient capability %s not raised: %s",
+			 cap_label(i, buf, sizeof(buf)), strerror(e));
 	}
 	return 0;
 }
@@ -365,13 +375,6 @@ static int check_masks(const uint64_t m[OCI_CAP_NSETS], int last,
 	for (int i = 0; i <= last; i++) {
 		uint64_t bit = UINT64_C(1) << i;
 
-		if ((m[OCI_CAP_AMBIENT] & bit) &&
-		    !((m[OCI_CAP_PERMITTED] & bit) &&
-		      (m[OCI_CAP_INHERITABLE] & bit)))
-			return ar_error_set_plain(
-				err, EINVAL,
-				"ambient capability %s must also be in the permitted and inheritable sets",
-				cap_label(i, buf, sizeof(buf)));
 		if ((m[OCI_CAP_EFFECTIVE] & bit) &&
 		    !(m[OCI_CAP_PERMITTED] & bit))
 			return ar_error_set_plain(

@@ -161,8 +161,18 @@ int ar_userns_write_maps(pid_t pid, const struct oci_id_mappings *uids,
 	char buf[4096];
 	bool priv = ar_userns_privileged();
 	int len;
+	/* A new user namespace without mappings (`crun spec --rootless`):
+	 * root in it is the caller, as crun does. */
+	struct oci_id_mapping own_uid = { 0, (uint32_t)geteuid(), 1 };
+	struct oci_id_mapping own_gid = { 0, (uint32_t)getegid(), 1 };
+	const struct oci_id_mappings def_uids = { &own_uid, 1 };
+	const struct oci_id_mappings def_gids = { &own_gid, 1 };
 
 	*setgroups_denied = false;
+	if (!uids->n)
+		uids = &def_uids;
+	if (!gids->n)
+		gids = &def_gids;
 
 	if (uids->n) {
 		if (priv || ar_userns_map_is_own(uids, geteuid())) {

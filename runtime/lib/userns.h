@@ -23,7 +23,8 @@
 #include "error.h"
 #include "oci_config.h"
 
-/* Write the uid and gid maps of `pid` from the config. *setgroups_denied
+/* Write the uid and gid maps of `pid` from the config (no mappings: 0 is
+ * the caller, one id, as crun). *setgroups_denied
  * tells whether setgroups(2) is disabled in the new namespace (the
  * container process must then skip setgroups). */
 int ar_userns_write_maps(pid_t pid, const struct oci_id_mappings *uids,
