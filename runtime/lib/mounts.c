@@ -275,8 +275,10 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 					    dest, i);
 	}
 
-	labeled =
-		ar_selinux_mount_data(data, type, ctx->cfg->linux_.mount_label);
+	/* Without SELinux on the host the label is ignored (crun, runc). */
+	if (ar_selinux_enabled())
+		labeled = ar_selinux_mount_data(data, type,
+						ctx->cfg->linux_.mount_label);
 	if (labeled)
 		data = labeled; /* linux.mountLabel: context= */
 	r = mount_fs_on_fd(tfd, source, type, mf->flags, data);

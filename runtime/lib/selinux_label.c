@@ -9,8 +9,8 @@
  *   - setexeccon_raw(label)  = write label to /proc/thread-self/attr/exec
  *   - security_check_context = write label to <selinuxfs>/context
  * and is_selinux_enabled() = selinuxfs is mounted and a policy is loaded.
- * A build configured --without-selinux refuses any label with the same
- * clear error as a host without SELinux.
+ * On a host without SELinux, and in a build configured --without-selinux,
+ * labels are ignored, as crun and runc do.
  */
 #include "config.h"
 
@@ -52,22 +52,6 @@ bool ar_selinux_enabled(void)
 #endif
 }
 
-static int unavailable(const char *what, const char *path, const char *label,
-		       struct ar_error *err)
-{
-#ifdef HAVE_SELINUX
-	return ar_error_set_plain(
-		err, ENOTSUP,
-		"%s: %s: the SELinux label `%s` is requested, but SELinux is not enabled on this host (leave it empty or remove it)",
-		what, path, label);
-#else
-	return ar_error_set_plain(
-		err, ENOTSUP,
-		"%s: %s: the SELinux label `%s` is requested, but this agentrun was built without SELinux support (--without-selinux; leave it empty or remove it)",
-		what, path, label);
-#endif
-}
-
 /* The loaded policy accepts `label` (security_check_context). */
 static int check_context(const char *what, const char *path, const char *label,
 			 struct ar_error *err)
@@ -94,10 +78,11 @@ int ar_selinux_check_labels(const char *what, const char *process_label,
 	if (!what)
 		what = "config.json";
 	if (!ar_selinux_enabled()) {
-		if (is_set(process_label))
-			return unavailable(what, "process.selinuxLabel",
-					   process_label, err);
-		return unavailable(what, "linux.mountLabel", mount_label, err);
+		/* crun and runc ignore labels on a host without SELinux (a
+		 * spec written for SELinux hosts runs everywhere) */
+		ar_debug("%s: SELinux is not enabled here: labels ignored",
+			 what);
+		return 0;
 	}
 	if (is_set(process_label) &&
 	    check_context(what, "process.selinuxLabel", process_label, err) < 0)
@@ -138,10 +123,13 @@ int ar_selinux_set_exec_label(const char *label, struct ar_error *err)
 {
 	if (!is_set(label))
 		return 0;
+	if (!ar_selinux_enabled())
+		return 0; /* ignored without SELinux, as crun and runc */
 #ifdef HAVE_SELINUX
 	return write_exec_attr(label, err);
 #else
-	return unavailable("config", "process.selinuxLabel", label, err);
+	(void)err;
+	return 0;
 #endif
 }
 

@@ -18,17 +18,17 @@
 /* SELinux is enabled on this host (selinuxfs mounted, a policy loaded). */
 bool ar_selinux_enabled(void);
 
-/* In the runtime, before anything is started: a non-empty label on a
- * host without SELinux (or in a --without-selinux build) is an error
- * naming the file and the JSON path; an invalid label for the loaded
- * policy too. Empty or absent labels: nothing is checked (no syscall).
+/* In the runtime, before anything is started: an invalid label for the
+ * loaded policy is an error naming the file and the JSON path. On a host
+ * without SELinux (or in a --without-selinux build) labels are ignored,
+ * as crun and runc do. Empty or absent labels: nothing is checked.
  * `what` names the source for the message (the config's file name, or
  * "exec --process FILE"). */
 int ar_selinux_check_labels(const char *what, const char *process_label,
 			    const char *mount_label, struct ar_error *err);
 
 /* In the container process, last before execve: set the exec context to
- * `label` (nothing if NULL or empty). */
+ * `label` (nothing if NULL or empty, or without SELinux). */
 int ar_selinux_set_exec_label(const char *label, struct ar_error *err);
 
 /* The fs-specific mount data for a mount of `type` with `label`:

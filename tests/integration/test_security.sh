@@ -275,29 +275,23 @@ selinux_labels()
 	id=$(unique_id)
 	defer arr "$u" delete --force "$id"
 	assert_status 0 arr "$u" run --bundle "$b" "$id"
-	# a process label: refused, naming the file and the JSON path
-	config_set "$b" '.process.selinuxLabel = "system_u:system_r:container_t:s0:c1,c2"'
+	# labels are ignored without SELinux, as crun and runc do
+	# (runtime-tools and podman specs carry them)
+	config_set "$b" '.process.selinuxLabel = "system_u:system_r:container_t:s0:c1,c2" | .linux.mountLabel = "system_u:object_r:container_file_t:s0:c1,c2" | .process.args = ["sh","-c","cat /proc/self/attr/current 2>/dev/null; echo ran"]'
 	id=$(unique_id)
 	defer arr "$u" delete --force "$id"
-	assert_status '!0' arr "$u" run --bundle "$b" "$id"
-	assert_contains "$ERR" "config.json: process.selinuxLabel: the SELinux label \`system_u:system_r:container_t:s0:c1,c2\` is requested, but"
-	assert_match "$ERR" "SELinux is not enabled on this host|built without SELinux support"
-	# a mount label alone: the same
-	config_set "$b" '.process.selinuxLabel = "" | .linux.mountLabel = "system_u:object_r:container_file_t:s0:c1,c2"'
-	id=$(unique_id)
-	defer arr "$u" delete --force "$id"
-	assert_status '!0' arr "$u" run --bundle "$b" "$id"
-	assert_contains "$ERR" "config.json: linux.mountLabel: the SELinux label"
-	# exec --process with a label: refused before anything runs
-	config_set "$b" '.linux.mountLabel = "" | .process.args = ["sleep","1000"]'
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_contains "$OUT" "ran"
+	assert_not_contains "$OUT" "container_t"
+	# exec --process with a label: the same
+	config_set "$b" '.process.args = ["sleep","1000"]'
 	id=$(unique_id)
 	defer arr "$u" delete --force "$id"
 	assert_status 0 arr "$u" run --detach --bundle "$b" "$id"
 	jq '.process | .selinuxLabel = "system_u:system_r:container_t:s0" | .args = ["true"]' \
 		"$b/config.json" >"$TEST_TMP/proc$u.json"
 	chmod 0644 "$TEST_TMP/proc$u.json"
-	assert_status '!0' arr "$u" exec --process "$TEST_TMP/proc$u.json" "$id"
-	assert_contains "$ERR" "proc$u.json: process.selinuxLabel: the SELinux label"
+	assert_status 0 arr "$u" exec --process "$TEST_TMP/proc$u.json" "$id"
 	# features says what the host has
 	assert_eq "$(arr "$u" features | jq -r .linux.selinux.enabled)" false
 }
@@ -313,6 +307,6 @@ run_test "seccomp notify: fd and state reach the listener" t_notify_listener
 run_test "rootless: seccomp notify reaches the listener" t_notify_listener_rootless
 run_test "maskedPaths unreadable, readonlyPaths unwritable" t_masked_readonly
 run_test "rootless: maskedPaths, readonlyPaths" t_masked_readonly_rootless
-run_test "SELinux labels: empty is a no-op, a label without SELinux is an error" t_selinux_labels
+run_test "SELinux labels: ignored on a host without SELinux (crun, runc)" t_selinux_labels
 run_test "rootless: SELinux labels" t_selinux_labels_rootless
 finish

@@ -43,25 +43,18 @@ UNIT_TEST(empty_labels_are_a_no_op)
 	CHECK_INT_EQ(ar_selinux_set_exec_label(NULL, &err), 0);
 }
 
-UNIT_TEST(label_without_selinux_names_the_path)
+/* crun and runc ignore labels on a host without SELinux. */
+UNIT_TEST(label_without_selinux_is_ignored)
 {
 	struct ar_error err = AR_ERROR_INIT;
 
 	if (ar_selinux_enabled())
-		return; /* a host with SELinux: the error path does not apply */
+		return; /* a host with SELinux checks the label instead */
 	CHECK_INT_EQ(ar_selinux_check_labels("c.json", "u:r:t:s0", NULL, &err),
-		     -1);
-	CHECK_STR_CONTAINS(err.msg, "c.json: process.selinuxLabel: ");
-	CHECK_STR_CONTAINS(err.msg, "`u:r:t:s0`");
-	ar_error_clear(&err);
+		     0);
 	CHECK_INT_EQ(ar_selinux_check_labels("c.json", "", "u:o:t:s0", &err),
-		     -1);
-	CHECK_STR_CONTAINS(err.msg, "c.json: linux.mountLabel: ");
-#ifdef HAVE_SELINUX
-	CHECK_STR_CONTAINS(err.msg, "SELinux is not enabled on this host");
-#else
-	CHECK_STR_CONTAINS(err.msg, "built without SELinux support");
-#endif
+		     0);
+	CHECK_INT_EQ(ar_selinux_set_exec_label("u:r:t:s0", &err), 0);
 }
 
 UNIT_MAIN()
