@@ -75,15 +75,16 @@ static void usage(FILE *out)
 }
 
 /* The optional features line in crun's form: only what this build has
- * and enforces ("+SYSTEMD" needs systemd's D-Bus API and "+APPARMOR"
- * profiles, neither of which agentrun applies). Tools grep it. */
+ * and enforces (+EBPF: linux.resources.devices as a device program; no
+ * "+SYSTEMD", which needs systemd's D-Bus API, no "+APPARMOR": agentrun
+ * applies no profiles). Tools grep it. */
 static void print_version(struct ar_global_opts *g)
 {
 	printf("agentrun version %s\n"
 	       "commit: %s\n"
 	       "rundir: %s\n"
 	       "spec: 1.2.0\n"
-	       "%s+CAP +SECCOMP +YAJL\n",
+	       "%s+CAP +SECCOMP +EBPF +YAJL\n",
 	       PACKAGE_VERSION, GIT_COMMIT, cli_state_root(g),
 #ifdef HAVE_SELINUX
 	       "+SELINUX "

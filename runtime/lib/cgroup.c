@@ -388,6 +388,8 @@ void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
 	o->cgroups_path = cfg->linux_.cgroups_path;
 	o->resources = cfg->linux_.resources.present ? &cfg->linux_.resources :
 						       NULL;
+	o->devices = cfg->linux_.devices;
+	o->n_devices = cfg->linux_.n_devices;
 	o->ignore_unavailable = env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
 				env_true(oci_config_annotation(
 					cfg, AR_CGROUP_IGNORE_ANNOTATION));
@@ -629,12 +631,43 @@ static bool nocgroup_warning_due(void)
 	return true;
 }
 
+static bool has_device_rules(const struct ar_cgroup_opts *o)
+{
+	return o->resources && o->resources->n_devices > 0;
+}
+
+/* linux.resources.devices: the eBPF program, except rootless (see
+ * cgroup.h) and in a fake tree. */
+static int apply_devices(const struct ar_cgroup_opts *o, int dirfd,
+			 struct ar_error *err)
+{
+	if (!has_device_rules(o) || o->mount)
+		return 0;
+	if (o->rootless) {
+		ar_debug(
+			"linux.resources.devices: no device program rootless (a user namespace cannot load one; it cannot mknod devices either)");
+		return 0;
+	}
+	return ar_cgroup_devices_apply(dirfd, o->resources, o->devices,
+				       o->n_devices, err);
+}
+
 /* No usable cgroup: decide between an error and running without. */
 static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
 		     struct ar_error *err)
 {
 	static bool warned;
 
+	if (has_device_rules(o) && !o->rootless) {
+		/* a device rule that cannot be enforced is never silent */
+		if (!o->ignore_unavailable)
+			return ar_error_set_plain(
+				err, EOPNOTSUPP,
+				"cannot enforce linux.resources.devices: %s (set the annotation %s=true or %s=1 to run without the device rules)",
+				why, AR_CGROUP_IGNORE_ANNOTATION,
+				AR_CGROUP_IGNORE_ENV);
+		ar_warn("%s: running without the device rules", why);
+	}
 	if (ar_cgroup_resources_any(o->resources)) {
 		if (!o->ignore_unavailable)
 			return ar_error_set_plain(
@@ -716,6 +749,9 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		/* an explicit choice of the user, as in crun: no error */
 		if (ar_cgroup_resources_any(o->resources))
 			ar_warn("the cgroup manager is disabled: linux.resources limits are not applied");
+		if (has_device_rules(o))
+			ar_debug(
+				"the cgroup manager is disabled: linux.resources.devices is not enforced");
 		*out = ar_steal_ptr(&guard);
 		return 0;
 	}
@@ -773,17 +809,8 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		if (bfd >= 0 && strcmp(base, "/") != 0 && has_procs(bfd))
 			avail = 0;
 	}
-	if ((avail & (AR_CG_MEMORY | AR_CG_PIDS)) !=
-		    (AR_CG_MEMORY | AR_CG_PIDS) &&
-	    !(o->rootless && avail == 0 && req == 0)) {
-		why = ar_xasprintf(
-			"the cgroup v2 tree at %s%s lacks the memory and pids controllers",
-			mount, strcmp(base, "/") ? base : "");
-		if (no_cgroup(o, why, err) < 0)
-			return -1;
-		*out = ar_steal_ptr(&guard);
-		return 0;
-	}
+	/* No controllers is fine: a cgroup still gives cgroup.procs,
+	 * cgroup.freeze, cgroup.kill and the device program. */
 	missing = req & ~avail;
 	if (missing) {
 		char names[128];
@@ -806,9 +833,9 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 	}
 	leaf = make_path(mountfd, rel, &created, err);
 	if (leaf < 0) {
-		if ((err->code == EACCES || err->code == EPERM ||
-		     err->code == EROFS) &&
-		    (o->rootless || o->ignore_unavailable)) {
+		/* the tree is not writable */
+		if (err->code == EACCES || err->code == EPERM ||
+		    err->code == EROFS) {
 			why = ar_xasprintf("%s", err->msg);
 			ar_error_clear(err);
 			if (no_cgroup(o, why, err) < 0)
@@ -828,6 +855,7 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		    0 ||
 	    ar_cgroup_apply_resources(cg->dirfd, o->resources, avail, err) <
 		    0 ||
+	    apply_devices(o, cg->dirfd, err) < 0 ||
 	    (o->pid > 0 && ar_cgroup_enter(cg, o->pid, err) < 0)) {
 		ar_error_wrap(err, "cgroup `%s`", cg->path);
 		if (created && unlinkat(mountfd, rel + 1, AT_REMOVEDIR) < 0)

@@ -12,11 +12,12 @@
  *                       v1 -> v2 conversions
  *   cgroup_stats.c      cpu/memory/pids/io statistics, OOM counters, the
  *                       runc-compatible `events` JSON
+ *   cgroup_devices.c    linux.resources.devices -> an eBPF device program
  *
  * Only cgroup v2 is supported.  On hosts where /sys/fs/cgroup is a v1 or
- * hybrid layout, the v2 tree (/sys/fs/cgroup/unified) is used when it has
- * the memory and pids controllers; otherwise the cgroup is "unavailable"
- * (see ar_cgroup_create()).  The v1 hierarchies are never touched.
+ * hybrid layout, the v2 tree (/sys/fs/cgroup/unified) is used, with the
+ * controllers it has (often none; see ar_cgroup_create()).  The v1
+ * hierarchies are never touched.
  *
  * All functions that take a `path` take the absolute cgroupfs path as
  * stored in state.json (ar_cgroup_path()), e.g.
@@ -69,6 +70,9 @@ struct ar_cgroup_opts {
 	enum ar_cgroup_mgr manager;
 	bool rootless;
 	const struct oci_resources *resources; /* NULL = no limits */
+	/* linux.devices: allowed by the device program */
+	const struct oci_device *devices;
+	size_t n_devices;
 	bool ignore_unavailable; /* see AR_CGROUP_IGNORE_* */
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
@@ -120,14 +124,18 @@ struct ar_cgroup;
  *                               is system.slice, or user.slice rootless;
  *                               rootless it is below the delegated base)
  *
- * When no usable cgroup exists (no cgroup2 mount, the v2 tree lacks the
- * memory or pids controller as on a hybrid v1 host, or rootless without a
- * delegated subtree): with no limits requested, the container runs
- * without a cgroup (rootless: a warning, once); with limits requested it
- * is an error unless o->ignore_unavailable, then a warning.  Limits whose
- * controller is missing behave the same way.  linux.resources.devices is
- * accepted but not enforced (v2 needs an eBPF program; see
- * cgroup_resources.c).
+ * A cgroup is made whenever the v2 tree is writable, with or without
+ * controllers (cgroup.procs, cgroup.freeze, cgroup.kill and the device
+ * program need none).  When no usable cgroup exists (no cgroup2 mount,
+ * a read-only or unwritable tree, or rootless without a delegated
+ * subtree): with no limits requested, the container runs without a cgroup
+ * (rootless: a warning, once); with limits or (not rootless) device rules
+ * requested it is an error unless o->ignore_unavailable, then a warning.
+ * Limits whose controller is missing behave the same way.
+ * linux.resources.devices becomes an eBPF device program
+ * (cgroup_devices.c) unless rootless: a user namespace cannot load one,
+ * and the kernel refuses it mknod anyway (logged at debug level).  The
+ * device program is not attached in a fake tree (o->mount set).
  *
  * On success *out is always set; ar_cgroup_path() is NULL when the
  * container runs without a cgroup.
@@ -214,6 +222,22 @@ int ar_cgroup_unified_key_check(const char *key, unsigned *ctrl,
 /* "memory" -> AR_CG_MEMORY; 0 when unknown. */
 unsigned ar_cgroup_ctrl_from_name(const char *name, size_t len);
 const char *ar_cgroup_ctrl_name(unsigned bit);
+
+/* ---- devices (cgroup_devices.c) ---- */
+
+struct bpf_insn;
+/* The BPF_PROG_TYPE_CGROUP_DEVICE program for linux.resources.devices
+ * `r` (may be NULL) and the linux.devices `devs` (always allowed), see
+ * cgroup_devices.c; *out is malloc'ed. Fails on a malformed rule. */
+int ar_cgroup_devices_program(const struct oci_resources *r,
+			      const struct oci_device *devs, size_t n_devs,
+			      struct bpf_insn **out, size_t *n_out,
+			      struct ar_error *err);
+/* Load it and attach it to the cgroup open at dirfd (needs CAP_BPF or
+ * CAP_SYS_ADMIN on the host: not rootless). */
+int ar_cgroup_devices_apply(int dirfd, const struct oci_resources *r,
+			    const struct oci_device *devs, size_t n_devs,
+			    struct ar_error *err);
 
 /* ---- paths (cgroup.c) ---- */
 

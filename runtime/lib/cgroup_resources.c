@@ -30,11 +30,8 @@
  *   network               -- no v2 controller: warned, ignored
  *   unified               written verbatim; the key must be a plain file
  *                         name "controller.file" (no '/', no "..")
- *   devices               -- v2 devices control is an eBPF program
- *                         (BPF_PROG_TYPE_CGROUP_DEVICE); not implemented:
- *                         the rules are accepted and not enforced (the
- *                         container only sees the device nodes that
- *                         linux.devices and the default set create).
+ *   devices               -- an eBPF program, cgroup_devices.c (attached
+ *                         by ar_cgroup_create, not here)
  *
  * cpu.shares -> cpu.weight: agentrun uses the linear mapping of runc and
  * crun before 1.20 (1 + (shares - 2) * 9999 / 262142), which maps the v1
@@ -586,9 +583,6 @@ int ar_cgroup_apply_resources(int dirfd, const struct oci_resources *r,
 	if (r->network.present &&
 	    (r->network.class_id.set || r->network.n_priorities))
 		ar_warn("linux.resources.network: no cgroup v2 controller; ignored");
-	if (r->n_devices)
-		ar_debug(
-			"linux.resources.devices: not enforced with cgroup v2 (no eBPF device filter)");
 	if (apply_memory(dirfd, r, avail, err) < 0 ||
 	    apply_cpu(dirfd, r, avail, err) < 0 ||
 	    apply_pids(dirfd, r, avail, err) < 0 ||

@@ -105,6 +105,7 @@ t_version_features()
 	assert_match "$feats" '^\+[A-Z_0-9]+( \+[A-Z_0-9]+)*$'
 	assert_contains " $feats " " +CAP "
 	assert_contains " $feats " " +SECCOMP "
+	assert_contains " $feats " " +EBPF " "device rules as an eBPF program"
 	assert_not_contains "$feats" "+SYSTEMD" "no systemd D-Bus support"
 	assert_not_contains "$feats" "+APPARMOR" "AppArmor profiles are not applied"
 	assert_status 0 "$AGENTRUN" -v
