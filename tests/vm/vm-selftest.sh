@@ -104,10 +104,14 @@ rmdir "$p"
 
 c=$base/selftest-cpu
 mkdir "$c" && echo "10000 100000" >"$c/cpu.max"
-in_cgroup "$c" timeout 1 sh -c 'while :; do :; done'
+# the bound is loose: under emulation on a busy host the guest's periods
+# stretch and shrink
+t0=$(date +%s%N)
+in_cgroup "$c" timeout 2 sh -c 'while :; do :; done'
+wall=$((($(date +%s%N) - t0) / 1000))
 used=$(key usage_usec "$c/cpu.stat") throttled=$(key nr_throttled "$c/cpu.stat")
-[ "$used" -lt 500000 ] && [ "$throttled" -ge 1 ]
-check "cpu.max=10% throttles a busy loop (${used} us in 1 s, throttled ${throttled}x)"
+[ "$used" -lt $((wall * 40 / 100)) ] && [ "$throttled" -ge 1 ]
+check "cpu.max=10% throttles a busy loop (${used} us of ${wall} us, throttled ${throttled}x)"
 rmdir "$c"
 
 f=$base/selftest-freezer
