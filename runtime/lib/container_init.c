@@ -7,8 +7,9 @@
  *   oom_score_adj and cgroup done by the runtime) → no dumpable, parent
  *   death signal → root of the user namespace → session keyring →
  *   hostname → root filesystem (pivot_root) → terminal → rlimits, I/O
- *   priority, scheduler → no_new_privs → seccomp when it needs
- *   CAP_SYS_ADMIN (no NNP) → cwd → groups, gid, uid, capabilities, umask →
+ *   priority, scheduler → no_new_privs → cwd (chdir, getcwd check) →
+ *   seccomp when it needs CAP_SYS_ADMIN (no NNP) → groups, gid, uid,
+ *   capabilities, umask →
  *   executable lookup, environment → every other fd close-on-exec →
  *   READY, exec fifo (create) → seccomp (NNP) → execve.
  */
@@ -223,6 +224,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	const struct oci_process *p = &cfg->process;
 	bool userns = l->plan.new_user || l->plan.join_fd[OCI_NS_USER] >= 0;
 	bool nnp = p->no_new_privileges;
+	bool cwd_done;
 	_cleanup_close_ int started_fd = -1;
 	struct ar_rootfs_opts ro = {
 		.rootfs = l->rootfs,
@@ -302,9 +304,14 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	}
 	if (ar_process_apply_limits(p, nnp, err) < 0)
 		return -1;
+	/* The runtime's own chdir and getcwd before any filter (a
+	 * profile may deny them: the filter applies to the container's
+	 * program). Without no_new_privileges the filter must be in
+	 * before the capabilities go. */
+	cwd_done = ar_process_chdir_early(p);
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, l->setgroups_denied, err) < 0)
+	if (ar_process_enter_user(p, l->setgroups_denied, cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid());
 	/* execve() below needs args.v too (find_executable checks v[0]) */

@@ -377,6 +377,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 {
 	const struct oci_process *p = &c->proc;
 	bool nnp = p->no_new_privileges;
+	bool cwd_done;
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
 	sigset_t none;
@@ -408,9 +409,14 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	}
 	if (ar_process_apply_limits(p, nnp, err) < 0)
 		return -1;
+	/* The runtime's own chdir and getcwd before any filter (a
+	 * profile may deny them: the filter applies to the container's
+	 * program). Without no_new_privileges the filter must be in
+	 * before the capabilities go. */
+	cwd_done = ar_process_chdir_early(p);
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, c->setgroups_denied, err) < 0)
+	if (ar_process_enter_user(p, c->setgroups_denied, cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, 0, getpid());
 	exe = ar_process_find_executable(p->args.v[0], env, err);

@@ -303,13 +303,16 @@ int ar_process_apply_limits(const struct oci_process *p, bool nnp,
 	return 0;
 }
 
-int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
-			  struct ar_error *err)
+bool ar_process_chdir_early(const struct oci_process *p)
 {
-	bool cwd_done = ar_process_chdir(p->cwd, err) == 0;
+	struct ar_error e = AR_ERROR_INIT;
 
-	if (!cwd_done)
-		ar_error_clear(err);
+	return ar_process_chdir(p->cwd, &e) == 0;
+}
+
+int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
+			  bool cwd_done, struct ar_error *err)
+{
 	if (ar_process_set_user(p, setgroups_denied, err) < 0)
 		return -1;
 	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)

@@ -41,11 +41,14 @@ int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
 int ar_process_apply_limits(const struct oci_process *p, bool nnp,
 			    struct ar_error *err);
 
-/* chdir to process.cwd as root first (it may be unreadable by the user,
- * as runc), then ar_process_set_user(), then chdir again if the first one
- * failed. */
+/* chdir to process.cwd as root (it may be unreadable by the user, as
+ * runc), with its check; true when done. Called before any seccomp filter
+ * is loaded: the runtime's own calls (chdir, getcwd) never meet it. */
+bool ar_process_chdir_early(const struct oci_process *p);
+/* ar_process_set_user(), then the chdir to process.cwd as the user when
+ * ar_process_chdir_early() could not do it (cwd_done false). */
 int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
-			  struct ar_error *err);
+			  bool cwd_done, struct ar_error *err);
 
 /* Resolve args[0] like execvpe with the container's PATH (from env; the
  * usual default when absent). Returns a malloc'd path or NULL with err:
