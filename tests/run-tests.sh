@@ -33,7 +33,10 @@
 # printing a "not ok", crashes, times out, or prints no plan/results, counts
 # as one more failure named after the file. The last line of the output is
 # always "N passed, N failed, N skipped"; the exit status is 0 iff nothing
-# failed. The output of a VM file running in the second lane is printed
+# failed. Around the integration files, the hostname, domainname, the
+# sysctls a container could reach (kernel.core_pattern, ping_group_range,
+# fs.mqueue.queues_max, ...) and this namespace's mount table are compared:
+# each change is one more failure named "host-settings". The output of a VM file running in the second lane is printed
 # when it ends, between two host files.
 
 set -u -o pipefail
@@ -284,6 +287,41 @@ matches()
 	[[ $1 =~ $pattern ]]
 }
 
+# What no test may change on the machine: hostname, domainname, the
+# sysctls a container could reach, and the mount table of this namespace
+# (mount point and type; paths that concurrent work on a shared machine
+# mounts and unmounts are left out, as in tests/lib.sh host_mounts).
+host_settings()
+{
+	local k
+	echo "hostname=$(hostname 2>&1)"
+	for k in kernel/hostname kernel/domainname kernel/core_pattern \
+		net/ipv4/ping_group_range fs/mqueue/queues_max kernel/msgmax \
+		kernel/shmmni; do
+		echo "sysctl ${k//\//.}=$(cat "/proc/sys/$k" 2>&1)"
+	done
+	awk '{ for (i = 7; i < NF && $i != "-"; i++); print "mount " $5 " " $(i + 1) }' \
+		/proc/self/mountinfo 2>&1 |
+		awk '$2 ~ "^/(tmp|run/user|run/netns|run/containers|var/lib/containers|work|var/tmp)/" { next } { print }' |
+		LC_ALL=C sort
+}
+
+# host_settings_check BEFORE: one failure named "host-settings" per
+# changed line.
+host_settings_check()
+{
+	local after line
+	after=$(host_settings)
+	[ "$after" = "$1" ] && return 0
+	echo "=== host-settings"
+	while IFS= read -r line; do
+		echo "host-settings: not ok - $line"
+		total_fail=$((total_fail + 1))
+		failed_list+=("host-settings: changed by the tests: $line")
+	done < <(diff <(echo "$1") <(echo "$after") | grep '^[<>]' |
+		sed 's/^</before:/; s/^>/after: /')
+}
+
 int_files=()
 if [ "$mode" != unit ]; then
 	shopt -s nullglob
@@ -302,6 +340,7 @@ if [ "$mode" != unit ]; then
 		fi
 	done
 fi
+host_before=$(host_settings)
 start_vm_lane
 
 if [ "$mode" != integration ]; then
@@ -334,6 +373,7 @@ for f in "${int_files[@]}"; do
 	report_vm_done
 done
 wait_vm_lane
+host_settings_check "$host_before"
 
 # With TEST_ALLOWED_SKIPS, a skip is a failure unless its "FILE: REASON"
 # matches a line of that file (.ci/run: the CI machine has everything the
