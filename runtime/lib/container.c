@@ -1269,10 +1269,10 @@ int ar_container_list(const char *root, enum ar_list_format format, bool quiet,
 	_cleanup_jgen_ struct jgen g = { 0 };
 	char obuf[32];
 
-	rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0 && errno != ENOENT)
-		return ar_error_set(err, errno, "open state directory `%s`",
-				    root);
+	rootfd = ar_state_root_open(root, false, err);
+	if (rootfd < 0 && err->code != ENOENT)
+		return -1;
+	ar_error_clear(err); /* none yet: an empty list */
 	if (rootfd >= 0 && ar_state_list_ids(rootfd, &ids, err) < 0)
 		return -1;
 	if (format == AR_LIST_JSON) {

@@ -69,25 +69,58 @@ int ar_state_validate_id(const char *id, struct ar_error *err)
 	return 0;
 }
 
+/* Whoever can write the state directory decides what `delete` and the
+ * other commands run (the hooks of a container's config): it must be
+ * the caller's (or root's, which is trusted anyway), writable by nobody
+ * else, and not a symbolic link. A fallback such as /tmp/agentrun-UID
+ * may have been made by another local user before the caller got there. */
+static int check_root_trusted(int fd, const char *root, struct ar_error *err)
+{
+	struct stat st;
+	uid_t me = geteuid();
+
+	if (fstat(fd, &st) < 0)
+		return ar_error_set(err, errno, "state directory `%s`", root);
+	if (st.st_uid != me && st.st_uid != 0)
+		return ar_error_set_plain(
+			err, EPERM,
+			"state directory `%s` belongs to uid %u, not to you (uid %u): whoever owns it can forge container state whose hooks would run as you; remove it, or set XDG_RUNTIME_DIR, or pass --root DIR with a directory of your own (mode 0700)",
+			root, (unsigned)st.st_uid, (unsigned)me);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return ar_error_set_plain(
+			err, EPERM,
+			"state directory `%s` is writable by %s (mode %04o): another user could forge container state whose hooks would run as you; fix: chmod 0700 %s (after checking what is in it), or set XDG_RUNTIME_DIR, or pass --root DIR with a directory of your own",
+			root, (st.st_mode & S_IWOTH) ? "others" : "its group",
+			(unsigned)(st.st_mode & 07777), root);
+	return 0;
+}
+
 int ar_state_root_open(const char *root, bool create, struct ar_error *err)
 {
-	int fd;
+	_cleanup_close_ int fd = -1;
+	struct stat lst;
 
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 || !create || errno != ENOENT) {
-		if (fd < 0)
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && create && errno == ENOENT) {
+		if (ar_mkdir_p(root, 0700) < 0)
 			return ar_error_set(err, errno,
-					    "open state directory `%s`", root);
-		return fd;
+					    "create state directory `%s`",
+					    root);
+		fd = open(root,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
-	if (ar_mkdir_p(root, 0700) < 0)
-		return ar_error_set(err, errno, "create state directory `%s`",
-				    root);
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+	    lstat(root, &lst) == 0 && S_ISLNK(lst.st_mode))
+		return ar_error_set_plain(
+			err, ELOOP,
+			"state directory `%s` is a symbolic link: whoever made it decides where container state is read from; remove it, or pass --root with the real directory",
+			root);
 	if (fd < 0)
 		return ar_error_set(err, errno, "open state directory `%s`",
 				    root);
-	return fd;
+	if (check_root_trusted(fd, root, err) < 0)
+		return -1;
+	return ar_steal_fd(&fd);
 }
 
 /*

@@ -363,6 +363,7 @@ struct pending {
 	struct ar_jbuf line; /* an audit event, emitted once the id is valid */
 	char *paths[2]; /* learn: absolute paths */
 	bool write;
+	bool mkdir; /* learn: paths[0] is a directory being made */
 };
 
 static void handle_exec(struct sb_notify *n, const struct seccomp_notif *req,
@@ -551,6 +552,7 @@ static void handle_path(const struct seccomp_notif *req, int mem,
 		out->paths[1] = absolute((pid_t)req->pid, dfd2, s2);
 	}
 	out->write = w;
+	out->mkdir = nr == nr_of("mkdir") || nr == nr_of("mkdirat");
 }
 
 /* Syscall numbers and pointer sizes are those of this build's
@@ -619,7 +621,9 @@ static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {
 		if (pd.line.p && n->audit)
 			ar_audit_emit(n->audit, &pd.line);
-		for (size_t i = 0; i < 2 && n->learn; i++)
+		if (n->learn && pd.mkdir && pd.paths[0])
+			sb_learn_mkdir(n->learn, pd.paths[0]);
+		for (size_t i = 0; i < 2 && n->learn && !pd.mkdir; i++)
 			if (pd.paths[i])
 				sb_learn_path(n->learn, pd.paths[i],
 					      name ? false : pd.write,

@@ -21,6 +21,7 @@
 struct entry {
 	char *s;
 	bool write;
+	bool dir; /* made by mkdir */
 };
 
 struct sb_learn {
@@ -87,23 +88,24 @@ bool sb_learn_is_extra(const struct sb_learn *l, const char *path)
 	if (ar_path_under(path, l->workspace))
 		return false;
 	/* the home directory itself is the sandbox's tmpfs; what the
-	 * command looked for below it is listed one by one */
-	if (strcmp(path, l->home) == 0)
+	 * command looked for below it is listed one by one; never the home
+	 * directory whole, nor a directory above it (/home) */
+	if (ar_path_under(l->home, path))
 		return false;
 	if (ar_sandbox_path_is_secret(l->home, path))
 		return false;
 	return true;
 }
 
-void sb_learn_path(struct sb_learn *l, const char *path, bool write, bool exec)
+static void add_path(struct sb_learn *l, const char *path, bool write, bool dir)
 {
-	(void)exec;
 	if (!sb_learn_is_extra(l, path))
 		return;
 	pthread_mutex_lock(&l->lock);
 	for (size_t i = 0; i < l->n_paths; i++) {
 		if (strcmp(l->paths[i].s, path) == 0) {
 			l->paths[i].write |= write;
+			l->paths[i].dir |= dir;
 			pthread_mutex_unlock(&l->lock);
 			return;
 		}
@@ -116,9 +118,21 @@ void sb_learn_path(struct sb_learn *l, const char *path, bool write, bool exec)
 		}
 		l->paths[l->n_paths].s = ar_xstrdup(path);
 		l->paths[l->n_paths].write = write;
+		l->paths[l->n_paths].dir = dir;
 		l->n_paths++;
 	}
 	pthread_mutex_unlock(&l->lock);
+}
+
+void sb_learn_path(struct sb_learn *l, const char *path, bool write, bool exec)
+{
+	(void)exec;
+	add_path(l, path, write, false);
+}
+
+void sb_learn_mkdir(struct sb_learn *l, const char *path)
+{
+	add_path(l, path, true, true);
 }
 
 static void add_host(struct sb_learn *l, char *pattern)
@@ -209,14 +223,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The path to list for an entry: itself when it exists on the host;
- * for a write to a missing path, its nearest existing parent (a file
- * the command creates); NULL when nothing of it exists. */
+/* The path to list for an entry, the deepest that covers the access:
+ * itself when it exists on the host; a directory the command made that
+ * the host does not have: itself with a trailing '/' (created when the
+ * profile is used); one the host has: nothing (nothing to grant); for
+ * another write to a missing path, its nearest existing parent (a file
+ * the command creates) unless that is the home directory or above;
+ * NULL when nothing of it exists. */
 static char *existing(const struct sb_learn *l, const struct entry *e)
 {
 	_cleanup_free_ char *p = ar_xstrdup(e->s);
 	struct stat st;
 
+	if (e->dir) {
+		if (lstat(p, &st) == 0)
+			return NULL;
+		return ar_xasprintf("%s/", p);
+	}
 	for (;;) {
 		char *slash;
 
@@ -228,6 +251,10 @@ static char *existing(const struct sb_learn *l, const struct entry *e)
 		if (!slash || slash == p)
 			return NULL;
 		*slash = '\0';
+		/* inside a directory the command made: that directory */
+		for (size_t i = 0; i < l->n_paths; i++)
+			if (l->paths[i].dir && strcmp(l->paths[i].s, p) == 0)
+				return ar_xasprintf("%s/", p);
 	}
 	if (!sb_learn_is_extra(l, p))
 		return NULL;

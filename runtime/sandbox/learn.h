@@ -28,6 +28,10 @@ void sb_learn_free(struct sb_learn *l);
 
 /* A path the command used (absolute, normalised); thread-safe. */
 void sb_learn_path(struct sb_learn *l, const char *path, bool write, bool exec);
+/* A directory the command made (mkdir): listed, with a trailing '/'
+ * (created when the profile is used), only when it does not exist on
+ * the host; an existing one needs no grant. */
+void sb_learn_mkdir(struct sb_learn *l, const char *path);
 /* An ar_egress_event_fn (data: the struct sb_learn). */
 void sb_learn_egress_event(const struct ar_egress_event *ev, void *data);
 
@@ -40,7 +44,8 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 		   struct ar_error *err);
 
 /* For tests: is this path one the learned profile would list (not a
- * default, not a secret, not the workspace)? */
+ * default, not a secret, not the workspace, not the home directory nor
+ * a directory above it)? */
 bool sb_learn_is_extra(const struct sb_learn *l, const char *path);
 
 #endif

@@ -294,6 +294,49 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 	}
 }
 
+/* The home directory inside the workspace (--workspace ~): what the
+ * user's session runs at login or on the next shell start. Missing ones
+ * get placeholders when their parent exists. */
+static void home_root(struct plan_ctx *c, const char *home)
+{
+	static const struct {
+		const char *name;
+		const char *why;
+	} names[] = {
+		{ ".bashrc", "shell rc file" },
+		{ ".bash_profile", "shell rc file" },
+		{ ".bash_login", "shell rc file" },
+		{ ".bash_logout", "shell rc file" },
+		{ ".profile", "shell rc file" },
+		{ ".zshrc", "shell rc file" },
+		{ ".zprofile", "shell rc file" },
+		{ ".zshenv", "shell rc file" },
+		{ ".zlogin", "shell rc file" },
+		{ ".xprofile", "session startup file" },
+		{ ".xsessionrc", "session startup file" },
+		{ ".pam_environment", "session environment" },
+		{ ".config/systemd", "systemd user units" },
+		{ ".config/autostart", "desktop autostart entries" },
+		{ ".config/environment.d", "session environment" },
+		{ ".config/git", "git config" },
+		{ ".local/bin", "programs on PATH" },
+	};
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *x =
+			ar_xasprintf("%s/%s", home, names[i].name);
+		_cleanup_free_ char *parent = ar_xstrdup(x);
+		struct stat st;
+
+		*strrchr(parent, '/') = '\0';
+		one(c, x,
+		    lstat(parent, &st) == 0 && S_ISDIR(st.st_mode) ?
+			    SB_PROT_ABSENT :
+			    SB_PROT_WATCH,
+		    names[i].why);
+	}
+}
+
 /* Repositories below the workspace, SB_PROTECT_DEPTH levels down, the
  * same filesystem, no symbolic links, not into .git or node_modules. */
 static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
@@ -381,6 +424,8 @@ int sb_protect_plan(struct sb_protect *p, const char *ws,
 		else
 			free(q);
 	}
+	if (ar_path_under(h->home, ws))
+		home_root(&c, h->home);
 	{
 		_cleanup_free_ char *g = ar_xasprintf("%s/.git", ws);
 

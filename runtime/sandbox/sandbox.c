@@ -210,6 +210,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = ar_sandbox_bundle_write(cfg, &h, ro->print_bundle, err);
 		goto out;
 	}
+	if (info.workspace_home)
+		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (docs/sandbox.md)",
+			info.workspace);
 	if (info.net_host)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
 	/* the terminal is the command's: the start lines only with

@@ -99,6 +99,7 @@ struct ar_sandbox_info {
 	bool net_host;
 	bool net_allow; /* the egress proxy runs (sandbox_egress.c) */
 	bool landlock;
+	bool workspace_home; /* --workspace ~ (or above): said loudly */
 	char protections[256]; /* "userns,mountns,pidns,netns,..." */
 	/* The protected paths inside the workspace (protect.h); free with
 	 * ar_sandbox_info_release. */

@@ -17,6 +17,7 @@
  * in a namespace that owns nothing of the host.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -334,6 +335,101 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	return 0;
 }
 
+/* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
+ * path may not exist yet). Malloc'd, NULL for anything else. */
+static char *profile_lexical(const struct ar_sandbox_host *h, const char *p)
+{
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0'))
+		return ar_xasprintf("%s%s", h->home, p + 1);
+	return p[0] == '/' ? ar_xstrdup(p) : NULL;
+}
+
+static bool ends_with_slash(const char *p)
+{
+	size_t n = strlen(p);
+
+	return n > 1 && p[n - 1] == '/';
+}
+
+/* mkdir -p below the home directory (0700; the user's, since agentrun
+ * runs as the user). Components are made one by one without following
+ * a symbolic link at the end of each. */
+static int mkdir_below_home(const struct ar_sandbox_host *h, const char *path)
+{
+	_cleanup_free_ char *p = ar_xstrdup(path);
+	struct stat st;
+
+	if (!ar_path_under(p, h->home) || strcmp(p, h->home) == 0 ||
+	    strstr(p, "/../") || strstr(p, "/./"))
+		return -1;
+	for (char *s = strchr(p + strlen(h->home) + 1, '/');;
+	     s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -1;
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			return -1; /* a link or a file: not ours to follow */
+		if (!s)
+			return 0;
+		*s = '/';
+	}
+}
+
+/* Before the profile's binds: its directories ("~/.claude/", a trailing
+ * '/') are created on the host when missing, so what the agent CLI
+ * writes there (its login) persists; its read-only entries below one of
+ * its read-write directories are created too (a directory for a
+ * trailing '/', else a file: "{}" for .json, empty otherwise), so that
+ * the agent cannot create them with content the CLI runs outside the
+ * sandbox later (hooks, notify commands). Only below $HOME. */
+static void profile_prepare(const struct oci_profile *pf,
+			    const struct ar_sandbox_host *h)
+{
+	for (size_t i = 0; pf && i < pf->rw.n; i++) {
+		_cleanup_free_ char *p = profile_lexical(h, pf->rw.v[i]);
+
+		if (p && ends_with_slash(p) && access(p, F_OK) < 0) {
+			p[strlen(p) - 1] = '\0';
+			if (mkdir_below_home(h, p) == 0)
+				ar_log(AR_LOG_INFO,
+				       "sandbox: profile: created %s (0700) for the agent's config",
+				       p);
+		}
+	}
+	for (size_t i = 0; pf && i < pf->ro.n; i++) {
+		_cleanup_free_ char *p = profile_lexical(h, pf->ro.v[i]);
+		bool under_rw = false;
+		struct stat st;
+
+		if (!p || lstat(p, &st) == 0)
+			continue;
+		for (size_t j = 0; j < pf->rw.n && !under_rw; j++) {
+			_cleanup_free_ char *d =
+				profile_lexical(h, pf->rw.v[j]);
+
+			under_rw = d && ends_with_slash(d) &&
+				   ar_path_under(p, d) && strcmp(p, d) != 0;
+		}
+		if (!under_rw)
+			continue;
+		if (ends_with_slash(p)) {
+			p[strlen(p) - 1] = '\0';
+			mkdir_below_home(h, p);
+		} else {
+			_cleanup_close_ int fd =
+				open(p,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					     O_CLOEXEC,
+				     0600);
+			size_t n = strlen(p);
+
+			if (fd >= 0 && n > 5 && strcmp(p + n - 5, ".json") == 0)
+				(void)!write(fd, "{}\n", 3);
+		}
+	}
+}
+
 static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
 		     const char *path, bool from_profile, struct ar_error *err)
 {
@@ -365,6 +461,16 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 		w = o->profile->workspace;
 	if (!w) {
 		*out = ar_sandbox_find_workspace(h->cwd);
+		/* a dotfiles repository in ~ makes ~ the git top-level of
+		 * every directory below it: take the current directory */
+		if (ar_path_under(h->home, *out) &&
+		    !ar_path_under(h->home, h->cwd)) {
+			ar_log(AR_LOG_INFO,
+			       "sandbox: the git top-level `%s` is your home directory (or above it), not taken as the workspace: using the current directory",
+			       *out);
+			free(*out);
+			*out = ar_xstrdup(h->cwd);
+		}
 	} else {
 		*out = sb_expand_path(h, w);
 		if (!*out)
@@ -377,6 +483,17 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 				err, EINVAL,
 				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
 				*out);
+	/* The home directory (or above it) only when named on the command
+	 * line: everything in it would be readable and writable. */
+	if (ar_path_under(h->home, *out) && !o->workspace)
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: the workspace would be `%s`, %s: the command could read every file in it and write your shell rc files, ~/.config and systemd user units; run from a project directory, or pass --workspace %s if you mean it",
+			*out,
+			strcmp(*out, h->home) == 0 ?
+				"your home directory" :
+				"a directory that contains your home directory",
+			*out);
 	if (ar_sandbox_path_is_secret(h->home, *out))
 		return ar_error_set_plain(
 			err, EPERM,
@@ -657,7 +774,7 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
-	sb_home_mounts(&m, h, err);
+	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);
 	if (o->overlay_upper) {
 		if (overlay_mount(&m, ws, o, err) < 0) {
 			free(m.v);
@@ -671,6 +788,7 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	}
 	sb_protect_mounts(info->protect, &m, o->overlay_upper != NULL,
 			  ws_idmapped);
+	profile_prepare(pf, h);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
 		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
 	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
@@ -716,16 +834,19 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	info->workspace = ar_xstrdup(ws);
 	info->net_host = net == AR_SANDBOX_NET_HOST;
 	info->net_allow = net == AR_SANDBOX_NET_ALLOW;
+	info->workspace_home = ar_path_under(h->home, ws);
 	snprintf(
 		info->protections, sizeof(info->protections),
-		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%shome=tmpfs,etc=minimal,env=filtered",
+		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%s%s,etc=minimal,env=filtered",
 		(unsigned)h->uid, (unsigned)h->gid,
 		info->net_host ?
 			"net=host" :
 		info->net_allow ?
 			"netns(loopback only),egress-proxy(allowlist)" :
 			"netns(loopback only)",
-		info->landlock ? "landlock," : "");
+		info->landlock ? "landlock," : "",
+		info->workspace_home ? "home=WORKSPACE(read-write)" :
+				       "home=tmpfs");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox", "1");
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.workspace", ws);
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.net",

@@ -14,11 +14,16 @@
 #include "sandbox_internal.h"
 #include "utils.h"
 
-/* Read-only, when present: enough for git and a shell to behave. */
+/* Read-only, when present: enough for git and a shell to behave. Not
+ * the shell rc files: people export tokens in them (`--ro ~/.bashrc`
+ * brings one back); the distribution's defaults stand in for them. */
 static const char *const home_default_ro[] = {
-	".gitconfig", ".config/git",   ".bashrc", ".profile",
-	".inputrc",   ".editorconfig", NULL,
+	".gitconfig", ".config/git", ".inputrc", ".editorconfig", NULL,
 };
+
+/* A minimal rc inside: the distribution's skeleton files (no secrets),
+ * read-only at the rc files' paths, when the host has them. */
+static const char *const home_skel[] = { ".bashrc", ".profile", NULL };
 
 const char *const ar_sandbox_home_secrets[] = {
 	/* keys, agents, credentials */
@@ -89,7 +94,7 @@ bool ar_sandbox_path_is_secret(const char *home, const char *path)
 }
 
 int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
-		   struct ar_error *err)
+		   bool home_is_workspace, struct ar_error *err)
 {
 	char *opts;
 	struct stat st;
@@ -108,6 +113,14 @@ int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 		    ar_sandbox_path_is_secret(h->home, p) || sb_has_dest(m, p))
 			continue;
 		sb_bind(m, p, false);
+	}
+	for (const char *const *d = home_skel; *d && !home_is_workspace; d++) {
+		char *src = oci_arena_printf(m->a, "%s/skel/%s", h->etc, *d);
+
+		if (stat(src, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		sb_mount_add(m, sb_path_join(m->a, h->home, *d), "bind", src,
+			     SB_OPTS("bind", "ro", "nosuid", "nodev"));
 	}
 	return 0;
 }

@@ -33,9 +33,10 @@ bool sb_has_dest(const struct sb_mounts *m, const char *dest);
 void sb_workspace_idmap(struct sb_mounts *m, const char *path);
 
 /* Home (sandbox_home.c): a tmpfs at the home path and the default
- * dotfiles, read-only. */
+ * dotfiles, read-only; the skeleton rc files unless the home directory
+ * is (in) the workspace. */
 int sb_home_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
-		   struct ar_error *err);
+		   bool home_is_workspace, struct ar_error *err);
 /* Hide every existing secret below any bind already in the list (call
  * it after the last bind). */
 void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h);

@@ -158,7 +158,10 @@ t_crash()
 
 	# state: a status that fits, or a clear error; never a crash.
 	STATUS=0
-	st=$(timeout 20 "$AGENTRUN" --root "$root" state "$id" 2>"$TEST_TMP/err") ||
+	# (as the state directory's owner: another user's is refused)
+	st=$(if [ "$mode" = root ]; then timeout 20 "$AGENTRUN" --root "$root" state "$id"
+		else as_test_user timeout 20 "$AGENTRUN" --root "$root" state "$id"; fi \
+		2>"$TEST_TMP/err") ||
 		STATUS=$?
 	if [ "$STATUS" = 0 ]; then
 		status=$(jq -r .status <<<"$st") || fail "state is not JSON: $st"
@@ -182,8 +185,11 @@ t_crash()
 	# start waits on forever.
 	if [[ $point == start-* ]]; then
 		STATUS=0
-		timeout 20 "$AGENTRUN" --root "$root" start "$id" \
-			>/dev/null 2>"$TEST_TMP/err" || STATUS=$?
+		if [ "$mode" = root ]; then
+			timeout 20 "$AGENTRUN" --root "$root" start "$id"
+		else
+			as_test_user timeout 20 "$AGENTRUN" --root "$root" start "$id"
+		fi >/dev/null 2>"$TEST_TMP/err" || STATUS=$?
 		echo "second start: exit $STATUS $(cat "$TEST_TMP/err")"
 		[ "$STATUS" != 124 ] || fail "a second start after a kill at $point hangs"
 		if [ "$point" = start-begin ]; then

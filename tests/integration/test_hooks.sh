@@ -330,8 +330,12 @@ hooks_stdin()
 	assert_status 0 arr "$u" create --bundle "$b" "$id"
 	pid=$(arr "$u" state "$id" | jq -r .pid)
 	assert_status 0 arr "$u" start "$id"
-	wait_until 10 sh -c "'$AGENTRUN' --root '$(
-		[ "$u" = 1 ] && echo "$AR_USER_ROOT" || echo "$AR_ROOT")' state '$id' | grep -q stopped"
+	# (as the state directory's owner: another user's is refused)
+	if [ "$u" = 1 ]; then
+		wait_until 10 as_test_user sh -c "'$AGENTRUN' --root '$AR_USER_ROOT' state '$id' | grep -q stopped"
+	else
+		wait_until 10 sh -c "'$AGENTRUN' --root '$AR_ROOT' state '$id' | grep -q stopped"
+	fi
 	assert_status 0 arr "$u" delete "$id"
 	for s in prestart poststart poststop; do
 		local j

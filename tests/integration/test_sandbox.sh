@@ -90,6 +90,7 @@ t_secret_hidden_under_parent_bind()
 	assert_not_contains "$OUT" "PRIVATE-KEY-MATERIAL"
 	[ ! -e "$H/.ssh/new" ] || fail "wrote into the hidden ~/.ssh"
 	# asking for the secret store itself is refused
+	SBX_CWD=$WS
 	assert_status '!0' sbx --ro "~/.ssh" -- true
 	assert_contains "$ERR" "never-share"
 }
