@@ -17,7 +17,8 @@
  *                                              egress allowlist proxy
  *     "publish": ["127.0.0.1:1455:1455"],     host port -> sandbox port
  *     "workspace": "~/src/project",
- *     "landlock": true
+ *     "landlock": true,
+ *     "nested": false
  *   }
  *
  * "~/" is kept as written (the sandbox expands it against the user's
@@ -50,6 +51,7 @@ struct oci_profile {
 				    * the sandbox (egress_policy.h) */
 	char *workspace;
 	struct oci_opt_bool landlock;
+	struct oci_opt_bool nested; /* "nested": user namespaces inside */
 	struct oci_strv publish; /* "publish": ["[ADDR:]HOSTPORT:PORT"];
 				  * checked by the sandbox */
 };

@@ -57,6 +57,9 @@ static void sandbox_usage(FILE *out)
 		"                       also the --overlay's name (default: sandbox-DATE)\n"
 		"  --detach             with --name: start CMD and return; its output\n"
 		"                       goes to the session's directory\n"
+		"  --nested             let CMD create namespaces (bwrap, rootless podman,\n"
+		"                       Codex's sandbox): seccomp allows them and mounts,\n"
+		"                       /proc unmasked, Landlock off\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
 		"                       files changed, exit); `-`: stderr\n"
@@ -93,6 +96,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_PUBLISH,
 	OPT_DETACH,
+	OPT_NESTED,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -122,6 +126,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "publish", required_argument, NULL, OPT_PUBLISH },
 		{ "detach", no_argument, NULL, OPT_DETACH },
+		{ "nested", no_argument, NULL, OPT_NESTED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -204,6 +209,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_LEARN:
 			o.learn = optarg;
+			break;
+		case OPT_NESTED:
+			o.nested = true;
 			break;
 		case OPT_DETACH:
 			ro.detach = true;

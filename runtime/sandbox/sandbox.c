@@ -21,6 +21,7 @@
 #include "doctor.h"
 #include "log.h"
 #include "overlay.h"
+#include "profile.h"
 #include "protect.h"
 #include "sandbox_audit.h"
 #include "sandbox_internal.h"
@@ -142,6 +143,24 @@ static int overlay_prepare(const struct ar_sandbox_opts *o,
 	return 0;
 }
 
+/* --nested: Landlock off (the kernel refuses mounts to a process under
+ * Landlock); asking for both is an error. */
+static int nested_opts(const struct ar_sandbox_opts **o,
+		       struct ar_sandbox_opts *no, struct ar_error *err)
+{
+	const struct oci_profile *p = (*o)->profile;
+
+	if ((*o)->landlock == 1 ||
+	    ((*o)->landlock < 0 && p && p->landlock.set && p->landlock.v))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --nested needs Landlock off (the kernel refuses every mount to a Landlock-restricted process, and a nested sandbox mounts); drop --landlock on (or the profile's \"landlock\": true)");
+	*no = **o;
+	no->landlock = 0;
+	*o = no;
+	return 0;
+}
+
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		   const struct ar_sandbox_run_opts *ro, int *exit_status,
 		   struct ar_error *err)
@@ -151,7 +170,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_sandbox_host h;
 	struct ar_sandbox_info info;
 	struct ar_create_opts co;
-	struct ar_sandbox_opts oo, lo;
+	struct ar_sandbox_opts oo, lo, no;
 	struct ar_overlay ov;
 	struct sb_rootfs content;
 	struct sb_egress egress = { 0 };
@@ -159,6 +178,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	_cleanup_free_ char *sess_config = NULL;
 	bool named = o->name && !ro->print_bundle;
+	bool nested = o->nested || (o->profile && o->profile->nested.set &&
+				    o->profile->nested.v);
 	bool remove_bundle = false, quiet, egress_on = false;
 	char id[64];
 	int r;
@@ -183,13 +204,24 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * runtime loads it from its compiled-filter cache (parsed on a
 	 * miss only). --print-bundle and --audit/--learn need it, and a
 	 * session keeps the full config on disk for exec. */
-	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o) && !named) {
+	if (r == 0 && nested)
+		r = nested_opts(&o, &no, err);
+	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o) && !named &&
+	    !nested) {
 		lo = *o;
 		lo.seccomp_deferred = true;
 		o = &lo;
 	}
 	if (r == 0)
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
+	if (r == 0 && nested) {
+		size_t len = strlen(info.protections);
+
+		snprintf(
+			info.protections + len, sizeof(info.protections) - len,
+			",nested(userns inside; landlock off; /proc unmasked)");
+		r = sb_nested_apply(cfg, info.protections, err);
+	}
 	if (r == 0 && !ro->print_bundle)
 		r = preflight(&h, info.workspace, o->overlay, false, err);
 	if (r == 0 && named)

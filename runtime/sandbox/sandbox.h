@@ -60,6 +60,7 @@ struct ar_sandbox_opts {
 	int landlock; /* -1 auto (when the kernel has it), 0 off, 1 required */
 	const struct oci_profile *profile; /* NULL: none */
 	bool overlay; /* --overlay: copy-on-write workspace */
+	bool nested; /* --nested: namespaces inside (sandbox_nested.c) */
 	const char *name; /* --name: a session (session.h) and the
 			   * --overlay's name */
 	const char *audit; /* --audit FILE ("-": stderr); docs/audit.md */

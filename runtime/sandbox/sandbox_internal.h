@@ -72,6 +72,11 @@ int sb_rootfs_populate(int rootfd, void *arg, struct ar_error *err);
  * the run. NULL with errno on failure. */
 char *sb_root_mountpoint(uid_t uid, bool *remove);
 
+/* --nested (sandbox_nested.c): relax the built config so that the command
+ * can create namespaces; protections: the new protections annotation. */
+int sb_nested_apply(struct oci_config *cfg, const char *protections,
+		    struct ar_error *err);
+
 /* The network (sandbox_egress.c). */
 /* none, host or allow: the command line's, else the profile's. */
 enum ar_sandbox_net sb_net_mode(const struct ar_sandbox_opts *o);

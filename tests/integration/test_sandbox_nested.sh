@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# --nested (and the profile key "nested"): bubblewrap runs inside the
+# sandbox, as the unprivileged test user; without it the namespaces are
+# refused; under it the outer walls hold (read-only host, hidden secrets,
+# the rest of the seccomp profile), and --landlock on is refused.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
+
+BWRAP=$(command -v bwrap || true)
+
+nest_setup()
+{
+	[ -n "$BWRAP" ] || skip "bubblewrap is not installed (contrib/install-deps.sh installs it)"
+	sb_home user
+	mkdir -p "$H/.ssh"
+	echo PRIVATE-KEY >"$H/.ssh/id_ed25519"
+	sb_home_own
+}
+
+t_refused_without_nested()
+{
+	nest_setup
+	assert_status '!0' sb_run -- "$BWRAP" --ro-bind / / --proc /proc --dev /dev \
+		--unshare-all true
+	assert_contains "$ERR" "bwrap:"
+	assert_status 0 sb_run -- sh -c 'unshare -U true 2>/dev/null && echo USERNS-OK; echo done'
+	assert_not_contains "$OUT" USERNS-OK
+	# the option is named where users look: --help and the man page
+	assert_status 0 "$AGENTRUN" sandbox --help
+	assert_contains "$OUT" "--nested"
+}
+
+t_bwrap_under_nested()
+{
+	nest_setup
+	assert_status 0 sb_run --nested -- "$BWRAP" --ro-bind / / --proc /proc \
+		--dev /dev --tmpfs /tmp --unshare-all --die-with-parent sh -c '
+		echo inside-bwrap uid=$(id -u)
+		echo procs=$(ls /proc | grep -c "^[0-9]")
+		cat ~/.ssh/id_ed25519 2>/dev/null || echo no-secret'
+	assert_contains "$OUT" "inside-bwrap uid=$TEST_UID"
+	assert_contains "$OUT" "procs=" 
+	assert_contains "$OUT" no-secret
+	assert_not_contains "$OUT" PRIVATE-KEY
+	assert_contains "$ERR" "nested(userns inside; landlock off; /proc unmasked)"
+}
+
+# The inner sandbox sees no more than the outer one: a writable bind of
+# / inside still cannot write the host's /usr (the outer read-only mounts
+# are locked), the hidden home stays hidden, keyctl and bpf stay denied.
+t_outer_walls_hold()
+{
+	local bin=$TEST_TMP/sysprobe
+	nest_setup
+	require_cmd cc
+	cc -O2 -o "$bin" "$TOP_SRCDIR/tests/helpers/sysprobe.c" \
+		2>"$TEST_TMP/cc.err" || skip "cannot build sysprobe: $(head -c 300 "$TEST_TMP/cc.err")"
+	cp "$bin" "$WS/sysprobe"
+	chown "$TEST_UID:$TEST_GID" "$WS/sysprobe"
+	assert_status 0 sb_run --nested -- "$BWRAP" --bind / / --proc /proc \
+		--dev /dev --unshare-user --unshare-pid sh -c '
+		touch /usr/agentrun-nested-x 2>/dev/null && echo WROTE-USR
+		mount -o remount,rw /usr 2>/dev/null && echo REMOUNTED
+		ls -A ~ | grep -qx .ssh && echo SSH-VISIBLE
+		echo keyctl-$(./sysprobe syscall 250 0 0 0 0 0)
+		echo bpf-$(./sysprobe syscall 321 0 0 0)
+		echo done'
+	assert_contains "$OUT" done
+	assert_not_contains "$OUT" WROTE-USR
+	assert_not_contains "$OUT" REMOUNTED
+	assert_not_contains "$OUT" SSH-VISIBLE
+	assert_contains "$OUT" "keyctl-errno=1"
+	assert_contains "$OUT" "bpf-errno=1"
+	[ ! -e /usr/agentrun-nested-x ] || fail "the host's /usr was written"
+}
+
+t_landlock_conflict()
+{
+	nest_setup
+	assert_status 1 sb_run --nested --landlock on -- true
+	assert_contains "$ERR" "--nested needs Landlock off"
+}
+
+t_profile_key()
+{
+	nest_setup
+	printf '{"nested": true}\n' >"$H/nested.json"
+	chown "$TEST_UID:$TEST_GID" "$H/nested.json"
+	assert_status 0 sb_run --profile "$H/nested.json" -- "$BWRAP" --ro-bind / / \
+		--proc /proc --dev /dev --unshare-all echo via-profile
+	assert_contains "$OUT" via-profile
+	printf '{"nested": "yes"}\n' >"$H/bad.json"
+	chown "$TEST_UID:$TEST_GID" "$H/bad.json"
+	assert_status 1 sb_run --profile "$H/bad.json" -- true
+	assert_contains "$ERR" "nested"
+}
+
+run_test "without --nested: no namespaces inside (bwrap fails)" t_refused_without_nested
+run_test "--nested: bwrap runs inside" t_bwrap_under_nested
+run_test "--nested: the outer walls hold for the inner sandbox" t_outer_walls_hold
+run_test "--nested --landlock on is refused" t_landlock_conflict
+run_test "profile key nested" t_profile_key
+finish
