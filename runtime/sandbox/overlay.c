@@ -1387,7 +1387,9 @@ static int keep_orig(struct commit *cc, int pfd, const char *leaf,
 
 		if (renameat2(pfd, leaf, pfd, n, RENAME_NOREPLACE) == 0) {
 			_cleanup_free_ char *q = ar_quote_path(ch->path);
-			_cleanup_free_ char *qn = ar_quote_path(n);
+			_cleanup_free_ char *full = ar_xasprintf(
+				"%.*s%s", (int)(leaf - ch->path), ch->path, n);
+			_cleanup_free_ char *qn = ar_quote_path(full);
 
 			fprintf(cc->out,
 				"note: %s: the host's version is kept as %s\n",

@@ -187,17 +187,18 @@ t_conflict()
 	echo "c-host" >"$WS/c.txt"
 	echo "b-host" >"$WS/b.txt"
 	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS"/*.txt
-	sb_overlay --name cf -- sh -c 'echo agent > existing.txt; echo agent > b.txt; rm c.txt'
+	sb_overlay --name cf -- sh -c 'echo agent > existing.txt; echo agent > b.txt; rm c.txt; echo agent > sub/keep'
 	# the user edits on the host after the sandbox started
-	as_mode sh -c "echo host-edit > '$WS/existing.txt'; echo c-edit > '$WS/c.txt'"
+	as_mode sh -c "echo host-edit > '$WS/existing.txt'; echo c-edit > '$WS/c.txt'; echo host > '$WS/sub/keep'"
 	assert_status 0 ov changes cf
 	assert_eq "$OUT" "M  b.txt
 DU c.txt (conflict: changed on the host since the sandbox started)
-MU existing.txt (conflict: changed on the host since the sandbox started)"
+MU existing.txt (conflict: changed on the host since the sandbox started)
+MU sub/keep (conflict: changed on the host since the sandbox started)"
 	assert_status 1 ov commit cf
 	assert_contains "$OUT" "M  b.txt"
 	assert_contains "$OUT" "conflict: existing.txt: changed on the host"
-	assert_contains "$ERR" "2 conflict(s) not applied"
+	assert_contains "$ERR" "3 conflict(s) not applied"
 	assert_eq "$(cat "$WS/b.txt")" "agent" "the others are applied"
 	assert_eq "$(cat "$WS/existing.txt")" "host-edit" "the host edit survives"
 	assert_eq "$(cat "$WS/c.txt")" "c-edit"
@@ -210,6 +211,9 @@ MU existing.txt (conflict: changed on the host since the sandbox started)"
 	assert_eq "$(cat "$WS/existing.txt.orig")" "host-edit"
 	[ ! -e "$WS/c.txt" ] || fail "c.txt not deleted"
 	assert_eq "$(cat "$WS/c.txt.orig")" "c-edit"
+	assert_status 0 ov commit --force cf sub
+	assert_contains "$OUT" "the host's version is kept as sub/keep.orig"
+	assert_eq "$(cat "$WS/sub/keep") $(cat "$WS/sub/keep.orig")" "agent host"
 	assert_status 0 ov changes cf
 	assert_eq "$OUT" ""
 }
