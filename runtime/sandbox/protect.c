@@ -84,6 +84,7 @@ struct plan_ctx {
 	struct ar_error *err;
 	int r;
 	size_t dirs;
+	const char *home;
 };
 
 static bool opted_out(struct plan_ctx *c, const char *path)
@@ -243,6 +244,92 @@ static char *gitfile_target(const char *root, const char *file)
 	}
 }
 
+/* A file's first line, or NULL (never through a symbolic link). */
+static char *first_line(const char *path)
+{
+	char buf[4096];
+	_cleanup_close_ int fd =
+		open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return ar_xstrdup(buf);
+}
+
+static bool has(const char *dir, const char *name, mode_t type)
+{
+	_cleanup_free_ char *x = ar_xasprintf("%s/%s", dir, name);
+	struct stat st;
+
+	return lstat(x, &st) == 0 && (st.st_mode & S_IFMT) == type;
+}
+
+/* The workspace is a linked worktree or a submodule: its `.git` file
+ * points outside it, to a gitdir that git's own layout ties to it. That
+ * gitdir (and a worktree's common directory, which holds the objects,
+ * refs, config and hooks) is shown, pinned, with the protections of a
+ * .git directory. Anything else the file may name (the agent could have
+ * written it in an earlier run) is not shown:
+ *   worktree   T = COMMON/worktrees/NAME, T/gitdir names WS/.git, T/commondir
+ *              resolves to COMMON, which holds HEAD and objects/
+ *   submodule  T is below SUPER/.git/modules/ and holds HEAD and objects/
+ * and neither T nor COMMON is on the never-share list. */
+static void linked_gitdir(struct plan_ctx *c, const char *root, const char *t)
+{
+	_cleanup_free_ char *parent = ar_xstrdup(t), *self = NULL;
+	_cleanup_free_ char *back = NULL, *backreal = NULL, *cd = NULL;
+	_cleanup_free_ char *common = NULL, *cdpath = NULL;
+	char *slash;
+
+	if (!has(t, "HEAD", S_IFREG) || ar_sandbox_path_is_secret(c->home, t))
+		return;
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return;
+	*slash = '\0';
+	if (strstr(t, "/.git/modules/") && has(t, "objects", S_IFDIR)) {
+		gitdir(c, t, 0); /* a submodule */
+		return;
+	}
+	slash = strrchr(parent, '/');
+	if (!slash || strcmp(slash, "/worktrees") != 0)
+		return;
+	*slash = '\0'; /* parent: COMMON as the layout says */
+	self = ar_xasprintf("%s/.git", root);
+	back = first_line(cdpath = ar_xasprintf("%s/gitdir", t));
+	backreal = back && back[0] == '/' ? realpath(back, NULL) : NULL;
+	if (!backreal || strcmp(backreal, self) != 0)
+		return;
+	free(cdpath);
+	cdpath = ar_xasprintf("%s/commondir", t);
+	cd = first_line(cdpath);
+	if (!cd)
+		return;
+	if (cd[0] == '/') {
+		common = realpath(cd, NULL);
+	} else {
+		_cleanup_free_ char *rel = ar_xasprintf("%s/%s", t, cd);
+
+		common = realpath(rel, NULL);
+	}
+	if (!common || strcmp(common, parent) != 0 ||
+	    !has(common, "HEAD", S_IFREG) || !has(common, "objects", S_IFDIR) ||
+	    ar_sandbox_path_is_secret(c->home, common))
+		return;
+	/* the pins (binds) first, parent before child: every read-only
+	 * bind below them comes after both */
+	add(c->p, common, SB_PROT_PIN, "git directory");
+	add(c->p, t, SB_PROT_PIN, "git directory");
+	gitdir(c, common, 0);
+	gitdir(c, t, 0);
+}
+
 /* A repository (or the workspace) top: root dotfiles and its .git. */
 static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 {
@@ -288,6 +375,8 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 			    strcmp(t, c->ws) != 0 && lstat(t, &st) == 0 &&
 			    S_ISDIR(st.st_mode))
 				gitdir(c, t, 0);
+			else if (t && strcmp(root, c->ws) == 0)
+				linked_gitdir(c, root, t);
 		} else {
 			one(c, g, -1, "git directory"); /* a link: refused */
 		}
@@ -409,7 +498,7 @@ int sb_protect_plan(struct sb_protect *p, const char *ws,
 		    const struct ar_sandbox_opts *o,
 		    const struct ar_sandbox_host *h, struct ar_error *err)
 {
-	struct plan_ctx c = { .p = p, .ws = ws, .err = err };
+	struct plan_ctx c = { .p = p, .ws = ws, .err = err, .home = h->home };
 	struct stat st;
 	int fd;
 
