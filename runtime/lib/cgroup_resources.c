@@ -216,8 +216,8 @@ int ar_cgroup_resources_ctrls(const struct oci_resources *r, unsigned *mask,
 		m |= AR_CG_CPU;
 	if (cpuset_any(r))
 		m |= AR_CG_CPUSET;
-	if (r->pids.present)
-		m |= AR_CG_PIDS;
+	if (r->pids.present && r->pids.limit > 0)
+		m |= AR_CG_PIDS; /* 0 or less: no limit, as crun */
 	if (io_any(r))
 		m |= AR_CG_IO;
 	if (r->n_hugepage_limits)
@@ -428,7 +428,8 @@ static int apply_pids(int dirfd, const struct oci_resources *r, unsigned avail,
 {
 	char buf[32];
 
-	if (!r->pids.present || skip(avail, AR_CG_PIDS, "linux.resources.pids"))
+	if (!r->pids.present || (r->pids.limit <= 0 && !(avail & AR_CG_PIDS)) ||
+	    skip(avail, AR_CG_PIDS, "linux.resources.pids"))
 		return 0;
 	fmt_limit(buf, sizeof(buf), r->pids.limit > 0 ? r->pids.limit : -1);
 	return ar_cg_write(dirfd, "pids.max", buf, err);

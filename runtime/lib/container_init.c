@@ -225,6 +225,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	bool userns = l->plan.new_user || l->plan.join_fd[OCI_NS_USER] >= 0;
 	bool nnp = p->no_new_privileges;
 	bool cwd_done;
+	_cleanup_free_ char *home = NULL;
 	_cleanup_close_ int started_fd = -1;
 	struct ar_rootfs_opts ro = {
 		.rootfs = l->rootfs,
@@ -309,11 +310,12 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	 * program). Without no_new_privileges the filter must be in
 	 * before the capabilities go. */
 	cwd_done = ar_process_chdir_early(p);
+	home = ar_process_home(p);
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
 	if (ar_process_enter_user(p, l->setgroups_denied, cwd_done, err) < 0)
 		return -1;
-	env = ar_process_build_env(p, l->listen_fds, getpid());
+	env = ar_process_build_env(p, l->listen_fds, getpid(), home);
 	/* execve() below needs args.v too (find_executable checks v[0]) */
 	if (!p->args.v)
 		return ar_error_set_plain(err, EINVAL, "process.args: empty");

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mount_syscalls.h"
 #include "mounts_internal.h"
 #include "rootfs_path.h"
 #include "utils.h"
@@ -127,11 +128,28 @@ static int bind_device(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
 {
 	_cleanup_close_ int tfd = -1;
 	_cleanup_close_ int mfd = -1;
+	/* a device node needs neither; a setuid file bound from the host
+	 * must not count as one */
+	const struct ar_bind_attrs attrs = {
+		.set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+		.userns_fd = -1,
+	};
+	mode_t want = d->type == 'b' ? S_IFBLK : S_IFCHR;
 	struct stat st;
 
 	if (stat(d->path, &st) < 0)
-		return ar_error_set(err, errno, "device \"%s\" on the host",
-				    d->path);
+		return ar_error_set(
+			err, errno,
+			"device \"%s\": in a user namespace the host's node is bound (mknod is refused), and the host has none",
+			d->path);
+	if ((st.st_mode & S_IFMT) != want ||
+	    major(st.st_rdev) != (unsigned int)d->major ||
+	    minor(st.st_rdev) != (unsigned int)d->minor)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"device \"%s\": the host's node is not %c %lld:%lld (in a user namespace the host's node is bound, mknod is refused)",
+			d->path, d->type == 'b' ? 'b' : 'c',
+			(long long)d->major, (long long)d->minor);
 	if (remove_existing(dirfd, name) < 0)
 		return ar_error_set(err, errno, "remove \"%s\"", d->path);
 	tfd = openat(dirfd, name,
@@ -143,7 +161,7 @@ static int bind_device(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
 	tfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (tfd < 0)
 		return ar_error_set(err, errno, "open \"%s\"", d->path);
-	if (ar_bind_fd(-1, d->path, tfd, false, NULL, &mfd) < 0)
+	if (ar_bind_fd(-1, d->path, tfd, false, &attrs, &mfd) < 0)
 		return ar_error_set(err, errno, "bind device \"%s\"", d->path);
 	return ar_check_inside_root(ctx, mfd, d->path, err);
 }

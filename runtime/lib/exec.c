@@ -378,6 +378,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	const struct oci_process *p = &c->proc;
 	bool nnp = p->no_new_privileges;
 	bool cwd_done;
+	_cleanup_free_ char *home = NULL;
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
 	sigset_t none;
@@ -414,11 +415,12 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	 * program). Without no_new_privileges the filter must be in
 	 * before the capabilities go. */
 	cwd_done = ar_process_chdir_early(p);
+	home = ar_process_home(p);
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
 	if (ar_process_enter_user(p, c->setgroups_denied, cwd_done, err) < 0)
 		return -1;
-	env = ar_process_build_env(p, 0, getpid());
+	env = ar_process_build_env(p, 0, getpid(), home);
 	exe = ar_process_find_executable(p->args.v[0], env, err);
 	if (!exe)
 		return -1;

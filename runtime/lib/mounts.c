@@ -521,6 +521,22 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 	return 0;
 }
 
+/* A missing process.cwd is made, 0755, owned by the container's root (as
+ * runc and crun), before the root may become read-only. */
+static int make_cwd(struct ar_rootfs_ctx *ctx, struct ar_error *err)
+{
+	const char *cwd = ctx->cfg->process.cwd;
+	int fd;
+
+	if (!cwd || cwd[0] != '/' || !cwd[1])
+		return 0;
+	fd = ar_mkdir_p_in_root(ctx->rootfd, cwd, 0755, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "process.cwd");
+	close(fd);
+	return 0;
+}
+
 static int root_readonly(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 {
 	struct ar_mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
@@ -547,6 +563,8 @@ int ar_rootfs_setup(const struct oci_config *cfg,
 		if (mount_one(&ctx, i, err) < 0)
 			goto out;
 	if (ar_devices_setup(&ctx, err) < 0)
+		goto out;
+	if (make_cwd(&ctx, err) < 0)
 		goto out;
 	if (ar_console_setup(&ctx, err) < 0)
 		goto out;

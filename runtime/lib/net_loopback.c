@@ -39,9 +39,7 @@ int ar_net_loopback_apply(const struct oci_config *cfg, bool new_netns,
 {
 	const char *v = oci_config_annotation(cfg, AR_ANNOTATION_NET_LOOPBACK);
 
-	if (!v)
-		return 0;
-	if (strcmp(v, "up") != 0)
+	if (v && strcmp(v, "up") != 0)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"annotations[\"%s\"]: expected \"up\", got \"%s\"",
@@ -49,7 +47,6 @@ int ar_net_loopback_apply(const struct oci_config *cfg, bool new_netns,
 	if (!new_netns)
 		return 0; /* the host's (or a joined) netns: not ours to touch */
 	if (ar_net_loopback_up(err) < 0)
-		return ar_error_wrap(err, "annotations[\"%s\"]",
-				     AR_ANNOTATION_NET_LOOPBACK);
+		return ar_error_wrap(err, "network namespace");
 	return 0;
 }

@@ -4,12 +4,14 @@
 #endif
 #include "process.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -229,11 +231,58 @@ next:
 	return NULL;
 }
 
+char *ar_process_passwd_home(const char *passwd, uid_t uid)
+{
+	const char *line = passwd;
+
+	while (line && *line) {
+		const char *end = strchrnul(line, '\n');
+		const char *f[7] = { line };
+		size_t nf = 1;
+
+		for (const char *c = line; c < end && nf < 7; c++)
+			if (*c == ':')
+				f[nf++] = c + 1;
+		if (nf == 7) {
+			char *e;
+			unsigned long v = strtoul(f[2], &e, 10);
+
+			if (e != f[2] && *e == ':' && v == (unsigned long)uid &&
+			    f[6] - 1 > f[5])
+				return ar_xasprintf(
+					"%.*s", (int)(f[6] - 1 - f[5]), f[5]);
+		}
+		line = *end ? end + 1 : NULL;
+	}
+	return ar_xstrdup("/");
+}
+
+char *ar_process_home(const struct oci_process *p)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 1 << 20; /* enough for any real passwd */
+	ssize_t n;
+
+	for (size_t i = 0; i < p->env.n; i++)
+		if (strncmp(p->env.v[i], "HOME=", 5) == 0)
+			return NULL;
+	/* the container's own file: we are inside its root already */
+	fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return ar_xstrdup("/");
+	buf = ar_xcalloc(cap + 1, 1);
+	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	return ar_process_passwd_home(buf, p->user.uid);
+}
+
 char **ar_process_build_env(const struct oci_process *p, int listen_fds,
-			    pid_t listen_pid)
+			    pid_t listen_pid, const char *home)
 {
 	size_t n = p->env.n, k = 0;
-	char **env = ar_xcalloc(n + 3, sizeof(char *));
+	char **env = ar_xcalloc(n + 4, sizeof(char *));
 
 	for (size_t i = 0; i < n; i++) {
 		if (listen_fds > 0 &&
@@ -242,6 +291,8 @@ char **ar_process_build_env(const struct oci_process *p, int listen_fds,
 			continue;
 		env[k++] = p->env.v[i];
 	}
+	if (home)
+		env[k++] = ar_xasprintf("HOME=%s", home);
 	if (listen_fds > 0) {
 		env[k++] = ar_xasprintf("LISTEN_FDS=%d", listen_fds);
 		env[k++] = ar_xasprintf("LISTEN_PID=%d", (int)listen_pid);

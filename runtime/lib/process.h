@@ -43,7 +43,8 @@ int ar_process_apply_limits(const struct oci_process *p, bool nnp,
 
 /* chdir to process.cwd as root (it may be unreadable by the user, as
  * runc), with its check; true when done. Called before any seccomp filter
- * is loaded: the runtime's own calls (chdir, getcwd) never meet it. */
+ * is loaded: the runtime's own calls (chdir, getcwd) never meet it. (A
+ * missing cwd of a new container is made with its root filesystem.) */
 bool ar_process_chdir_early(const struct oci_process *p);
 /* ar_process_set_user(), then the chdir to process.cwd as the user when
  * ar_process_chdir_early() could not do it (cwd_done false). */
@@ -56,11 +57,19 @@ int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
 char *ar_process_find_executable(const char *name, char *const *env,
 				 struct ar_error *err);
 
-/* The environment for execve: process.env, plus LISTEN_FDS/LISTEN_PID
- * when listen_fds > 0. Returns a malloc'd NULL-terminated vector whose
- * strings are those of p->env (not copied) or malloc'd additions. */
+/* HOME for a process.env without one (NULL when it has one): the home of
+ * process.user.uid in the container's /etc/passwd (read in the current
+ * root), "/" when there is none, as runc. Malloc'd. */
+char *ar_process_home(const struct oci_process *p);
+/* The home field of `uid`'s line in passwd text, or "/"; pure. */
+char *ar_process_passwd_home(const char *passwd, uid_t uid);
+
+/* The environment for execve: process.env, plus HOME=home when home is
+ * not NULL, plus LISTEN_FDS/LISTEN_PID when listen_fds > 0. Returns a
+ * malloc'd NULL-terminated vector whose strings are those of p->env (not
+ * copied) or malloc'd additions. */
 char **ar_process_build_env(const struct oci_process *p, int listen_fds,
-			    pid_t listen_pid);
+			    pid_t listen_pid, const char *home);
 
 /* Value of NAME in an envp vector, or NULL. Pure. */
 const char *ar_env_get(char *const *env, const char *name);

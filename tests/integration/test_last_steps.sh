@@ -38,6 +38,97 @@ t_seccomp_denies_runtime_calls()
 	assert_eq "$OUT" exec-ran
 }
 
+# HOME from the container's /etc/passwd when process.env has none (runc),
+# "/" for a uid it does not list; a missing process.cwd is made.
+t_home_and_cwd()
+{
+	local u=$1 b=$TEST_TMP/home$1 id
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.env |= map(select(startswith("HOME=") | not)) | .process.cwd="/new/dir" | .process.args=["sh","-c","echo $HOME; pwd"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_eq "$OUT" "/root
+/new/dir"
+	# the --rootless config maps one uid: the other users as root only
+	[ "$u" = 1 ] && return 0
+	config_set "$b" '.process.user={"uid":1000,"gid":1000} | .process.cwd="/"'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_eq "$(head -n1 <<<"$OUT")" /home/testuser
+	config_set "$b" '.process.user={"uid":4242,"gid":4242} | .process.args=["sleep","1000"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --detach --bundle "$b" "$id"
+	assert_status 0 arr "$u" exec "$id" sh -c 'echo $HOME'
+	assert_eq "$OUT" / "exec: a uid without a passwd line"
+	assert_status 0 arr "$u" exec --env HOME=/set "$id" sh -c 'echo $HOME'
+	assert_eq "$OUT" /set "HOME in the environment wins"
+}
+
+# `lo` is up in a network namespace the runtime creates (crun).
+t_lo_up()
+{
+	local u=$1 b=$TEST_TMP/lo$1 id
+	bundle_for "$u" "$b"
+	config_set "$b" 'del(.annotations["run.agentrun.net.loopback"]) | .linux.namespaces |= (map(select(.type != "network")) + [{"type":"network"}]) | .process.args=["cat","/sys/class/net/lo/flags"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_eq "$OUT" 0x9 "lo is not up (IFF_UP|IFF_LOOPBACK)"
+}
+
+# linux.devices: as root a node the host does not have is made (mknod);
+# in a user namespace the host's node is bound, nosuid,noexec, and one the
+# host does not have is a clear error.
+t_devices()
+{
+	local u=$1 b=$TEST_TMP/dev$1 id
+	bundle_for "$u" "$b"
+	config_set "$b" '.linux.devices=[{"path":"/dev/agentrun-test-null","type":"c","major":1,"minor":3,"fileMode":438}] | .process.args=["sh","-c","echo x >/dev/agentrun-test-null && echo wrote"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	if [ "$u" = 0 ]; then
+		assert_status 0 arr "$u" run --bundle "$b" "$id"
+		assert_eq "$OUT" wrote
+	else
+		assert_status '!0' arr "$u" run --bundle "$b" "$id"
+		assert_contains "$ERR" '"/dev/agentrun-test-null"'
+		assert_contains "$ERR" "user namespace"
+	fi
+	# the default nodes bound in a user namespace: nosuid,noexec
+	config_set "$b" '.linux.devices=[] | .process.args=["sh","-c","grep \" /dev/null \" /proc/self/mountinfo || echo no-bind"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	if [ "$u" = 1 ]; then
+		assert_match "$OUT" "nosuid" "device bind without nosuid: $OUT"
+		assert_match "$OUT" "noexec" "device bind without noexec: $OUT"
+	else
+		assert_eq "$OUT" no-bind "as root the nodes are made, not bound"
+	fi
+}
+
+# linux.resources.pids.limit 0: no limit (crun).
+t_pids_zero()
+{
+	local u=$1 b=$TEST_TMP/pids$1 id
+	bundle_for "$u" "$b"
+	config_set "$b" '.linux.resources.pids={"limit":0} | .process.args=["true"]'
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+}
+
 run_test "seccomp denying getcwd and others the runtime uses: the program runs" t_seccomp_denies_runtime_calls 0
 run_test "rootless: seccomp denying the runtime's calls: the program runs" t_seccomp_denies_runtime_calls 1
+run_test "HOME from /etc/passwd, a missing cwd is made" t_home_and_cwd 0
+run_test "rootless: HOME from /etc/passwd, a missing cwd is made" t_home_and_cwd 1
+run_test "lo is up in a new network namespace" t_lo_up 0
+run_test "rootless: lo is up in a new network namespace" t_lo_up 1
+run_test "linux.devices: made as root" t_devices 0
+run_test "rootless: linux.devices bound nosuid,noexec; missing on the host: an error" t_devices 1
+run_test "pids.limit 0 is accepted" t_pids_zero 0
+run_test "rootless: pids.limit 0 is accepted" t_pids_zero 1
 finish

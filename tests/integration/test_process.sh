@@ -47,10 +47,15 @@ t_cwd()
 	config_set "$b" '.process.cwd="/work/dir"'
 	run_sh "$b" 'pwd'
 	assert_eq "$OUT" "/work/dir"
+	# a missing cwd is made, as runc and crun do
 	config_set "$b" '.process.cwd="/does/not/exist"'
+	run_sh "$b" 'pwd'
+	assert_eq "$OUT" "/does/not/exist"
+	# one that cannot be made: an error naming it
+	config_set "$b" '.process.cwd="/etc/passwd/dir"'
 	run_sh "$b" 'pwd' 1
 	assert_contains "$ERR" "process.cwd"
-	assert_contains "$ERR" "/does/not/exist"
+	assert_contains "$ERR" "/etc/passwd"
 }
 
 t_user_groups_umask()
@@ -168,7 +173,7 @@ t_rootless_process()
 }
 
 run_test "env, PATH lookup in the container's PATH" t_env_and_path
-run_test "cwd, and a cwd that does not exist" t_cwd
+run_test "cwd, a cwd that does not exist is made" t_cwd
 run_test "user: uid, gid, additionalGids, umask" t_user_groups_umask
 run_test "rlimits as /proc/self/limits shows them" t_rlimits
 run_test "a bad rlimit fails naming it, no state left" t_rlimit_error

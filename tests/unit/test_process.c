@@ -25,13 +25,13 @@ UNIT_TEST(build_env_listen_fds)
 	struct oci_process p = { .env = { in, 3 } };
 	char **env;
 
-	env = ar_process_build_env(&p, 0, 1);
+	env = ar_process_build_env(&p, 0, 1, NULL);
 	CHECK_STR_EQ(env[0], "A=1");
 	CHECK_STR_EQ(env[1], "LISTEN_FDS=9");
 	CHECK(env[3] == NULL);
 	free(env);
 
-	env = ar_process_build_env(&p, 2, 1);
+	env = ar_process_build_env(&p, 2, 1, NULL);
 	CHECK_STR_EQ(env[0], "A=1");
 	CHECK_STR_EQ(env[1], "LISTEN_FDS=2");
 	CHECK_STR_EQ(env[2], "LISTEN_PID=1");
@@ -39,6 +39,48 @@ UNIT_TEST(build_env_listen_fds)
 	free(env[1]);
 	free(env[2]);
 	free(env);
+}
+
+UNIT_TEST(build_env_home)
+{
+	char *in[] = { "A=1", NULL };
+	struct oci_process p = { .env = { in, 1 } };
+	char **env = ar_process_build_env(&p, 0, 1, "/home/x");
+
+	CHECK_STR_EQ(env[0], "A=1");
+	CHECK_STR_EQ(env[1], "HOME=/home/x");
+	CHECK(env[2] == NULL);
+	free(env[1]);
+	free(env);
+}
+
+UNIT_TEST(passwd_home)
+{
+	static const char pw[] = "root:x:0:0:root:/root:/bin/sh\n"
+				 "bad line\n"
+				 "empty:x:7:7::: \n"
+				 "u:x:1000:1000:U:/home/u:/bin/sh\n"
+				 "last:x:12:12::/l:/bin/sh";
+	char *h;
+
+	h = ar_process_passwd_home(pw, 0);
+	CHECK_STR_EQ(h, "/root");
+	free(h);
+	h = ar_process_passwd_home(pw, 1000);
+	CHECK_STR_EQ(h, "/home/u");
+	free(h);
+	h = ar_process_passwd_home(pw, 12);
+	CHECK_STR_EQ(h, "/l");
+	free(h);
+	h = ar_process_passwd_home(pw, 7); /* empty home field */
+	CHECK_STR_EQ(h, "/");
+	free(h);
+	h = ar_process_passwd_home(pw, 4242); /* no line: "/" as runc */
+	CHECK_STR_EQ(h, "/");
+	free(h);
+	h = ar_process_passwd_home("", 0);
+	CHECK_STR_EQ(h, "/");
+	free(h);
 }
 
 static char tmpdir[] = "/tmp/ar-unit-proc.XXXXXX";

@@ -504,6 +504,7 @@ static int container_main(bool rootless, const char *console)
 		.rootless = rootless,
 		.new_netns = false,
 		.new_cgroupns = false,
+		.new_mntns = true,
 		.console_path = console,
 		.bundle = top,
 		.no_pivot = no_pivot,
@@ -701,6 +702,7 @@ static void run_error_case(struct oci_config *cfg, const char *want)
 	struct ar_rootfs_opts opts = {
 		.rootfs = xasprintf("%s/rootfs-root", top),
 		.bundle = top,
+		.new_mntns = true,
 	};
 	int p[2];
 	pid_t pid;
