@@ -54,7 +54,7 @@ family="${ID:-} ${ID_LIKE:-}"
 install_debian() {
 	# Build.
 	pkgs="build-essential autoconf automake libtool pkg-config
-	      libyajl-dev libseccomp-dev libcap-dev
+	      libyajl-dev libseccomp-dev libcap-dev libssl-dev
 	      clang clang-format git"
 	# Tests.
 	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
@@ -136,7 +136,7 @@ autostart_done() {
 
 install_fedora() {
 	pkgs="gcc make autoconf automake libtool pkgconf-pkg-config
-	      yajl-devel libseccomp-devel libcap-devel
+	      yajl-devel libseccomp-devel libcap-devel openssl-devel
 	      clang clang-tools-extra compiler-rt libasan libubsan git
 	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
 	      fuse-overlayfs python3 python3-jsonschema iproute tmux

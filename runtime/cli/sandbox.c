@@ -40,6 +40,10 @@ static void sandbox_usage(FILE *out)
 		"                       (HTTP_PROXY/ALL_PROXY): example.com[:PORT],\n"
 		"                       *.example.com, *, 10.0.0.1:80, [::1]:8080;\n"
 		"                       repeatable\n"
+		"  --secret NAME=HOST-PATTERN[,...]  NAME inside holds a placeholder;\n"
+		"                       the proxy puts the real value (from the\n"
+		"                       environment) in HTTPS request headers to\n"
+		"                       those hosts only (needs --net allow)\n"
 		"  --publish [ADDR:]HOSTPORT:PORT  forward ADDR:HOSTPORT of the host\n"
 		"                       (default 127.0.0.1) to PORT on the sandbox's\n"
 		"                       loopback; repeatable\n"
@@ -95,6 +99,7 @@ enum {
 	OPT_LEARN,
 	OPT_VERBOSE,
 	OPT_PUBLISH,
+	OPT_SECRET,
 	OPT_DETACH,
 	OPT_NESTED,
 };
@@ -125,6 +130,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "publish", required_argument, NULL, OPT_PUBLISH },
+		{ "secret", required_argument, NULL, OPT_SECRET },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "nested", no_argument, NULL, OPT_NESTED },
 		{ "help", no_argument, NULL, 'h' },
@@ -143,7 +149,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	     strcmp(argv[1], "stop") == 0))
 		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
-	store = ar_xcalloc(7 * (size_t)argc + 7, sizeof(char *));
+	store = ar_xcalloc(8 * (size_t)argc + 8, sizeof(char *));
 	o.ro.v = store;
 	o.rw.v = store + argc + 1;
 	o.hide.v = store + 2 * (argc + 1);
@@ -151,6 +157,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	o.etc.v = store + 4 * (argc + 1);
 	o.net_allow.v = store + 5 * (argc + 1);
 	o.publish.v = store + 6 * (argc + 1);
+	o.secrets.v = store + 7 * (argc + 1);
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_WORKSPACE:
@@ -221,6 +228,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_PUBLISH:
 			list_add(&o.publish, optarg);
+			break;
+		case OPT_SECRET:
+			list_add(&o.secrets, optarg);
 			break;
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)

@@ -29,6 +29,7 @@
 #include <linux/netfilter_ipv4.h>
 
 #include "egress_dns.h"
+#include "egress_tls.h"
 #include "log.h"
 #include "utils.h"
 
@@ -84,12 +85,32 @@ struct ar_egress_proxy {
 	/* transparent egress (ar_egress_proxy_add_transparent) */
 	int tcp_fd; /* captured connections, -1 when off */
 	int dns_fd[2]; /* the sandbox's resolver (UDP), -1 when absent */
+	/* --secret: intercepted hosts (ar_egress_proxy_set_secrets) */
+	struct ar_egress_tls *tls;
+	const struct ar_egress_secret *secrets;
+	size_t n_secrets;
 	char **fake_name; /* pool index -> name (AR_DNS_POOL_SIZE) */
 	uint32_t *fake_hash; /* name hash slot -> index + 1 */
 	uint32_t n_fake;
 };
 
 #define FAKE_HASH_SIZE (2 * AR_DNS_POOL_SIZE)
+
+/* The TLS target of the connection a setup thread set up (CONNECT, or
+ * captured): where credential injection may apply. Set by http_setup
+ * and transparent_setup, read by setup_main, in the same thread. */
+static __thread struct {
+	bool tls;
+	uint16_t port;
+	char host[256];
+} tls_target;
+
+static void tls_target_set(const char *host, uint16_t port)
+{
+	tls_target.tls = true;
+	tls_target.port = port;
+	snprintf(tls_target.host, sizeof(tls_target.host), "%s", host);
+}
 
 /* ---- helpers ---- */
 
@@ -650,6 +671,8 @@ static int http_setup(struct ar_egress_proxy *p, int c, int *up)
 		return -1;
 	}
 	r = dial(p, "connect", host, port, up, reason, sizeof(reason));
+	if (r == DIAL_OK)
+		tls_target_set(host, port);
 	if (r != DIAL_OK) {
 		http_dial_failed(c, r, reason);
 		return -1;
@@ -939,6 +962,8 @@ static int transparent_setup(struct ar_egress_proxy *p, int c, int *up)
 		inet_ntop(AF_INET, &dst.sin_addr, host, sizeof(host));
 	}
 	r = dial(p, "tcp", host, port, up, reason, sizeof(reason));
+	if (r == DIAL_OK)
+		tls_target_set(host, port);
 	return r == DIAL_OK ? 0 : -1;
 }
 
@@ -1130,6 +1155,56 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
 	conn_put(c);
 }
 
+/* A connection to a host a secret is meant for: TLS terminated and
+ * re-opened (egress_tls.h) in this thread; listed among the relays, so
+ * that stopping the proxy ends it too. Both fds and the slot are taken
+ * over. */
+static void intercept(struct ar_egress_proxy *p, int client, int up,
+		      const char *host, uint16_t port)
+{
+	struct conn *c = ar_xcalloc(1, sizeof(*c));
+	char reason[1024];
+	bool stopping;
+
+	c->p = p;
+	c->fd[0] = client;
+	c->fd[1] = up;
+	c->running = 1;
+	pthread_mutex_lock(&p->lock);
+	stopping = p->stopping;
+	if (!stopping) {
+		c->next = p->conns;
+		if (c->next)
+			c->next->prev = c;
+		p->conns = c;
+		p->n_relays++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (stopping) {
+		close(client);
+		close(up);
+		free(c);
+		slot_put(p);
+		return;
+	}
+	ar_egress_tls_relay(p->tls, client, up, host, port, p->secrets,
+			    p->n_secrets, reason, sizeof(reason));
+	if (reason[0])
+		emit(p, "tls", host, port, NULL, false, reason, false);
+	conn_put(c);
+}
+
+void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,
+				 struct ar_egress_tls *tls,
+				 const struct ar_egress_secret *s, size_t n)
+{
+	pthread_mutex_lock(&p->lock);
+	p->tls = tls;
+	p->secrets = s;
+	p->n_secrets = n;
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* ---- connection setup threads ---- */
 
 struct setup {
@@ -1150,6 +1225,7 @@ static void *setup_main(void *arg)
 	uint8_t first;
 
 	free(s);
+	tls_target.tls = false;
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (fwd)
@@ -1170,7 +1246,12 @@ static void *setup_main(void *arg)
 		tv.tv_sec = 0;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		relay(p, c, up);
+		if (tls_target.tls && p->n_secrets &&
+		    ar_egress_secrets_for(p->secrets, p->n_secrets,
+					  tls_target.host, tls_target.port))
+			intercept(p, c, up, tls_target.host, tls_target.port);
+		else
+			relay(p, c, up);
 	} else {
 		if (fwd || transparent) {
 			/* a reset, as close to "refused" as it gets */

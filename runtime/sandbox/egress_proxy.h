@@ -125,6 +125,15 @@ int ar_egress_proxy_add_forward(struct ar_egress_proxy *p,
 int ar_egress_proxy_add_transparent(struct ar_egress_proxy *p, int tcp_fd,
 				    const int dns_fd[2]);
 
+/* --secret: intercept HTTPS to the hosts of these secrets with tls
+ * (egress_tls.h); both stay the caller's and must outlive the proxy.
+ * Before the first connection. */
+struct ar_egress_tls;
+struct ar_egress_secret;
+void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,
+				 struct ar_egress_tls *tls,
+				 const struct ar_egress_secret *s, size_t n);
+
 /* The deny line printed on stderr (the default event function): data
  * is unused. */
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data);

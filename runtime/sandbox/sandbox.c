@@ -174,6 +174,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_overlay ov;
 	struct sb_rootfs content;
 	struct sb_egress egress = { 0 };
+	struct sb_secrets secrets = { 0 };
 	struct sb_observe ob = { 0 };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	_cleanup_free_ char *sess_config = NULL;
@@ -212,6 +213,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		lo.seccomp_deferred = true;
 		o = &lo;
 	}
+	/* --secret: placeholders and the CA, in the options the config is
+	 * built from */
+	if (r == 0 && o->secrets.n)
+		r = sb_secrets_prepare(&secrets, &o, err);
 	if (r == 0)
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
 	if (r == 0 && nested) {
@@ -312,6 +317,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_egress_init(&egress, o, info.net_allow, info.net_host,
 				   err);
 	if (r == 0 && egress_on) {
+		egress.secrets = o->secrets.n ? &secrets : NULL;
 		sb_observe_egress(&ob, &egress);
 		co.on_spawn = sb_egress_on_spawn;
 		co.on_spawn_arg = &egress;
@@ -333,6 +339,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	sb_protect_after_run(info.protect);
 	if (egress_on)
 		sb_egress_release(&egress);
+	sb_secrets_release(&secrets);
 	if (sb_observe_wanted(o))
 		r = sb_observe_finish(&ob, o, &info, &ov, r, *exit_status, err);
 	sb_rootfs_release(&content);

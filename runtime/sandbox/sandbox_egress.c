@@ -18,10 +18,13 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
 
 #include "egress_diag.h"
+#include "egress_tls.h"
 #include "egress_proxy.h"
 #include "log.h"
 #include "profile.h"
@@ -352,6 +355,9 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 	}
 	if (fds[1] >= 0)
 		ar_egress_proxy_add_transparent(e->proxy, fds[1], fds + 2);
+	if (e->secrets && e->secrets->n)
+		ar_egress_proxy_set_secrets(e->proxy, e->secrets->tls,
+					    e->secrets->v, e->secrets->n);
 	if (e->n_publish) {
 		if (ar_egress_sockmaker_start(pid, &e->maker, err) < 0)
 			return -1;
@@ -388,4 +394,135 @@ void sb_egress_release(struct sb_egress *e)
 	ar_egress_diag_free(e->diag);
 	e->diag = NULL;
 	ar_egress_policy_release(&e->policy);
+}
+
+/* ---- --secret ---- */
+
+static char *sb_strdup_keep(struct sb_secrets *s, char *str)
+{
+	s->strs = ar_xrealloc(s->strs, (s->n_strs + 1) * sizeof(*s->strs));
+	s->strs[s->n_strs++] = str;
+	return str;
+}
+
+int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **op,
+		       struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = *op;
+	static const char *const ca_vars[] = { "SSL_CERT_FILE",
+					       "CURL_CA_BUNDLE",
+					       "REQUESTS_CA_BUNDLE",
+					       "GIT_SSL_CAINFO", NULL };
+	char tmpl[] = "/tmp/agentrun-ca-XXXXXX";
+	size_t ne = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (sb_net_mode(o) != AR_SANDBOX_NET_ALLOW)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --secret needs --net allow=... (the proxy puts the value in)");
+	s->v = ar_xcalloc(o->secrets.n, sizeof(*s->v));
+	for (size_t i = 0; i < o->secrets.n; i++) {
+		const char *spec = o->secrets.v[i], *eq = strchr(spec, '=');
+		struct ar_egress_secret *x = &s->v[i];
+		unsigned char rnd[16];
+		const char *val;
+		char hex[33];
+
+		if (!eq || eq == spec || !eq[1])
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--secret `%s`: expected NAME=HOST-PATTERN[,...]",
+				spec);
+		x->name = ar_xasprintf("%.*s", (int)(eq - spec), spec);
+		s->n = i + 1;
+		for (const char *c = x->name; *c; c++)
+			if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
+			      (*c >= 'a' && *c <= 'z') ||
+			      (c != x->name && *c >= '0' && *c <= '9')))
+				return ar_error_set_plain(
+					err, EINVAL,
+					"--secret `%s`: `%s` is not a variable name",
+					spec, x->name);
+		if (ar_egress_policy_add(&x->hosts, eq + 1, err) < 0)
+			return ar_error_wrap(err, "--secret `%s`", spec);
+		val = getenv(x->name);
+		if (!val || !*val)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--secret `%s`: %s is not set in the environment",
+				spec, x->name);
+		if (strpbrk(val, "\r\n"))
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--secret `%s`: the value of %s has a line break",
+				spec, x->name);
+		x->value = ar_xstrdup(val);
+		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+			return ar_error_set(err, errno, "--secret: getrandom");
+		for (size_t k = 0; k < sizeof(rnd); k++)
+			snprintf(hex + 2 * k, 3, "%02x", rnd[k]);
+		x->placeholder = ar_xasprintf("agentrun-secret-%s", hex);
+	}
+	if (!mkdtemp(tmpl))
+		return ar_error_set(err, errno, "--secret: mkdtemp %s", tmpl);
+	s->dir = ar_xstrdup(tmpl);
+	if (chmod(s->dir, 0755) < 0 ||
+	    ar_egress_tls_new(s->dir, &s->tls, err) < 0)
+		return -1;
+	/* the options: env and ro extended */
+	s->opts = *o;
+	s->env = ar_xcalloc(o->env.n + o->secrets.n + 8, sizeof(char *));
+	memcpy(s->env, o->env.v, o->env.n * sizeof(char *));
+	ne = o->env.n;
+	for (size_t i = 0; i < s->n; i++)
+		s->env[ne++] =
+			sb_strdup_keep(s, ar_xasprintf("%s=%s", s->v[i].name,
+						       s->v[i].placeholder));
+	for (const char *const *v = ca_vars; *v; v++)
+		s->env[ne++] = sb_strdup_keep(
+			s, ar_xasprintf("%s=%s/bundle.pem", *v, s->dir));
+	s->env[ne++] = sb_strdup_keep(
+		s, ar_xasprintf("NODE_EXTRA_CA_CERTS=%s/ca.pem", s->dir));
+	s->opts.env.v = s->env;
+	s->opts.env.n = ne;
+	s->ro = ar_xcalloc(o->ro.n + 1, sizeof(char *));
+	memcpy(s->ro, o->ro.v, o->ro.n * sizeof(char *));
+	s->ro[o->ro.n] = s->dir;
+	s->opts.ro.v = s->ro;
+	s->opts.ro.n = o->ro.n + 1;
+	*op = &s->opts;
+	return 0;
+}
+
+void sb_secrets_release(struct sb_secrets *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct ar_egress_secret *x = &s->v[i];
+
+		free(x->name);
+		if (x->value) {
+			explicit_bzero(x->value, strlen(x->value));
+			free(x->value);
+		}
+		free(x->placeholder);
+		ar_egress_policy_release(&x->hosts);
+	}
+	free(s->v);
+	ar_egress_tls_free(s->tls);
+	if (s->dir) {
+		_cleanup_free_ char *a = ar_xasprintf("%s/ca.pem", s->dir);
+		_cleanup_free_ char *b = ar_xasprintf("%s/bundle.pem", s->dir);
+
+		unlink(a);
+		unlink(b);
+		rmdir(s->dir);
+		free(s->dir);
+	}
+	for (size_t i = 0; i < s->n_strs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	free(s->env);
+	free(s->ro);
+	memset(s, 0, sizeof(*s));
 }

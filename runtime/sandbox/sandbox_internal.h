@@ -106,7 +106,28 @@ struct sb_egress {
 	struct ar_egress_forward *publish;
 	size_t n_publish;
 	struct ar_egress_sockmaker *maker;
+	struct sb_secrets *secrets; /* or NULL */
 };
+/* --secret (sandbox_egress.c, egress_tls.h): placeholders in the
+ * environment, the sandbox's CA in a private directory shown read-only
+ * inside and named by SSL_CERT_FILE and friends. prepare: *o becomes a
+ * copy with those added (before the config is built). */
+struct ar_egress_secret;
+struct ar_egress_tls;
+struct sb_secrets {
+	struct ar_egress_secret *v;
+	size_t n;
+	struct ar_egress_tls *tls;
+	char *dir;
+	char **strs; /* NAME=placeholder, VAR=path: freed at release */
+	size_t n_strs;
+	const char **env, **ro;
+	struct ar_sandbox_opts opts;
+};
+int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **o,
+		       struct ar_error *err);
+void sb_secrets_release(struct sb_secrets *s);
+
 /* --publish given (command line or profile)? */
 bool sb_egress_publish_wanted(const struct ar_sandbox_opts *o);
 /* allow: --net allow (else --publish alone, with --net none); host:

@@ -1,0 +1,151 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# `agentrun sandbox --secret NAME=HOST-PATTERN`: the sandbox's NAME is a
+# placeholder; the egress proxy intercepts HTTPS to the listed hosts (a
+# per-sandbox CA trusted inside) and puts the real value in the request
+# headers, only there. Two HTTPS test servers on loopback (a test CA the
+# runtime trusts through SSL_CERT_FILE); nothing else is contacted.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
+
+SECRET=real-secret-value-7f3a9c
+
+# tls_setup: a test CA and a certificate for localhost in $TEST_TMP/tls
+tls_setup()
+{
+	require_cmd openssl curl
+	[ -x "$PY" ] || skip "needs $PY"
+	local d=$TEST_TMP/tls
+	[ -s "$d/srv.pem" ] && return 0
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$d/ca.key" -out "$d/ca.pem" -days 2 -subj /CN=agentrun-test-ca 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$d/srv.key" -out "$d/srv.csr" -subj /CN=localhost 2>/dev/null
+	printf 'subjectAltName=DNS:localhost\n' >"$d/ext"
+	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+		-CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext" 2>/dev/null
+	chmod 0755 "$d"
+	chmod 0644 "$d"/*.pem
+}
+
+# tls_server LOG: an HTTPS server on 127.0.0.1 (certificate: localhost)
+# writing the Authorization header of each request to LOG; sets PORT.
+tls_server()
+{
+	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM
+	timeout 120 "$PY" -c '
+import http.server, ssl, sys, socketserver
+log = open(sys.argv[2], "a")
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        log.write("auth=%s\n" % self.headers.get("Authorization")); log.flush()
+        b = b"ok-from-tls\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a): pass
+socketserver.TCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[3] + "/srv.pem", sys.argv[3] + "/srv.key")
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.serve_forever()' "$pf" "$log" "$TEST_TMP/tls" &
+	defer kill $!
+	for _ in $(seq 100); do
+		[ -s "$pf" ] && break
+		sleep 0.1
+	done
+	PORT=$(cat "$pf")
+}
+
+# sec_run ARGS...: the sandbox as MODE with TOKEN set and the test CA
+# trusted by the runtime (for its upstream connections)
+sec_run()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && TOKEN=$SECRET SSL_CERT_FILE=$TEST_TMP/tls/ca.pem HOME=$H \
+			"$AGENTRUN" --root "$AR_ROOT" sandbox --no-tty "$@")
+	else
+		as_test_user env HOME="$H" TOKEN=$SECRET SSL_CERT_FILE="$TEST_TMP/tls/ca.pem" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+	fi
+}
+
+t_secret_injected_only_there()
+{
+	sb_home "$1"
+	sb_home_own
+	tls_setup
+	local log1=$TEST_TMP/auth1-$RANDOM log2=$TEST_TMP/auth2-$RANDOM p1 p2
+	: >"$log1"
+	: >"$log2"
+	tls_server "$log1"
+	p1=$PORT
+	tls_server "$log2"
+	p2=$PORT
+	assert_status 0 sec_run --net "allow=localhost:$p1,localhost:$p2" \
+		--secret "TOKEN=localhost:$p1" -- sh -c "
+		echo \"inside=\$TOKEN\"
+		curl -sS -m 10 --noproxy '' -H \"Authorization: Bearer \$TOKEN\" https://localhost:$p1/ | sed s/^/one:/
+		# tunnelled untouched: the test CA's certificate, not trusted
+		# inside (-k)
+		curl -k -sS -m 10 --noproxy '' -H \"Authorization: Bearer \$TOKEN\" https://localhost:$p2/ | sed s/^/two:/
+		# the real value is nowhere inside: environments, files
+		cat /proc/[0-9]*/environ 2>/dev/null | tr '\\\\0' '\\\\n' | grep -c '$SECRET' | sed s/^/environ-hits:/
+		grep -rls '$SECRET' /tmp /etc \"\$HOME\" . 2>/dev/null | sed s/^/file-hit:/
+		echo done"
+	assert_contains "$OUT" "one:ok-from-tls"
+	assert_contains "$OUT" "two:ok-from-tls"
+	assert_match "$OUT" "inside=agentrun-secret-[0-9a-f]{32}"
+	assert_not_contains "$OUT" "inside=$SECRET"
+	assert_contains "$OUT" "environ-hits:0"
+	assert_not_contains "$OUT" "file-hit:"
+	assert_contains "$OUT" "done"
+	# the listed host got the value, the other one the placeholder
+	assert_eq "$(cat "$log1")" "auth=Bearer $SECRET"
+	assert_match "$(cat "$log2")" "^auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	# the CA is gone after the run
+	assert_eq "$(ls -d /tmp/agentrun-ca-* 2>/dev/null | wc -l)" 0
+}
+
+# The variable passed on purpose (--env NAME, a profile's "env") still
+# holds only the placeholder.
+t_secret_beats_env_pass()
+{
+	sb_home "$1"
+	sb_home_own
+	tls_setup
+	printf '{"env": ["TOKEN"]}\n' >"$H/p.json"
+	chmod 0644 "$H/p.json"
+	assert_status 0 sec_run --env TOKEN --net allow=x.test --secret TOKEN=x.test -- sh -c 'echo "v=$TOKEN"'
+	assert_match "$OUT" "v=agentrun-secret-[0-9a-f]{32}"
+	assert_status 0 sec_run --profile "$H/p.json" --net allow=x.test --secret TOKEN=x.test -- sh -c 'echo "v=$TOKEN"'
+	assert_match "$OUT" "v=agentrun-secret-[0-9a-f]{32}"
+	assert_not_contains "$OUT" "$SECRET"
+}
+
+t_secret_errors()
+{
+	sb_home "$1"
+	sb_home_own
+	tls_setup
+	assert_status '!0' sec_run --secret TOKEN=localhost -- true
+	assert_contains "$ERR" "--secret needs --net allow="
+	assert_status '!0' sec_run --net allow=x.test --secret NOPE_UNSET=x.test -- true
+	assert_contains "$ERR" "NOPE_UNSET is not set in the environment"
+	assert_status '!0' sec_run --net allow=x.test --secret TOKEN -- true
+	assert_contains "$ERR" "expected NAME=HOST-PATTERN"
+}
+
+for mode in root user; do
+	MODE=$mode
+	run_test "secret ($mode): the real value reaches the listed HTTPS host only, never the sandbox" t_secret_injected_only_there $mode
+	run_test "secret ($mode): --env NAME or a profile cannot pass the real value" t_secret_beats_env_pass $mode
+	run_test "secret ($mode): errors" t_secret_errors $mode
+done
+finish
