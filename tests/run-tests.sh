@@ -36,8 +36,9 @@
 # failed. Around the integration files, the hostname, domainname, the
 # sysctls a container could reach (kernel.core_pattern, ping_group_range,
 # fs.mqueue.queues_max, ...) and this namespace's mount table are compared:
-# each change is one more failure named "host-settings". The output of a VM file running in the second lane is printed
-# when it ends, between two host files.
+# each change is one more failure named "host-settings". The output of a
+# VM file running in the second lane is printed when it ends, between two
+# host files.
 
 set -u -o pipefail
 
