@@ -531,8 +531,12 @@ static int make_cwd(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 	if (!cwd || cwd[0] != '/' || !cwd[1])
 		return 0;
 	fd = ar_mkdir_p_in_root(ctx->rootfd, cwd, 0755, err);
-	if (fd < 0)
-		return ar_error_wrap(err, "process.cwd");
+	if (fd < 0) {
+		/* e.g. through a symlink: the chdir and its check say why */
+		ar_debug("process.cwd not made: %s", err->msg);
+		ar_error_clear(err);
+		return 0;
+	}
 	close(fd);
 	return 0;
 }
