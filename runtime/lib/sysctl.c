@@ -91,7 +91,11 @@ int ar_sysctl_check(const struct oci_config *cfg,
 		const char *key = l->items[i].key;
 		int t = ar_sysctl_namespace(key);
 		const struct oci_namespace *ns;
+		_cleanup_free_ char *path = NULL;
 
+		/* "net/../kernel/core_pattern" must not pass as net.* */
+		if (ar_sysctl_key_to_path(key, &path, err) < 0)
+			return ar_error_wrap(err, "%s: linux.sysctl", file);
 		if (t < 0)
 			return ar_error_set_plain(
 				err, EINVAL,

@@ -173,7 +173,7 @@ t_sysctl_not_namespaced()
 	bundle_for "$u" "$b"
 	ar_cmd "$u"
 	for key in kernel.core_pattern vm.overcommit_memory kernel/core_pattern \
-		kernel.hostname; do
+		kernel.hostname net/../kernel/core_pattern; do
 		id=$(unique_id)
 		config_set "$b" '.linux.sysctl={($k):"x"} | .mounts |= map(select(.type != "proc")) | .process.args=["true"]' \
 			--arg k "$key"
@@ -181,7 +181,7 @@ t_sysctl_not_namespaced()
 		scratch "$TEST_TMP/o-nn$u" "${AR_CMD[@]}" run --bundle "$b" "$id"
 		assert_ne "$STATUS" 0 "linux.sysctl $key accepted"
 		assert_contains "$ERR" "\"$key\""
-		assert_match "$ERR" "not namespaced|conflicts with" "$key: $ERR"
+		assert_match "$ERR" "not namespaced|conflicts with|invalid sysctl key" "$key: $ERR"
 	done
 }
 
