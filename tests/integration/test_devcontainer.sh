@@ -114,6 +114,61 @@ t_devcontainer_cli()
 	grep -q ' exec ' "$CALLS" || fail "agentrun exec was not called"
 }
 
+# A non-root remoteUser, rootless (podman's --userns=keep-id, which the CLI
+# adds, is rootless only): `devcontainer up` first builds the uid-update
+# image (a Dockerfile with a RUN step, run by agentrun: the engine's
+# default runtime here), then runs it. --cap-drop ALL is left out: the
+# CLI itself writes /etc/environment as root, and with keep-id this
+# image's /etc belongs to the remote user.
+t_devcontainer_cli_remote_user()
+{
+	local pmu=$TEST_TMP/podman-user ws=$TEST_TMP/ws-user dc=${DEVCONTAINER:-}
+	local major id
+	[ -n "$dc" ] || dc=$(command -v devcontainer || true)
+	[ -n "$dc" ] ||
+		skip "the Dev Containers CLI is not installed (npm install -g @devcontainers/cli, or DEVCONTAINER=PATH)"
+	major=$(node --version 2>/dev/null | sed 's/^v\([0-9]*\).*/\1/')
+	[ "${major:-0}" -ge 20 ] ||
+		skip "the Dev Containers CLI needs node >= 20 (have ${major:-none})"
+	require_subids
+	require_agentrun_as_test_user
+	podman_setup "$pmu" --log "$pmu/calls.log" --events file \
+		--no-runtime-flag || fail "podman setup"
+	# the uid-update build runs with the engine's default runtime
+	sed -i '/^\[engine\]$/a runtime = "agentrun"' "$pmu/containers.conf"
+	podman_import "$pmu" "$IMAGE" user
+	chmod 0666 "$pmu/calls.log"
+	mkdir -p "$ws/.devcontainer"
+	jq --arg img "$IMAGE" '.image = $img | .remoteUser = "testuser"
+		| .runArgs -= ["--cap-drop", "ALL"]' "$CONF" \
+		>"$ws/.devcontainer/devcontainer.json"
+	echo from-host >"$ws/file.txt"
+	chown -R "$TEST_UID:$TEST_GID" "$ws"
+	STATUS=0
+	(cd "$pmu" && as_test_user timeout 300 "$dc" up --docker-path "$pmu/pm" \
+		--workspace-folder "$ws") >"$TEST_TMP/o" 2>&1 || STATUS=$?
+	OUT=$(cat "$TEST_TMP/o")
+	assert_eq "$STATUS" 0 "devcontainer up: $(tail -n 5 "$TEST_TMP/o")"
+	assert_contains "$OUT" '"outcome":"success"'
+	assert_contains "$OUT" '"remoteUser":"testuser"'
+	id=$(grep -o '"containerId":"[0-9a-f]*"' <<<"$OUT" | cut -d'"' -f4)
+	[ -n "$id" ] || fail "no containerId in: $OUT"
+	defer sh -c "cd '$pmu' && exec setpriv --reuid '$TEST_UID' --regid '$TEST_GID' --init-groups env XDG_RUNTIME_DIR='$TEST_XDG_RUNTIME_DIR' '$pmu/pm' rm -f '$id'"
+	# the uid-update build's RUN step ran through agentrun
+	grep -q "create --bundle /var/tmp/buildah" "$pmu/calls.log" ||
+		fail "the uid-update build did not run agentrun: $(cat "$pmu/calls.log")"
+	STATUS=0
+	(cd "$pmu" && as_test_user timeout 60 "$dc" exec --docker-path \
+		"$pmu/pm" --workspace-folder "$ws" \
+		sh -c 'id -un; id -u; cat /workspace/file.txt') \
+		>"$TEST_TMP/o" 2>&1 || STATUS=$?
+	assert_eq "$STATUS" 0 "devcontainer exec: $(cat "$TEST_TMP/o")"
+	assert_contains "$(cat "$TEST_TMP/o")" testuser
+	# the remote user's uid was updated to the host user's
+	assert_contains "$(cat "$TEST_TMP/o")" "$TEST_UID"
+	assert_contains "$(cat "$TEST_TMP/o")" from-host
+}
+
 setup_podman
 run_test "devcontainer: devcontainer.json names agentrun and /workspace" \
 	t_config_is_valid
@@ -121,4 +176,6 @@ run_test "devcontainer: its podman command lines run with agentrun" \
 	t_podman_command_lines
 run_test "devcontainer: devcontainer up/exec through podman with agentrun" \
 	t_devcontainer_cli
+run_test "devcontainer rootless: up with a non-root remoteUser (uid-update build)" \
+	t_devcontainer_cli_remote_user
 finish

@@ -188,6 +188,25 @@ t_run_timeout()
 	assert_match "$OUT" "^(stopped|exited) -1$"
 }
 
+# podman build with a RUN step: buildah runs the step as an OCI container
+# through agentrun (--isolation oci); its spec carries ambient
+# capabilities that are not inheritable, as crun's and runc's defaults
+# do. --network none: no CNI bridge on the host.
+t_build_run_step()
+{
+	local ctx=$TEST_TMP/build
+	mkdir -p "$ctx"
+	printf 'FROM %s\nRUN echo built-by-run >/built && id -u\n' "$IMAGE" \
+		>"$ctx/Dockerfile"
+	: >"$CALLS"
+	assert_status 0 pm build --isolation oci --network none \
+		-t localhost/agentrun-built "$ctx"
+	assert_contains "$(cat "$CALLS")" "create --bundle"
+	assert_status 0 pm run --rm "${RUN_OPTS[@]}" localhost/agentrun-built \
+		cat /built
+	assert_eq "$OUT" built-by-run
+}
+
 # ---- rootless: podman as the unprivileged test user ----------------------
 
 PMU=$TEST_TMP/podman-user
@@ -306,6 +325,28 @@ t_rootless_timeout()
 	assert_match "$(cat "$TEST_TMP/o")" "^(stopped|exited) -1$"
 }
 
+t_rootless_build_run_step()
+{
+	rootless_ready
+	local ctx=$TEST_TMP/build-user
+	mkdir -p "$ctx"
+	printf 'FROM %s\nRUN echo built-by-run >/built && id -u\n' "$IMAGE" \
+		>"$ctx/Dockerfile"
+	chmod -R a+rX "$ctx"
+	: >"$PMU/calls.log"
+	STATUS=0
+	pmu build --isolation oci --network none -t localhost/agentrun-built \
+		"$ctx" >"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	assert_eq "$STATUS" 0 "build: $(cat "$TEST_TMP/e")"
+	grep -q "create --bundle" "$PMU/calls.log" ||
+		fail "agentrun was not called: $(cat "$PMU/calls.log")"
+	STATUS=0
+	pmu run --rm "${RUN_OPTS[@]}" localhost/agentrun-built cat /built \
+		>"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	assert_eq "$STATUS" 0 "run: $(cat "$TEST_TMP/e")"
+	assert_eq "$(cat "$TEST_TMP/o")" built-by-run
+}
+
 setup_podman
 run_test "podman: run --rm (output, exit code, agentrun called)" t_run_rm
 run_test "podman: run -d, exec, logs, stop, rm" t_detached_exec_logs_stop_rm
@@ -320,6 +361,7 @@ run_test "podman: the container process leads its own session" \
 	t_session_leader
 run_test "podman: run --timeout stops the container (255, exit code -1)" \
 	t_run_timeout
+run_test "podman: build with a RUN step through agentrun" t_build_run_step
 setup_podman_user || true
 run_test "podman rootless: run --rm" t_rootless_run_rm
 run_test "podman rootless: --userns=keep-id, -v owned by the user" \
@@ -329,4 +371,6 @@ run_test "podman rootless: run --privileged (podman's /dev binds kept)" \
 	t_rootless_privileged
 run_test "podman rootless: run --timeout stops the container" \
 	t_rootless_timeout
+run_test "podman rootless: build with a RUN step through agentrun" \
+	t_rootless_build_run_step
 finish
