@@ -311,6 +311,8 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	 * before the capabilities go. */
 	cwd_done = ar_process_chdir_early(p);
 	home = ar_process_home(p);
+	if (!p->terminal)
+		ar_process_chown_stdio(p);
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
 	if (ar_process_enter_user(p, l->setgroups_denied, cwd_done, err) < 0)

@@ -15,8 +15,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "capabilities.h"
 #include "log.h"
@@ -352,6 +355,24 @@ int ar_process_apply_limits(const struct oci_process *p, bool nnp,
 	if (nnp && ar_set_no_new_privs(err) < 0)
 		return -1;
 	return 0;
+}
+
+void ar_process_chown_stdio(const struct oci_process *p)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct statfs sfs;
+
+		/* Only the kernel's anonymous pipes and sockets (the
+		 * runtime's own, or its caller's): a file, a named FIFO or a
+		 * device of the host keeps its owner. */
+		if (fstatfs(fd, &sfs) < 0 ||
+		    (sfs.f_type != PIPEFS_MAGIC && sfs.f_type != SOCKFS_MAGIC))
+			continue;
+		/* EINVAL: the user is not mapped; EPERM: not ours */
+		if (fchown(fd, p->user.uid, p->user.gid) < 0)
+			ar_debug("stdio fd %d not given to %u:%u: %m", fd,
+				 p->user.uid, p->user.gid);
+	}
 }
 
 bool ar_process_chdir_early(const struct oci_process *p)

@@ -46,6 +46,10 @@ int ar_process_apply_limits(const struct oci_process *p, bool nnp,
  * is loaded: the runtime's own calls (chdir, getcwd) never meet it. (A
  * missing cwd of a new container is made with its root filesystem.) */
 bool ar_process_chdir_early(const struct oci_process *p);
+/* stdio fds that are anonymous pipes or sockets are given to process.user
+ * (as crun), so the process can reopen /dev/stdout; files, named FIFOs and
+ * devices are left alone. Errors are ignored. */
+void ar_process_chown_stdio(const struct oci_process *p);
 /* ar_process_set_user(), then the chdir to process.cwd as the user when
  * ar_process_chdir_early() could not do it (cwd_done false). */
 int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,

@@ -121,6 +121,44 @@ t_pids_zero()
 	assert_status 0 arr "$u" run --bundle "$b" "$id"
 }
 
+# stdio pipes are given to process.user (crun); a host file is not.
+t_stdio_owner()
+{
+	require_root
+	local b=$TEST_TMP/stdio id out
+	make_bundle "$b"
+	config_set "$b" '.process.user={"uid":1000,"gid":1000} | .process.args=["sh","-c","stat -L -c %u:%g /proc/self/fd/1; echo x >/dev/stdout"]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	out=$(ar run --bundle "$b" "$id" </dev/null 2>&1 | cat) ||
+		fail "run failed: $out"
+	assert_eq "$out" "1000:1000
+x" "stdout pipe not given to the user"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	: >"$TEST_TMP/host-file"
+	ar run --bundle "$b" "$id" >"$TEST_TMP/host-file" 2>&1 </dev/null || true
+	assert_file_owner "$TEST_TMP/host-file" 0:0
+}
+
+# exec takes the container's noNewPrivileges (runc); --no-new-privs sets it
+t_exec_nnp()
+{
+	require_root
+	local b=$TEST_TMP/nnp id nnp
+	make_bundle "$b"
+	for nnp in true false; do
+		config_set "$b" '.process.noNewPrivileges=($n == "true") | .process.args=["sleep","1000"]' --arg n "$nnp"
+		id=$(unique_id)
+		defer ar delete --force "$id"
+		assert_status 0 ar run --detach --bundle "$b" "$id"
+		assert_status 0 ar exec "$id" grep NoNewPrivs /proc/self/status
+		assert_match "$OUT" "NoNewPrivs:[[:space:]]+$([ "$nnp" = true ] && echo 1 || echo 0)$"
+		assert_status 0 ar exec --no-new-privs "$id" grep NoNewPrivs /proc/self/status
+		assert_match "$OUT" "NoNewPrivs:[[:space:]]+1$"
+	done
+}
+
 run_test "seccomp denying getcwd and others the runtime uses: the program runs" t_seccomp_denies_runtime_calls 0
 run_test "rootless: seccomp denying the runtime's calls: the program runs" t_seccomp_denies_runtime_calls 1
 run_test "HOME from /etc/passwd, a missing cwd is made" t_home_and_cwd 0
@@ -131,4 +169,6 @@ run_test "linux.devices: made as root" t_devices 0
 run_test "rootless: linux.devices bound nosuid,noexec; missing on the host: an error" t_devices 1
 run_test "pids.limit 0 is accepted" t_pids_zero 0
 run_test "rootless: pids.limit 0 is accepted" t_pids_zero 1
+run_test "stdio pipes belong to process.user, host files keep their owner" t_stdio_owner
+run_test "exec: noNewPrivileges of the container, --no-new-privs" t_exec_nnp
 finish
