@@ -408,6 +408,48 @@ UNIT_TEST(hybrid_tree_without_controllers)
 	teardown();
 }
 
+UNIT_TEST(unwritable_tree_device_rules)
+{
+	struct oci_config *cfg = oci_config_new();
+	struct oci_resources *r = &cfg->linux_.resources;
+	struct ar_cgroup_opts o;
+	struct ar_cgroup *cg = NULL;
+	struct ar_error err = AR_ERROR_INIT;
+
+	/* a tree where no cgroup can be made (mkdir in /sys: EPERM/EACCES) */
+	r->present = true;
+	o = opts_for(cfg);
+	o.mount = "/sys";
+	/* nothing requested: run without a cgroup */
+	CHECK(ar_cgroup_create(&o, &cg, &err) == 0);
+	CHECK(ar_cgroup_path(cg) == NULL);
+	ar_cgroup_free(cg);
+	cg = NULL;
+	/* device rules that cannot be enforced: an error, never silence */
+	r->n_devices = 1;
+	CHECK(ar_cgroup_create(&o, &cg, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "cannot enforce linux.resources.devices");
+	CHECK_STR_CONTAINS(err.msg, AR_CGROUP_IGNORE_ENV);
+	ar_cgroup_free(cg);
+	cg = NULL;
+	ar_error_clear(&err);
+	/* rootless: a user namespace cannot load a device program anyway */
+	o.rootless = true;
+	o.own_cgroup = "/";
+	CHECK(ar_cgroup_create(&o, &cg, &err) == 0);
+	CHECK(ar_cgroup_path(cg) == NULL);
+	ar_cgroup_free(cg);
+	cg = NULL;
+	/* the opt-in: a warning */
+	o.rootless = false;
+	o.ignore_unavailable = true;
+	CHECK(ar_cgroup_create(&o, &cg, &err) == 0);
+	CHECK(ar_cgroup_path(cg) == NULL);
+	ar_cgroup_free(cg);
+	r->n_devices = 0;
+	oci_config_free(cfg);
+}
+
 UNIT_TEST(disabled_manager)
 {
 	struct oci_config *cfg = oci_config_new();
