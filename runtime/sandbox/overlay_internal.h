@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Shared by the runtime/sandbox/overlay*.c files; not for other users. */
+#ifndef AGENTRUN_OVERLAY_INTERNAL_H
+#define AGENTRUN_OVERLAY_INTERNAL_H
+
+#include <dirent.h>
+#include <fcntl.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "overlay.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define FILE_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+
+/* The directory `rel` ("" for root itself) under root, every component
+ * opened without following symlinks. */
+int ov_open_dir_beneath(int root, const char *rel);
+
+/* The parent directory of `rel` under the workspace (*leaf points into
+ * rel). With up >= 0, missing components that are directories in the
+ * upper layer are created (their mode without setuid/setgid). */
+int ov_open_parent(int wsfd, int up, const char *rel, const char **leaf);
+
+/* A regular file at dirfd/name, opened without following a symlink and
+ * without blocking on a fifo; -1 with ESTALE if it is not (or no longer)
+ * a regular file. */
+int ov_open_regular(int dirfd, const char *name, struct stat *st);
+
+/* A DIR stream on a duplicate of fd (fd stays open). */
+DIR *ov_dir_of(int fd);
+
+/* Remove dirfd/name and, for a directory, everything below it, without
+ * following symlinks. */
+int ov_remove_tree_at(int dirfd, const char *name);
+
+/* The directory part of rel ("" for none), malloc'd. */
+char *ov_parent_of(const char *rel);
+
+/* One line of `changes` (git status --short style). */
+void ov_print_change(FILE *out, const struct ar_change *ch);
+
+/* "fifo", "socket", "character device"... for special files. */
+const char *ov_kind_name(mode_t m);
+
+/* The diff (or, with stat, the diffstat) of the selected changes. */
+int ov_diff_selected(const struct ar_overlay *ov, const struct ar_changes *c,
+		     const bool *sel, bool stat, FILE *out,
+		     struct ar_error *err);
+
+/* rels: the PATHS relative to the workspace; every one must select at
+ * least one change. sel[i]: change i is selected. */
+int ov_select_changes(const struct ar_overlay *ov, char *const *paths, size_t n,
+		      const struct ar_changes *c, bool **sel,
+		      struct ar_error *err);
+
+/* prefix + path, quoted as a whole as git quotes names (malloc'd). */
+char *ov_quote_prefixed(const char *prefix, const char *path);
+
+/* git's mode numbers: 100644, 100755, 120000, 040000. */
+unsigned ov_git_mode(mode_t m);
+
+#endif
