@@ -14,8 +14,8 @@
 #include "utils.h"
 
 static const char *const known_keys[] = {
-	"description", "ro",	    "rw",	"hide",	   "env",    "etc",
-	"net",	       "workspace", "landlock", "publish", "nested", NULL,
+	"description", "ro",	   "rw",      "hide",	"env",	  "etc", "net",
+	"workspace",   "landlock", "publish", "nested", "secret", NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -30,7 +30,7 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 
 			return jt_fail(
 				c, NULL,
-				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested)",
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret)",
 				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
@@ -145,6 +145,7 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_strv(c, doc, NULL, "etc", &p->etc) < 0 ||
 	    parse_net(c, doc, p) < 0 ||
 	    jt_member_strv(c, doc, NULL, "publish", &p->publish) < 0 ||
+	    jt_member_strv(c, doc, NULL, "secret", &p->secret) < 0 ||
 	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "nested", &p->nested) < 0)

@@ -16,6 +16,7 @@
  *     "net":  {"allow": ["api.example.com", "*.example.org:443"]}
  *                                              egress allowlist proxy
  *     "publish": ["127.0.0.1:1455:1455"],     host port -> sandbox port
+ *     "secret": ["API_KEY=api.example.com:443"], injected by the proxy
  *     "workspace": "~/src/project",
  *     "landlock": true,
  *     "nested": false
@@ -54,6 +55,8 @@ struct oci_profile {
 	struct oci_opt_bool nested; /* "nested": user namespaces inside */
 	struct oci_strv publish; /* "publish": ["[ADDR:]HOSTPORT:PORT"];
 				  * checked by the sandbox */
+	struct oci_strv secret; /* "secret": ["NAME=HOST-PATTERN,..."]; a
+				 * NAME not set is skipped */
 };
 
 /* Errors: "claude.json: rw[1]: expected a string, got number",

@@ -215,7 +215,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	/* --secret: placeholders and the CA, in the options the config is
 	 * built from */
-	if (r == 0 && o->secrets.n)
+	if (r == 0 && sb_secrets_wanted(o))
 		r = sb_secrets_prepare(&secrets, &o, err);
 	if (r == 0)
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
@@ -317,7 +317,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_egress_init(&egress, o, info.net_allow, info.net_host,
 				   err);
 	if (r == 0 && egress_on) {
-		egress.secrets = o->secrets.n ? &secrets : NULL;
+		egress.secrets = secrets.n ? &secrets : NULL;
 		sb_observe_egress(&ob, &egress);
 		co.on_spawn = sb_egress_on_spawn;
 		co.on_spawn_arg = &egress;

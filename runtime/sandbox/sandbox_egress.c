@@ -202,17 +202,28 @@ static int publish_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 	for (size_t i = 0; i < np + o->publish.n; i++) {
 		const char *spec = i < np ? pf->publish.v[i] :
 					    o->publish.v[i - np];
+		struct ar_egress_forward *f = &e->publish[e->n_publish];
+		int r = publish_parse(spec, f, err);
 
-		if (publish_parse(spec, &e->publish[i], err) < 0 ||
-		    publish_bind(&e->publish[i], spec, err) < 0) {
-			e->n_publish = i + 1;
-			publish_release(e);
-			if (i < np)
-				return ar_error_wrap(err, "%s: publish[%zu]",
-						     pf->filename, i);
-			return -1;
+		if (r == 0)
+			r = publish_bind(f, spec, err);
+		if (r == 0) {
+			e->n_publish++;
+			continue;
 		}
-		e->n_publish = i + 1;
+		if (i < np && f->to.port) {
+			/* a profile's port that is taken (another sandbox
+			 * of the same agent): without it, with a warning */
+			ar_warn("%s: publish[%zu]: %s; going on without it",
+				pf->filename, i, err->msg);
+			ar_error_clear(err);
+			continue;
+		}
+		publish_release(e);
+		if (i < np)
+			return ar_error_wrap(err, "%s: publish[%zu]",
+					     pf->filename, i);
+		return -1;
 	}
 	return 0;
 }
@@ -405,65 +416,96 @@ static char *sb_strdup_keep(struct sb_secrets *s, char *str)
 	return str;
 }
 
+bool sb_secrets_wanted(const struct ar_sandbox_opts *o)
+{
+	return o->secrets.n > 0 || (o->profile && o->profile->secret.n > 0);
+}
+
+/* One NAME=HOST-PATTERN[,...]: 1 added, 0 skipped (a profile's NAME
+ * that is not set), -1 error. */
+static int secret_add(struct sb_secrets *s, const char *spec, bool optional,
+		      struct ar_error *err)
+{
+	const char *eq = strchr(spec, '='), *val;
+	struct ar_egress_secret *x = &s->v[s->n];
+	unsigned char rnd[16];
+	char hex[33];
+
+	if (!eq || eq == spec || !eq[1])
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--secret `%s`: expected NAME=HOST-PATTERN[,...]",
+			spec);
+	memset(x, 0, sizeof(*x));
+	x->name = ar_xasprintf("%.*s", (int)(eq - spec), spec);
+	s->n++;
+	for (const char *c = x->name; *c; c++)
+		if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= 'a' && *c <= 'z') ||
+		      (c != x->name && *c >= '0' && *c <= '9')))
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--secret `%s`: `%s` is not a variable name",
+				spec, x->name);
+	if (ar_egress_policy_add(&x->hosts, eq + 1, err) < 0)
+		return ar_error_wrap(err, "--secret `%s`", spec);
+	val = getenv(x->name);
+	if ((!val || !*val) && optional) {
+		s->n--;
+		free(x->name);
+		ar_egress_policy_release(&x->hosts);
+		memset(x, 0, sizeof(*x));
+		return 0;
+	}
+	if (!val || !*val)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--secret `%s`: %s is not set in the environment", spec,
+			x->name);
+	if (strpbrk(val, "\r\n"))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--secret `%s`: the value of %s has a line break", spec,
+			x->name);
+	x->value = ar_xstrdup(val);
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return ar_error_set(err, errno, "--secret: getrandom");
+	for (size_t k = 0; k < sizeof(rnd); k++)
+		snprintf(hex + 2 * k, 3, "%02x", rnd[k]);
+	x->placeholder = ar_xasprintf("agentrun-secret-%s", hex);
+	return 1;
+}
+
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **op,
 		       struct ar_error *err)
 {
 	const struct ar_sandbox_opts *o = *op;
+	const struct oci_profile *pf = o->profile;
 	static const char *const ca_vars[] = { "SSL_CERT_FILE",
 					       "CURL_CA_BUNDLE",
 					       "REQUESTS_CA_BUNDLE",
 					       "GIT_SSL_CAINFO", NULL };
 	char tmpl[] = "/tmp/agentrun-ca-XXXXXX";
-	size_t ne = 0;
+	size_t ne = 0, np = pf ? pf->secret.n : 0;
 
 	memset(s, 0, sizeof(*s));
-	if (sb_net_mode(o) != AR_SANDBOX_NET_ALLOW)
+	if (sb_net_mode(o) != AR_SANDBOX_NET_ALLOW) {
+		if (o->secrets.n == 0)
+			return 0; /* the profile's: nothing to put them in */
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: --secret needs --net allow=... (the proxy puts the value in)");
-	s->v = ar_xcalloc(o->secrets.n, sizeof(*s->v));
-	for (size_t i = 0; i < o->secrets.n; i++) {
-		const char *spec = o->secrets.v[i], *eq = strchr(spec, '=');
-		struct ar_egress_secret *x = &s->v[i];
-		unsigned char rnd[16];
-		const char *val;
-		char hex[33];
-
-		if (!eq || eq == spec || !eq[1])
-			return ar_error_set_plain(
-				err, EINVAL,
-				"--secret `%s`: expected NAME=HOST-PATTERN[,...]",
-				spec);
-		x->name = ar_xasprintf("%.*s", (int)(eq - spec), spec);
-		s->n = i + 1;
-		for (const char *c = x->name; *c; c++)
-			if (!(*c == '_' || (*c >= 'A' && *c <= 'Z') ||
-			      (*c >= 'a' && *c <= 'z') ||
-			      (c != x->name && *c >= '0' && *c <= '9')))
-				return ar_error_set_plain(
-					err, EINVAL,
-					"--secret `%s`: `%s` is not a variable name",
-					spec, x->name);
-		if (ar_egress_policy_add(&x->hosts, eq + 1, err) < 0)
-			return ar_error_wrap(err, "--secret `%s`", spec);
-		val = getenv(x->name);
-		if (!val || !*val)
-			return ar_error_set_plain(
-				err, EINVAL,
-				"--secret `%s`: %s is not set in the environment",
-				spec, x->name);
-		if (strpbrk(val, "\r\n"))
-			return ar_error_set_plain(
-				err, EINVAL,
-				"--secret `%s`: the value of %s has a line break",
-				spec, x->name);
-		x->value = ar_xstrdup(val);
-		if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-			return ar_error_set(err, errno, "--secret: getrandom");
-		for (size_t k = 0; k < sizeof(rnd); k++)
-			snprintf(hex + 2 * k, 3, "%02x", rnd[k]);
-		x->placeholder = ar_xasprintf("agentrun-secret-%s", hex);
 	}
+	s->v = ar_xcalloc(np + o->secrets.n + 1, sizeof(*s->v));
+	for (size_t i = 0; i < np; i++)
+		if (secret_add(s, pf->secret.v[i], true, err) < 0)
+			return ar_error_wrap(err, "%s: secret[%zu]",
+					     pf->filename, i);
+	for (size_t i = 0; i < o->secrets.n; i++)
+		if (secret_add(s, o->secrets.v[i], false, err) < 0)
+			return -1;
+	if (s->n == 0)
+		return 0;
 	if (!mkdtemp(tmpl))
 		return ar_error_set(err, errno, "--secret: mkdtemp %s", tmpl);
 	s->dir = ar_xstrdup(tmpl);
@@ -472,7 +514,7 @@ int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **op,
 		return -1;
 	/* the options: env and ro extended */
 	s->opts = *o;
-	s->env = ar_xcalloc(o->env.n + o->secrets.n + 8, sizeof(char *));
+	s->env = ar_xcalloc(o->env.n + s->n + 8, sizeof(char *));
 	memcpy(s->env, o->env.v, o->env.n * sizeof(char *));
 	ne = o->env.n;
 	for (size_t i = 0; i < s->n; i++)

@@ -124,6 +124,7 @@ struct sb_secrets {
 	const char **env, **ro;
 	struct ar_sandbox_opts opts;
 };
+bool sb_secrets_wanted(const struct ar_sandbox_opts *o);
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **o,
 		       struct ar_error *err);
 void sb_secrets_release(struct sb_secrets *s);

@@ -331,6 +331,24 @@ t_publish()
 	assert_contains "$ERR" "--publish \`x.test:$hp:80\`"
 	assert_status '!0' eg --net host --publish "$hp:80" -- true
 	assert_contains "$ERR" "with --net host its ports are the host's already"
+	# a profile's port that is taken: a warning, the sandbox runs
+	local hp2
+	hp2=$(free_port)
+	timeout 30 "$PY" -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
+time.sleep(30)' "$hp2" &
+	defer kill $!
+	wait_port "$hp2"
+	printf '{"publish": ["127.0.0.1:%s:8000"]}\n' "$hp2" >"$H/taken.json"
+	chmod 0644 "$H/taken.json"
+	assert_status 0 eg --profile "$H/taken.json" -- echo ran
+	assert_contains "$OUT" "ran"
+	assert_contains "$ERR" "taken.json: publish[0]: --publish \`127.0.0.1:$hp2:8000\`: listen on the host"
+	assert_contains "$ERR" "going on without it"
+	# the same on the command line: an error
+	assert_status '!0' eg --publish "127.0.0.1:$hp2:8000" -- true
+	assert_contains "$ERR" "Address already in use"
 	printf '{"publish": ["127.0.0.1:%s:8000", "nope"]}\n' "$hp" >"$H/pub.json"
 	chmod 0644 "$H/pub.json"
 	assert_status '!0' eg --profile "$H/pub.json" -- true

@@ -129,6 +129,26 @@ t_secret_beats_env_pass()
 	assert_not_contains "$OUT" "$SECRET"
 }
 
+# "secret" in a profile: a variable that is not set is skipped, one that
+# is gets the placeholder and is injected.
+t_secret_in_profile()
+{
+	sb_home "$1"
+	sb_home_own
+	tls_setup
+	local log=$TEST_TMP/auth3-$RANDOM
+	: >"$log"
+	tls_server "$log"
+	printf '{"net": {"allow": ["localhost:%s"]}, "secret": ["TOKEN=localhost:%s", "UNSET_SECRET_X=localhost"]}\n' "$PORT" "$PORT" >"$H/s.json"
+	chmod 0644 "$H/s.json"
+	assert_status 0 sec_run --profile "$H/s.json" -- sh -c "
+		echo \"v=\$TOKEN u=\${UNSET_SECRET_X:-unset}\"
+		curl -sS -m 10 --noproxy '' -H \"Authorization: Bearer \$TOKEN\" https://localhost:$PORT/"
+	assert_match "$OUT" "v=agentrun-secret-[0-9a-f]{32} u=unset"
+	assert_contains "$OUT" "ok-from-tls"
+	assert_eq "$(cat "$log")" "auth=Bearer $SECRET"
+}
+
 t_secret_errors()
 {
 	sb_home "$1"
@@ -146,6 +166,7 @@ for mode in root user; do
 	MODE=$mode
 	run_test "secret ($mode): the real value reaches the listed HTTPS host only, never the sandbox" t_secret_injected_only_there $mode
 	run_test "secret ($mode): --env NAME or a profile cannot pass the real value" t_secret_beats_env_pass $mode
+	run_test "secret ($mode): \"secret\" in a profile" t_secret_in_profile $mode
 	run_test "secret ($mode): errors" t_secret_errors $mode
 done
 finish
