@@ -156,7 +156,7 @@ static int wait_started(int fd, const char *root, const char *name,
 					name);
 			msg[n] = '\0';
 			if (msg[0] == 'X') {
-				*exit_status = atoi(msg + 1);
+				*exit_status = (int)strtol(msg + 1, NULL, 10);
 				ar_log(AR_LOG_INFO,
 				       "sandbox `%s`: the command already exited with status %d",
 				       name, *exit_status);
@@ -346,18 +346,22 @@ static bool catches_sigterm(const char *root, const char *name)
 	_cleanup_fclose_ FILE *f = NULL;
 	struct ar_error e = AR_ERROR_INIT;
 	char line[256], *p;
-	unsigned long long mask;
+	long pid;
 
 	if (ar_container_state(root, name, &json, NULL, &e) < 0)
 		return true;
 	p = strstr(json, "\"pid\":");
 	if (!p)
 		return true;
-	path = ar_xasprintf("/proc/%d/status", atoi(p + 6));
+	pid = strtol(p + 6, NULL, 10);
+	if (pid <= 0)
+		return true;
+	path = ar_xasprintf("/proc/%ld/status", pid);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigCgt: %llx", &mask) == 1)
-			return mask & (1ULL << (SIGTERM - 1));
+		if (strncmp(line, "SigCgt:", 7) == 0)
+			return strtoull(line + 7, NULL, 16) &
+			       (1ULL << (SIGTERM - 1));
 	return true;
 }
 
