@@ -22,7 +22,6 @@
 
 #include "log.h"
 #include "protect.h"
-#include "sandbox_internal.h"
 #include "utils.h"
 
 /* Names at the top of each repository (and of the workspace). */
@@ -476,12 +475,12 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 
 /* "~/x" -> HOME/x, absolute kept, then the real path when it exists
  * (a --rw of a protected path that does not exist yet is allowed). */
-char *sb_protect_lexical(const struct ar_sandbox_host *h, const char *q)
+char *sb_protect_lexical(const char *home, const char *q)
 {
 	char *full, *r;
 
 	if (q[0] == '~' && (q[1] == '/' || q[1] == '\0'))
-		full = ar_xasprintf("%s%s", h->home, q + 1);
+		full = ar_xasprintf("%s%s", home, q + 1);
 	else if (q[0] == '/')
 		full = ar_xstrdup(q);
 	else
@@ -494,27 +493,26 @@ char *sb_protect_lexical(const struct ar_sandbox_host *h, const char *q)
 	return full;
 }
 
-int sb_protect_plan(struct sb_protect *p, const char *ws,
-		    const struct ar_sandbox_opts *o,
-		    const struct ar_sandbox_host *h, struct ar_error *err)
+int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
+		    const char *const *rw, size_t n_rw, struct ar_error *err)
 {
 	struct plan_ctx c = { .p = p, .ws = ws, .err = err, .home = h->home };
 	struct stat st;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
-	c.optout = ar_xcalloc(o->rw.n + 1, sizeof(char *));
-	c.used = ar_xcalloc(o->rw.n + 1, sizeof(bool));
-	for (size_t i = 0; i < o->rw.n; i++) {
-		char *q = sb_protect_lexical(h, o->rw.v[i]);
+	c.optout = ar_xcalloc(n_rw + 1, sizeof(char *));
+	c.used = ar_xcalloc(n_rw + 1, sizeof(bool));
+	for (size_t i = 0; i < n_rw; i++) {
+		char *q = sb_protect_lexical(home, rw[i]);
 
 		if (q && ar_path_under(q, ws) && strcmp(q, ws) != 0)
 			c.optout[c.n_optout++] = q;
 		else
 			free(q);
 	}
-	if (ar_path_under(h->home, ws))
-		home_root(&c, h->home);
+	if (ar_path_under(home, ws))
+		home_root(&c, home);
 	{
 		_cleanup_free_ char *g = ar_xasprintf("%s/.git", ws);
 
@@ -545,37 +543,6 @@ int sb_protect_plan(struct sb_protect *p, const char *ws,
 		return -1;
 	}
 	return 0;
-}
-
-void sb_protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
-		       bool overlay, bool idmap_root)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		const struct sb_protect_entry *e = &p->v[i];
-
-		switch (e->kind) {
-		case SB_PROT_RO:
-			sb_bind(m, e->path, false);
-			break;
-		case SB_PROT_PIN:
-			if (overlay)
-				break;
-			sb_mount_add(m, e->path, "bind", e->path,
-				     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
-			if (idmap_root)
-				sb_workspace_idmap(m, e->path);
-			break;
-		case SB_PROT_ABSENT:
-			if (overlay)
-				break;
-			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
-				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
-					     "mode=0500", "size=4k"));
-			break;
-		case SB_PROT_WATCH:
-			break;
-		}
-	}
 }
 
 size_t sb_protect_after_run(const struct sb_protect *p)

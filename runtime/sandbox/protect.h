@@ -28,10 +28,6 @@
 
 #include "error.h"
 
-struct ar_sandbox_opts;
-struct ar_sandbox_host;
-struct sb_mounts;
-
 enum sb_protect_kind {
 	SB_PROT_RO,
 	SB_PROT_PIN,
@@ -58,19 +54,14 @@ struct sb_protect {
 #define SB_PROTECT_DEPTH 4
 #define SB_PROTECT_MAX_DIRS 20000
 
-/* The plan for workspace `ws` (a real path). --rw paths at or above a
- * protected path (inside the workspace) opt it back in, with a warning.
- * Fails for a protected path that is a symbolic link (a mount cannot
- * hold a link) unless it is opted out. */
-int sb_protect_plan(struct sb_protect *p, const char *ws,
-		    const struct ar_sandbox_opts *o,
-		    const struct ar_sandbox_host *h, struct ar_error *err);
-/* The mounts; overlay: the workspace is an overlay (only the read-only
- * binds: nothing of the run reaches the workspace before a commit);
- * idmap_root: the workspace bind is idmapped (root on another user's
- * workspace), pinned gitdirs get the same mapping. */
-void sb_protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
-		       bool overlay, bool idmap_root);
+/* The plan for workspace `ws` (a real path) of the user whose home
+ * directory is `home`. The --rw values `rw` at or above a protected path
+ * (inside the workspace) opt it back in, with a warning. Fails for a
+ * protected path that is a symbolic link (a mount cannot hold a link)
+ * unless it is opted out. The mounts are made from the plan by
+ * sandbox_config.c. */
+int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
+		    const char *const *rw, size_t n_rw, struct ar_error *err);
 /* After the run: remove the placeholders' mount points (empty
  * directories only), remove and report watched files the agent created.
  * Returns how many watched files were found. */
@@ -81,6 +72,6 @@ const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
 void sb_protect_release(struct sb_protect *p);
 /* A --rw value: "~/x" -> HOME/x, an absolute path kept, then its real
  * path when it exists; NULL for a relative one. Malloc'd. */
-char *sb_protect_lexical(const struct ar_sandbox_host *h, const char *q);
+char *sb_protect_lexical(const char *home, const char *q);
 
 #endif

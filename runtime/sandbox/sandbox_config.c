@@ -532,6 +532,42 @@ void sb_workspace_idmap(struct sb_mounts *m, const char *ws)
 	mt->gid_mappings = (struct oci_id_mappings){ g, 1 };
 }
 
+/* The protected paths' mounts (protect.h); overlay: the workspace is an
+ * overlay (only the read-only binds: nothing of the run reaches the
+ * workspace before a commit); idmap_root: the workspace bind is
+ * idmapped (root on another user's workspace), pinned gitdirs get the
+ * same mapping. */
+static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
+			   bool overlay, bool idmap_root)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_protect_entry *e = &p->v[i];
+
+		switch (e->kind) {
+		case SB_PROT_RO:
+			sb_bind(m, e->path, false);
+			break;
+		case SB_PROT_PIN:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "bind", e->path,
+				     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+			if (idmap_root)
+				sb_workspace_idmap(m, e->path);
+			break;
+		case SB_PROT_ABSENT:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
+				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
+					     "mode=0500", "size=4k"));
+			break;
+		case SB_PROT_WATCH:
+			break;
+		}
+	}
+}
+
 /* --overlay: the workspace as an overlay (userxattr: the kernel's
  * unprivileged overlayfs) whose upper layer is outside it. */
 static int overlay_mount(struct sb_mounts *m, const char *ws,
@@ -761,7 +797,8 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
 		return -1;
 	info->protect = ar_xcalloc(1, sizeof(*info->protect));
-	if (sb_protect_plan(info->protect, ws, o, h, err) < 0)
+	if (sb_protect_plan(info->protect, ws, h->home, o->rw.v, o->rw.n, err) <
+	    0)
 		return -1;
 
 	/* Nothing here is newer than runtime-spec 1.1 (rro, idmapped
@@ -786,8 +823,8 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 			sb_workspace_idmap(&m, ws);
 		ws_idmapped = m.v[m.n - 1].uid_mappings.n > 0;
 	}
-	sb_protect_mounts(info->protect, &m, o->overlay_upper != NULL,
-			  ws_idmapped);
+	protect_mounts(info->protect, &m, o->overlay_upper != NULL,
+		       ws_idmapped);
 	profile_prepare(pf, h);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
 		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
@@ -796,7 +833,8 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	for (size_t i = 0; i < o->ro.n && !r; i++)
 		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
 	for (size_t i = 0; i < o->rw.n && !r; i++) {
-		_cleanup_free_ char *q = sb_protect_lexical(h, o->rw.v[i]);
+		_cleanup_free_ char *q =
+			sb_protect_lexical(h->home, o->rw.v[i]);
 
 		/* a protected path opted back in that does not exist yet:
 		 * nothing to bind, the workspace is writable */

@@ -185,8 +185,26 @@ t_audit_records_git_writes()
 	assert_contains "$(cat "$H/audit.jsonl")" '.git/refs/heads'
 }
 
+# Root on a user's checkout: the workspace and the pinned .git are
+# idmapped binds, so what git writes lands with the owner's ids; the
+# hooks stay read-only.
+t_root_on_user_workspace()
+{
+	repo_setup user
+	MODE=root
+	assert_status 0 sb_run -- sh -c 'echo r >r.txt && git -c safe.directory="*" add r.txt &&
+		git -c safe.directory="*" commit -qm root-commit &&
+		{ echo x >.git/hooks/pre-commit 2>/dev/null || echo hook-refused; }'
+	assert_contains "$OUT" "hook-refused"
+	assert_eq "$(find "$WS" -not -user "$TEST_UID" | head -n3)" "" "files not owned by the workspace owner"
+	MODE=user
+	assert_eq "$(host git -C "$WS" log -1 --format=%s)" "root-commit"
+	host_git_runs_nothing
+}
+
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (rootless)" t_git_attacks user
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (root)" t_git_attacks root
+run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace
 run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
 run_test "protect: a commondir the agent creates is removed at exit" t_commondir_removed
 run_test "protect: git works inside (status add commit log diff stash branch worktree)" t_git_works_inside
