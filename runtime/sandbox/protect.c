@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "home_secrets.h"
 #include "log.h"
 #include "protect.h"
 #include "utils.h"
@@ -496,7 +497,7 @@ char *sb_protect_lexical(const char *home, const char *q)
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err)
 {
-	struct plan_ctx c = { .p = p, .ws = ws, .err = err, .home = h->home };
+	struct plan_ctx c = { .p = p, .ws = ws, .err = err, .home = home };
 	struct stat st;
 	int fd;
 

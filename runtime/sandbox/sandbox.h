@@ -28,6 +28,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "home_secrets.h"
 #include "oci_config.h"
 
 struct oci_profile;
@@ -160,11 +161,7 @@ int ar_sandbox_env_build(struct ar_arena *a, char *const *host_env,
 			 const struct ar_sandbox_host *h, struct oci_strv *out,
 			 struct ar_error *err);
 
-/* Secrets under the home directory (sandbox_home.c): the never-share
- * list, as paths relative to $HOME, NULL terminated. */
-extern const char *const ar_sandbox_home_secrets[];
-/* 1 when `path` is a secret or inside one (refused as a bind), 0 if not. */
-bool ar_sandbox_path_is_secret(const char *home, const char *path);
+/* Secrets under the home directory: home_secrets.h. */
 
 /* The default /etc allowlist (sandbox_etc.c), NULL terminated. */
 extern const char *const ar_sandbox_etc_default[];
