@@ -94,35 +94,6 @@ static void print_version(struct ar_global_opts *g)
 	);
 }
 
-int cli_fail(struct ar_error *err)
-{
-	ar_error_log("%s", err->msg[0] ? err->msg : "unknown error");
-	return 1;
-}
-
-const char *cli_state_root(struct ar_global_opts *g)
-{
-	static char buf[4096];
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-
-	if (g->root)
-		return g->root;
-	/* Real root uses /run/agentrun. Root of a user namespace (e.g.
-	 * inside rootless podman) cannot write there: like crun, use the
-	 * user's runtime directory. */
-	if (geteuid() == 0 && (!xdg || !*xdg || ar_userns_is_initial())) {
-		g->root = "/run/agentrun";
-		return g->root;
-	}
-	if (xdg && *xdg)
-		snprintf(buf, sizeof(buf), "%s/agentrun", xdg);
-	else
-		snprintf(buf, sizeof(buf), "/tmp/agentrun-%u",
-			 (unsigned)geteuid());
-	g->root = buf;
-	return g->root;
-}
-
 enum {
 	OPT_ROOT = 256,
 	OPT_LOG,
