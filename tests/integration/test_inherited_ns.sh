@@ -183,6 +183,14 @@ t_sysctl_not_namespaced()
 		assert_contains "$ERR" "\"$key\""
 		assert_match "$ERR" "not namespaced|conflicts with|invalid sysctl key" "$key: $ERR"
 	done
+	# create refuses it the same way, leaving nothing behind
+	id=$(unique_id)
+	config_set "$b" '.linux.sysctl={"kernel.core_pattern":"x"}'
+	defer arr "$u" delete --force "$id"
+	scratch "$TEST_TMP/o-nnc$u" "${AR_CMD[@]}" create --bundle "$b" "$id"
+	assert_ne "$STATUS" 0 "create accepted kernel.core_pattern"
+	assert_contains "$ERR" '"kernel.core_pattern": not namespaced'
+	assert_status '!0' arr "$u" state "$id"
 }
 
 # Namespaced keys in namespaces the config creates: applied inside, the
