@@ -42,39 +42,49 @@ static int session_exec(struct ar_global_opts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_error err = AR_ERROR_INIT;
+	const char *name = NULL;
 	int c, tty = -1, status;
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'T':
-			tty = 1;
-			break;
-		case 'N':
-			tty = 0;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
+	/* options before and after NAME; CMD starts at the first word that
+	 * is not one (or after --) */
+	for (int pass = 0; pass < 2; pass++) {
+		while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) !=
+		       -1) {
+			switch (c) {
+			case 'T':
+				tty = 1;
+				break;
+			case 'N':
+				tty = 0;
+				break;
+			case 'h':
+				usage(stdout);
+				return 0;
+			default:
+				usage(stderr);
+				return 1;
+			}
+		}
+		if (pass == 0) {
+			if (optind >= argc ||
+			    strcmp(argv[optind - 1], "--") == 0) {
+				fprintf(stderr,
+					"agentrun sandbox exec: no sandbox NAME given\n");
+				return 1;
+			}
+			name = argv[optind];
+			/* getopt goes on after NAME: it becomes argv[0] */
+			argv += optind;
+			argc -= optind;
+			optind = 0; /* a full re-initialisation of getopt */
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr,
-			"agentrun sandbox exec: no sandbox NAME given\n");
-		return 1;
-	}
-	if (optind + 1 < argc && strcmp(argv[optind + 1], "--") == 0) {
-		argv[optind + 1] = argv[optind];
-		optind++;
-	}
-	if (optind + 1 >= argc) {
 		fprintf(stderr, "agentrun sandbox exec: no command given\n");
 		return 1;
 	}
-	if (ar_sandbox_session_exec(cli_state_root(g), argv[optind],
-				    argv + optind + 1, tty, &status, &err) < 0)
+	if (ar_sandbox_session_exec(cli_state_root(g), name, argv + optind, tty,
+				    &status, &err) < 0)
 		return cli_fail(&err);
 	return status;
 }

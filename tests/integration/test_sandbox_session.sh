@@ -215,10 +215,29 @@ t_stop_signals()
 	assert_no_leftovers "$name"
 }
 
+# exec --tty: the command gets a terminal of its own (relayed by agentrun)
+t_exec_tty()
+{
+	local name=tty$RANDOM
+	require_cmd script
+	ses_setup
+	defer sbs sandbox stop -t 0 "$name"
+	assert_status 0 sbs sandbox --name "$name" --detach --env "$TAG" -- sleep 600
+	assert_status 0 as_test_user env HOME="$H" script -qec \
+		"$AGENTRUN --root $AR_USER_ROOT sandbox exec $name --tty -- sh -c 'test -t 0 && test -t 1 && echo IS-A-TTY; tty'" /dev/null
+	assert_contains "$OUT" IS-A-TTY
+	assert_match "$OUT" "/dev/pts/[0-9]+"
+	assert_status 0 sbs sandbox exec "$name" --no-tty -- sh -c 'test -t 0 || echo NO-TTY'
+	assert_contains "$OUT" NO-TTY
+	assert_status 0 sbs sandbox stop -t 0 "$name"
+	assert_no_leftovers "$name"
+}
+
 run_test "detached server reached from an exec; list; stop leaves nothing" t_detached_server_exec
 run_test "exec'd process: seccomp and read-only mounts as the sandbox" t_exec_confined_by_seccomp_and_landlock
 run_test "stop: SIGTERM when handled, else SIGKILL at once" t_stop_signals
 run_test "a named foreground sandbox: exec, stop" t_foreground_named
+run_test "exec --tty gives the command a terminal" t_exec_tty
 run_test "refusals: unknown name, --detach without --name, duplicate name" t_refusals
 run_test "exec into an --audit session is refused" t_audit_session_exec_refused
 run_test "a killed monitor leaves a reusable name" t_monitor_killed
