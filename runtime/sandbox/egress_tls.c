@@ -418,8 +418,7 @@ bool ar_egress_secrets_apply(const struct ar_egress_secret *s, size_t n,
 	}
 	if (o + 21 >= size)
 		return false;
-	memcpy(out + o, "Connection: close\r\n\r\n", 21);
-	o += 21;
+	o += (size_t)snprintf(out + o, size - o, "Connection: close\r\n\r\n");
 	memcpy(buf, out, o);
 	*len = o;
 	return true;
