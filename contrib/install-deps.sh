@@ -62,6 +62,7 @@ install_debian() {
 	      tmux util-linux procps psmisc"
 	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
 	pkgs="$pkgs strace gdb" # tests/integration/test_sandbox_debug.sh
+	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
@@ -143,6 +144,7 @@ install_fedora() {
 	      util-linux procps-ng psmisc findutils diffutils"
 	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
 	pkgs="$pkgs strace gdb" # tests/integration/test_sandbox_debug.sh
+	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-analyzer" # make static (clang-tidy: clang-tools-extra)
 	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging
 	if [ "$vm" = 1 ]; then
