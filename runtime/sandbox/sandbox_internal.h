@@ -18,6 +18,7 @@ struct sb_mounts {
 
 #define SB_OPTS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
+/* The mount list (sandbox_mounts.c). */
 void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,
 		  const char *source, const char *const *options);
 /* Same-path bind of a host path, read-only or read-write. */
@@ -31,6 +32,10 @@ bool sb_has_dest(const struct sb_mounts *m, const char *dest);
 /* As root on a workspace owned by someone else: make the last mount
  * (a bind of `path`) idmapped to the owner of `path` (no-op otherwise). */
 void sb_workspace_idmap(struct sb_mounts *m, const char *path);
+/* Move the list into cfg->mounts (in its arena), parents before children
+ * (a stable sort by depth), so that a bind lands on top of the tmpfs or
+ * bind that contains it and later entries for the same path win. */
+void sb_mounts_finish(struct sb_mounts *m, struct oci_config *cfg);
 
 /* Home (sandbox_home.c): a tmpfs at the home path and the default
  * dotfiles, read-only; the skeleton rc files unless the home directory
@@ -138,7 +143,7 @@ int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err);
 void sb_egress_release(struct sb_egress *e);
 
-/* Path helpers (sandbox_config.c). */
+/* Path helpers (sandbox_mounts.c). */
 /* "DIR/NAME" in the arena (no printf: it runs ~80 times per start). */
 char *sb_path_join(struct ar_arena *a, const char *dir, const char *name);
 /* "~/x" -> HOME/x; absolute kept; realpath'd when it exists. NULL with
