@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The agent profiles of contrib/profiles/, each with its real CLI: the
 # package is installed from the npm registry into a scratch prefix
-# (cached in $TOP_BUILDDIR/tests/work/npm/NAME; skipped with the reason
+# (cached in /var/cache/agentrun-test/npm/NAME as root, else in the build
+# tree's tests/work/npm/NAME; skipped with the reason
 # when npm or the registry is unavailable), and `CMD --version` runs
 # inside `agentrun sandbox --profile FILE` as the unprivileged test user.
 # aider is a Python package (PyPI is not reachable from the test machines):
@@ -10,7 +11,14 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-NPM_CACHE=$TOP_BUILDDIR/tests/work/npm
+# As root the cache lives where the test user can read it whatever the
+# build tree's parents allow (a clone in a mode-700 home), and is kept
+# between runs; otherwise in the build tree.
+if [ "$(id -u)" = 0 ]; then
+	NPM_CACHE=${AR_TEST_NPM_CACHE:-/var/cache/agentrun-test/npm}
+else
+	NPM_CACHE=${AR_TEST_NPM_CACHE:-$TOP_BUILDDIR/tests/work/npm}
+fi
 
 # npm_cli NAME PACKAGE CMD: install PACKAGE (once), set BIN to CMD in it
 npm_cli()
@@ -20,6 +28,7 @@ npm_cli()
 	BIN=$dir/node_modules/.bin/$cmd
 	if [ ! -x "$BIN" ]; then
 		mkdir -p "$NPM_CACHE"
+		chmod 0755 "$NPM_CACHE" "$(dirname "$NPM_CACHE")" 2>/dev/null || true
 		rm -rf "$dir.tmp"
 		timeout 600 npm install --prefix "$dir.tmp" --no-audit --no-fund \
 			--loglevel=error "$pkg" >"$TEST_TMP/npm-$name.log" 2>&1 ||
