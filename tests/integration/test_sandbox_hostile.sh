@@ -98,11 +98,16 @@ t_state_root_fallback()
 	require_root
 	require_cmd unshare
 	ensure_test_user
+	# The tmpfs hides the test's own /tmp files, the binary's copy among
+	# them: it is copied in first.
 	assert_status 1 unshare -m bash -c '
+		cp "$3" /run/agentrun-test-bin.$$ || exit 9
 		mount -t tmpfs tmpfs /tmp || exit 9
+		install -m 0755 /run/agentrun-test-bin.$$ /tmp/agentrun || exit 9
+		rm -f /run/agentrun-test-bin.$$
 		mkdir -m 0777 /tmp/agentrun-$1 && chmod 0777 /tmp/agentrun-$1
 		exec setpriv --reuid="$1" --regid="$2" --init-groups env -i \
-			PATH=/usr/bin:/bin HOME=/ "$3" list' _ "$TEST_UID" "$TEST_GID" "$AGENTRUN"
+			PATH=/usr/bin:/bin HOME=/ /tmp/agentrun list' _ "$TEST_UID" "$TEST_GID" "$AGENTRUN"
 	assert_contains "$ERR" "/tmp/agentrun-$TEST_UID"
 	assert_contains "$ERR" "writable by others"
 	assert_contains "$ERR" "XDG_RUNTIME_DIR"
@@ -164,7 +169,9 @@ t_profile_agent_config()
 {
 	sb_home user
 	sb_home_own
-	local prof=$TOP_SRCDIR/contrib/profiles/claude.json
+	local prof=$TEST_TMP/claude.json
+	# a copy the test user can read wherever the clone is
+	install -m 0644 "$TOP_SRCDIR/contrib/profiles/claude.json" "$prof"
 	assert_status 0 sb_run --profile "$prof" -- sh -c '
 		echo login >~/.claude/.credentials.json
 		echo "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"touch /tmp/pwned\"}]}]}}" >~/.claude/settings.json 2>/dev/null
