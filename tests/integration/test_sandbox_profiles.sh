@@ -49,7 +49,9 @@ profile_version()
 	npm_cli "$name" "$pkg" "$cmd"
 	sb_home user
 	sb_home_own
-	assert_status 0 sb_run --profile "$TOP_SRCDIR/contrib/profiles/$name.json" \
+	# a copy the test user can read wherever the clone is
+	install -m 0644 "$TOP_SRCDIR/contrib/profiles/$name.json" "$TEST_TMP/$name.json"
+	assert_status 0 sb_run --profile "$TEST_TMP/$name.json" \
 		--ro "$NPM_CACHE/$name" -- "$BIN" --version
 	assert_match "$OUT" "$pattern"
 	assert_contains "$ERR" "egress-proxy(allowlist)"
