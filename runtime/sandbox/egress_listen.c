@@ -155,22 +155,41 @@ socklen_t ar_egress_sockaddr(int family, const uint8_t *addr, uint16_t port,
 	}
 }
 
+/* The user and network namespaces of pid as O_CLOEXEC fds (both set, or
+ * -1 with errno and nothing left open by this call). */
+static int open_namespaces(pid_t pid, int *userfd, int *netfd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	*userfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*userfd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	*netfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*netfd < 0) {
+		int saved = errno;
+
+		close(*userfd);
+		*userfd = -1;
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
 int ar_egress_listen_in(pid_t pid, const struct ar_egress_addr *addrs, size_t n,
 			uint16_t capture_port, int *fds, struct ar_error *err)
 {
 	_cleanup_close_ int userfd = -1, netfd = -1, sock = -1;
-	char path[64], msg[512];
+	char msg[512];
 	int sv[2], st, r = 0;
 	size_t got = 0;
 	pid_t child;
 
 	for (size_t i = 0; i < n; i++)
 		fds[i] = -1;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	userfd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	netfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (userfd < 0 || netfd < 0)
+	if (open_namespaces(pid, &userfd, &netfd) < 0)
 		return ar_error_set(err, errno,
 				    "egress proxy: namespaces of process %d",
 				    (int)pid);
@@ -248,16 +267,12 @@ int ar_egress_sockmaker_start(pid_t pid, struct ar_egress_sockmaker **out,
 {
 	_cleanup_close_ int userfd = -1, netfd = -1;
 	struct ar_egress_sockmaker *m;
-	char path[64], msg[512];
+	char msg[512];
 	int sv[2], fd = -1, st;
 	pid_t child;
 
 	*out = NULL;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	userfd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	netfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (userfd < 0 || netfd < 0)
+	if (open_namespaces(pid, &userfd, &netfd) < 0)
 		return ar_error_set(err, errno,
 				    "--publish: namespaces of process %d",
 				    (int)pid);
