@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # quickstart.sh — build a tiny busybox bundle and run one command in it with
-# agentrun, to show that a fresh build works.
+# agentrun, then one command in `agentrun sandbox`, to show that a fresh
+# build works (tests/integration/test_quickstart.sh runs it).
 #
 # Usage: tests/quickstart.sh            (from the build directory)
 #        AGENTRUN=/path/to/agentrun tests/quickstart.sh
 #
 # As a normal user it uses a rootless config (`agentrun spec --rootless`);
 # as root, the default one. The bundle lives in a temp dir that is removed
-# at the end. Exit status 0 iff the container printed the expected line.
+# at the end. Exit status 0 iff the container and the sandbox printed the
+# expected lines.
 set -eu -o pipefail
 
 die() { echo "quickstart: $*" >&2; exit 1; }
@@ -62,4 +64,16 @@ echo "+ agentrun run --bundle $bundle $id"
 out=$("$AGENTRUN" --root "$tmp/state" run --bundle "$bundle" "$id" </dev/null)
 echo "$out"
 [ "$out" = "hello from agentrun" ] || die "unexpected output from the container"
+
+# The agent layer: the same kind of command in a sandbox derived from this
+# host (host /usr read-only, a private home, this directory as the
+# workspace, no network).
+mkdir -p "$tmp/workspace"
+echo "+ cd $tmp/workspace && agentrun sandbox -- sh -c 'echo hello from the sandbox > note; cat note'"
+out=$(cd "$tmp/workspace" && "$AGENTRUN" --root "$tmp/state" sandbox -- \
+	sh -c 'echo hello from the sandbox > note; cat note' </dev/null)
+echo "$out"
+[ "$out" = "hello from the sandbox" ] || die "unexpected output from the sandbox"
+[ "$(stat -c %u "$tmp/workspace/note")" = "$(id -u)" ] ||
+	die "the sandbox's file in the workspace is not owned by $(id -un)"
 echo "quickstart: OK"
