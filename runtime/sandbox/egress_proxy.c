@@ -1099,24 +1099,20 @@ static void *relay_main(void *arg)
 	return NULL;
 }
 
-/* The setup thread of `client`, with its upstream `up` connected and a
- * slot taken, goes on as direction 0 and starts a thread for direction
- * 1. Both fds are taken over. */
-static void relay(struct ar_egress_proxy *p, int client, int up)
+/* A connection of client and up listed among the proxy's relays, with
+ * `threads` threads to run it (each beyond the caller's holds a proxy
+ * reference). NULL when the proxy is stopping: both fds are closed and
+ * the slot given back. */
+static struct conn *conn_register(struct ar_egress_proxy *p, int client, int up,
+				  int threads)
 {
 	struct conn *c = ar_xcalloc(1, sizeof(*c));
-	pthread_attr_t attr;
-	pthread_t t;
 	bool stopping;
-	int e;
 
 	c->p = p;
 	c->fd[0] = client;
 	c->fd[1] = up;
-	c->running = 2;
-	for (int k = 0; k < 2; k++)
-		fcntl(c->fd[k], F_SETFL,
-		      fcntl(c->fd[k], F_GETFL) & ~O_NONBLOCK);
+	c->running = threads;
 	pthread_mutex_lock(&p->lock);
 	stopping = p->stopping;
 	if (!stopping) {
@@ -1125,7 +1121,7 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
 			c->next->prev = c;
 		p->conns = c;
 		p->n_relays++;
-		p->refs++; /* direction 1 */
+		p->refs += threads - 1; /* the threads besides the caller's */
 	}
 	pthread_mutex_unlock(&p->lock);
 	if (stopping) {
@@ -1133,8 +1129,26 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
 		close(up);
 		free(c);
 		slot_put(p);
-		return;
+		return NULL;
 	}
+	return c;
+}
+
+/* The setup thread of `client`, with its upstream `up` connected and a
+ * slot taken, goes on as direction 0 and starts a thread for direction
+ * 1. Both fds are taken over. */
+static void relay(struct ar_egress_proxy *p, int client, int up)
+{
+	struct conn *c;
+	pthread_attr_t attr;
+	pthread_t t;
+	int e;
+
+	fcntl(client, F_SETFL, fcntl(client, F_GETFL) & ~O_NONBLOCK);
+	fcntl(up, F_SETFL, fcntl(up, F_GETFL) & ~O_NONBLOCK);
+	c = conn_register(p, client, up, 2);
+	if (!c)
+		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, RELAY_STACK_BYTES);
@@ -1162,31 +1176,11 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
 static void intercept(struct ar_egress_proxy *p, int client, int up,
 		      const char *host, uint16_t port)
 {
-	struct conn *c = ar_xcalloc(1, sizeof(*c));
+	struct conn *c = conn_register(p, client, up, 1);
 	char reason[1024];
-	bool stopping;
 
-	c->p = p;
-	c->fd[0] = client;
-	c->fd[1] = up;
-	c->running = 1;
-	pthread_mutex_lock(&p->lock);
-	stopping = p->stopping;
-	if (!stopping) {
-		c->next = p->conns;
-		if (c->next)
-			c->next->prev = c;
-		p->conns = c;
-		p->n_relays++;
-	}
-	pthread_mutex_unlock(&p->lock);
-	if (stopping) {
-		close(client);
-		close(up);
-		free(c);
-		slot_put(p);
+	if (!c)
 		return;
-	}
 	ar_egress_tls_relay(p->tls, client, up, host, port, p->secrets,
 			    p->n_secrets, reason, sizeof(reason));
 	if (reason[0])
