@@ -304,9 +304,20 @@ runtime_not_reachable()
 	bundle_for "$u" "$b"
 	sysprobe_into "$b/rootfs"
 	n=$((100000 + RANDOM))
+	# The hook's sleep is the host's dynamic /bin/sleep and the hook runs
+	# before pivot_root: it returns once the sleep is past execve and
+	# its loader (asleep), or the loader would look for libc in the
+	# container's rootfs (seen in CI: "sleep: ... libc.so.6"). Its /proc
+	# is still the host's: the container's is at rootfs/proc.
 	config_set "$a" '.process.args=["sleep","1000"]
-		| .hooks.createContainer=[{"path":"/bin/sh","args":["sh","-c",$h]}]' \
-		--arg h "sleep $n </dev/null >/dev/null 2>&1 &"
+		| .hooks.createContainer=[{"path":"/bin/sh","args":["sh","-c",$h],"timeout":20}]' \
+		--arg h "sleep $n </dev/null >/dev/null 2>&1 &"'
+			p=$!
+			q='"$a"'/rootfs/proc/$p
+			until [ "$(tr "\0" " " <"$q/cmdline")" = "sleep '"$n"' " ] &&
+				grep -q "^State:.S" "$q/status"; do
+				[ -d "$q" ] || exit 1
+			done'
 	ida=$(unique_id)
 	defer arr "$u" delete --force "$ida"
 	assert_status 0 arr "$u" create --bundle "$a" "$ida"
