@@ -15,7 +15,8 @@
 #include "audit.h"
 #include "egress_proxy.h"
 #include "learn.h"
-#include "sandbox_internal.h"
+#include "home_secrets.h"
+#include "sandbox_types.h"
 #include "utils.h"
 
 struct entry {

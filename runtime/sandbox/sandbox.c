@@ -24,7 +24,11 @@
 #include "profile.h"
 #include "protect.h"
 #include "sandbox_audit.h"
-#include "sandbox_internal.h"
+#include "sandbox.h"
+#include "sandbox_config.h"
+#include "sandbox_egress.h"
+#include "sandbox_nested.h"
+#include "sandbox_rootfs.h"
 #include "session.h"
 #include "utils.h"
 
@@ -75,15 +79,6 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 	if (r < 0)
 		return ar_error_wrap(err, "bundle `%s`", dir);
 	return oci_config_write_file(cfg, dir, err);
-}
-
-void ar_sandbox_info_release(struct ar_sandbox_info *info)
-{
-	free(info->workspace);
-	if (info->protect)
-		sb_protect_release(info->protect);
-	free(info->protect);
-	memset(info, 0, sizeof(*info));
 }
 
 /* ---- preflight ---- */

@@ -11,6 +11,8 @@
 #include "overlay.h"
 #include "protect.h"
 #include "sandbox_audit.h"
+#include "sandbox_config.h"
+#include "sandbox_egress.h"
 #include "utils.h"
 
 static const char *learn_allow[] = { "*" };

@@ -13,7 +13,10 @@
 #include <time.h>
 
 #include "audit_files.h"
-#include "sandbox_internal.h"
+#include "oci_config.h"
+#include "sandbox_types.h"
+
+struct sb_egress;
 
 struct ar_audit;
 struct ar_overlay;

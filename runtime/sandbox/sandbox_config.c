@@ -33,7 +33,13 @@
 #include "net_loopback.h"
 #include "profile.h"
 #include "protect.h"
-#include "sandbox_internal.h"
+#include "home_secrets.h"
+#include "sandbox_config.h"
+#include "sandbox_egress.h"
+#include "sandbox_env.h"
+#include "sandbox_etc.h"
+#include "sandbox_home.h"
+#include "sandbox_mounts.h"
 #include "utils.h"
 
 /* ---- paths ---- */
@@ -108,6 +114,15 @@ void ar_sandbox_host_release(struct ar_sandbox_host *h)
 	free(h->shell);
 	free(h->cwd);
 	memset(h, 0, sizeof(*h));
+}
+
+void ar_sandbox_info_release(struct ar_sandbox_info *info)
+{
+	free(info->workspace);
+	if (info->protect)
+		sb_protect_release(info->protect);
+	free(info->protect);
+	memset(info, 0, sizeof(*info));
 }
 
 /* ---- the config ---- */

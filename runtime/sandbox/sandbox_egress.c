@@ -28,7 +28,7 @@
 #include "egress_proxy.h"
 #include "log.h"
 #include "profile.h"
-#include "sandbox_internal.h"
+#include "sandbox_egress.h"
 #include "utils.h"
 
 enum ar_sandbox_net sb_net_mode(const struct ar_sandbox_opts *o)

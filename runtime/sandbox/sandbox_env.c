@@ -10,7 +10,7 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "sandbox.h"
+#include "sandbox_env.h"
 #include "utils.h"
 
 /* Harmless, and needed for a usable terminal session. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sandbox_internal.h"
+#include "sandbox_etc.h"
 #include "utils.h"
 
 const char *const ar_sandbox_etc_default[] = {

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sandbox_internal.h"
+#include "home_secrets.h"
+#include "sandbox_home.h"
 #include "utils.h"
 
 /* Read-only, when present: enough for git and a shell to behave. Not

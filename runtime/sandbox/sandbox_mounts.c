@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sandbox_internal.h"
+#include "sandbox_mounts.h"
 #include "utils.h"
 
 void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,

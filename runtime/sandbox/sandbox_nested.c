@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "oci_config.h"
-#include "sandbox_internal.h"
+#include "sandbox_nested.h"
 
 static const char *const nested_syscalls[] = {
 	"clone",   "unshare",	 "setns",	  "mount",     "umount",

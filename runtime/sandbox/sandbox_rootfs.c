@@ -22,7 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sandbox_internal.h"
+#include "sandbox_etc.h"
+#include "sandbox_rootfs.h"
 #include "utils.h"
 
 void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h)

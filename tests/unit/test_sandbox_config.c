@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/sandbox.h"
+#include "../../runtime/sandbox/home_secrets.h"
+#include "../../runtime/sandbox/sandbox_config.h"
+#include "../../runtime/sandbox/sandbox_etc.h"
 #include "config_write.h"
 #include "error.h"
 #include "unit.h"

@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "../../runtime/sandbox/sandbox.h"
+#include "../../runtime/sandbox/sandbox_env.h"
 #include "unit.h"
 #include "utils.h"
 
