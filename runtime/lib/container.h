@@ -22,6 +22,7 @@
 
 #include "error.h"
 
+struct ar_landlock_rules;
 struct oci_config;
 
 struct ar_create_opts {
@@ -64,6 +65,10 @@ struct ar_create_opts {
 	 * filter cache keyed by its JSON text: parsed only on a miss
 	 * (ar_seccomp_compile_default_cached). */
 	bool seccomp_default;
+	/* agentrun sandbox: the Landlock rules the container process
+	 * applies before execve (landlock.h), instead of the config's
+	 * run.agentrun.landlock annotation. NULL: the annotation's. */
+	const struct ar_landlock_rules *landlock;
 };
 
 int ar_container_create(const struct ar_create_opts *o, struct ar_error *err);

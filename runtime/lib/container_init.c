@@ -356,7 +356,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		goto fail_late;
 	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
 		goto fail_late;
-	if (ar_landlock_apply(cfg, err) < 0)
+	if (ar_landlock_apply(cfg, l->o->landlock, err) < 0)
 		goto fail_late;
 	if (!l->use_fifo && !l->detached &&
 	    ar_die_with_runtime(l->sync_fd, err) < 0)

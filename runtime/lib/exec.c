@@ -431,7 +431,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	if (!c->o->detach && ar_die_with_runtime(c->sync_fd, err) < 0)
 		return -1;
 	/* the container's Landlock rules (agentrun sandbox), as its init */
-	if (ar_landlock_apply(c->cfg, err) < 0)
+	if (ar_landlock_apply(c->cfg, NULL, err) < 0)
 		return -1;
 	if (c->seccomp && load_seccomp(c, err) < 0)
 		return -1;

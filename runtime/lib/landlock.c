@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Landlock filesystem rules from a config annotation (see landlock.h). */
+/* Landlock filesystem rules: as data, or from a config annotation
+ * (see landlock.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -86,13 +87,12 @@ static int add_rule(int rfd, const char *path, uint64_t access,
 	return 0;
 }
 
-int ar_landlock_restrict(const char *rules, struct ar_error *err)
+int ar_landlock_restrict(const struct ar_landlock_rules *rules,
+			 struct ar_error *err)
 {
 	struct landlock_ruleset_attr attr = { 0 };
 	_cleanup_close_ int rfd = -1;
-	_cleanup_free_ char *copy = ar_xstrdup(rules);
 	int abi = ar_landlock_abi();
-	char *save = NULL;
 
 	if (abi <= 0)
 		return ar_error_set_plain(
@@ -102,26 +102,17 @@ int ar_landlock_restrict(const char *rules, struct ar_error *err)
 	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rfd < 0)
 		return ar_error_set(err, errno, "landlock: create ruleset");
-	for (char *line = strtok_r(copy, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		uint64_t access;
+	for (size_t i = 0; i < rules->n; i++) {
+		const struct ar_landlock_rule *r = &rules->v[i];
 
-		if (strncmp(line, "ro:", 3) == 0)
-			access = LL_READ;
-		else if (strncmp(line, "rw:", 3) == 0)
-			access = attr.handled_access_fs;
-		else
-			return ar_error_set_plain(
-				err, EINVAL,
-				"landlock: rule `%s`: expected ro:PATH or rw:PATH",
-				line);
-		if (line[3] != '/')
+		if (r->path[0] != '/')
 			return ar_error_set_plain(
 				err, EINVAL,
 				"landlock: rule `%s`: the path must be absolute",
-				line);
-		if (add_rule(rfd, line + 3, access, attr.handled_access_fs,
-			     err) < 0)
+				r->path);
+		if (add_rule(rfd, r->path,
+			     r->rw ? attr.handled_access_fs : LL_READ,
+			     attr.handled_access_fs, err) < 0)
 			return -1;
 	}
 	if (!prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) &&
@@ -132,13 +123,87 @@ int ar_landlock_restrict(const char *rules, struct ar_error *err)
 	return 0;
 }
 
-int ar_landlock_apply(const struct oci_config *cfg, struct ar_error *err)
+char *ar_landlock_rules_text(const struct ar_landlock_rules *rules)
 {
-	const char *rules = oci_config_annotation(cfg, AR_ANNOTATION_LANDLOCK);
+	size_t len = 1;
+	char *buf, *p;
 
-	if (!rules)
+	for (size_t i = 0; i < rules->n; i++)
+		len += strlen(rules->v[i].path) + 4;
+	p = buf = ar_xmalloc(len);
+	for (size_t i = 0; i < rules->n; i++) {
+		const char *path = rules->v[i].path;
+		size_t n = strlen(path);
+
+		if (strchr(path, '\n'))
+			continue;
+		memcpy(p, rules->v[i].rw ? "rw:" : "ro:", 3);
+		memcpy(p + 3, path, n);
+		p[3 + n] = '\n';
+		p += n + 4;
+	}
+	*p = '\0';
+	return buf;
+}
+
+/* "ro:PATH" or "rw:PATH" lines; the rules point into `text`, which is
+ * changed (newlines become NULs). */
+static int rules_parse(char *text, struct ar_landlock_rule **out, size_t *n,
+		       struct ar_error *err)
+{
+	size_t cap = 1;
+	char *save = NULL;
+
+	for (const char *c = text; *c; c++)
+		cap += *c == '\n';
+	*out = ar_xcalloc(cap, sizeof(**out));
+	*n = 0;
+	for (char *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct ar_landlock_rule *r = &(*out)[(*n)++];
+
+		if (strncmp(line, "ro:", 3) != 0 &&
+		    strncmp(line, "rw:", 3) != 0)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"landlock: rule `%s`: expected ro:PATH or rw:PATH",
+				line);
+		if (line[3] != '/')
+			return ar_error_set_plain(
+				err, EINVAL,
+				"landlock: rule `%s`: the path must be absolute",
+				line);
+		r->rw = line[1] == 'w';
+		r->path = line + 3;
+	}
+	return 0;
+}
+
+int ar_landlock_apply(const struct oci_config *cfg,
+		      const struct ar_landlock_rules *rules,
+		      struct ar_error *err)
+{
+	const char *text;
+	_cleanup_free_ char *copy = NULL;
+	_cleanup_free_ struct ar_landlock_rule *v = NULL;
+	struct ar_landlock_rules parsed;
+
+	if (rules) {
+		ar_debug("landlock: %zu rules from the runtime's options",
+			 rules->n);
+		return ar_landlock_restrict(rules, err);
+	}
+	text = oci_config_annotation(cfg, AR_ANNOTATION_LANDLOCK);
+	if (!text)
 		return 0;
-	if (ar_landlock_restrict(rules, err) < 0)
+	copy = ar_xstrdup(text);
+	if (rules_parse(copy, &v, &parsed.n, err) < 0)
+		return ar_error_wrap(err, "annotations[\"%s\"]",
+				     AR_ANNOTATION_LANDLOCK);
+	parsed.v = v;
+	ar_debug("landlock: %zu rules from annotations[\"%s\"]", parsed.n,
+		 AR_ANNOTATION_LANDLOCK);
+	if (ar_landlock_restrict(&parsed, err) < 0)
 		return ar_error_wrap(err, "annotations[\"%s\"]",
 				     AR_ANNOTATION_LANDLOCK);
 	return 0;

@@ -19,6 +19,7 @@
 #include "config_write.h"
 #include "container.h"
 #include "doctor.h"
+#include "landlock.h"
 #include "log.h"
 #include "overlay.h"
 #include "profile.h"
@@ -165,6 +166,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct ar_sandbox_host h;
 	struct ar_sandbox_info info;
 	struct ar_create_opts co;
+	struct ar_landlock_rules ll;
 	struct ar_sandbox_opts oo, lo, no;
 	struct ar_overlay ov;
 	struct sb_rootfs content;
@@ -302,6 +304,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.rootfs_populate = sb_rootfs_populate;
 	co.rootfs_populate_arg = &content;
 	co.seccomp_default = o->seccomp_deferred;
+	ll = (struct ar_landlock_rules){ info.landlock_rules,
+					 info.n_landlock_rules };
+	co.landlock = info.landlock ? &ll : NULL;
 	r = sb_observe_wanted(o) ?
 		    sb_observe_start(&ob, o, &h, cfg, &info, err) :
 		    0;

@@ -119,6 +119,7 @@ void ar_sandbox_host_release(struct ar_sandbox_host *h)
 void ar_sandbox_info_release(struct ar_sandbox_info *info)
 {
 	free(info->workspace);
+	free(info->landlock_rules);
 	if (info->protect)
 		sb_protect_release(info->protect);
 	free(info->protect);
@@ -464,13 +465,16 @@ static bool visible_rw_or_ro(const struct oci_config *cfg, const char *p)
 }
 
 /* Landlock rules mirroring the mounts: read (and execute) everywhere,
- * write only where a mount is writable. */
-static char *landlock_rules(struct oci_config *cfg)
+ * write only where a mount is writable. The paths are the config's. */
+static void landlock_rules(const struct oci_config *cfg,
+			   struct ar_sandbox_info *info)
 {
-	size_t cap = 256, len = 0;
-	char *buf = ar_xmalloc(cap);
+	struct ar_landlock_rule *v = ar_xcalloc(cfg->n_mounts + 3, sizeof(*v));
+	size_t n = 0;
 
-	len = (size_t)snprintf(buf, cap, "ro:/\nrw:/dev\nrw:/proc\n");
+	v[n++] = (struct ar_landlock_rule){ "/", false };
+	v[n++] = (struct ar_landlock_rule){ "/dev", true };
+	v[n++] = (struct ar_landlock_rule){ "/proc", true };
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct oci_mount *mt = &cfg->mounts[i];
 		bool rw = false;
@@ -484,20 +488,16 @@ static char *landlock_rules(struct oci_config *cfg)
 				    !strcmp(mt->options.v[j], "rro"))
 					rw = false;
 		}
-		/* a newline would start a rule of its own: such a path
-		 * gets no write rule (denied, the safe side) */
+		/* a newline cannot be written in the annotation: such a
+		 * path gets no write rule (denied, the safe side) */
 		if (!rw || ar_path_under(mt->destination, "/dev") ||
 		    strcmp(mt->source, "/dev/null") == 0 ||
 		    strchr(mt->destination, '\n'))
 			continue;
-		while (len + strlen(mt->destination) + 8 > cap) {
-			cap *= 2;
-			buf = ar_xrealloc(buf, cap);
-		}
-		len += (size_t)snprintf(buf + len, cap - len, "rw:%s\n",
-					mt->destination);
+		v[n++] = (struct ar_landlock_rule){ mt->destination, true };
 	}
-	return buf;
+	info->landlock_rules = v;
+	info->n_landlock_rules = n;
 }
 
 static int want_landlock(const struct ar_sandbox_opts *o, bool *on,
@@ -754,9 +754,16 @@ int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
 	kv_add(cfg, &ann, &ann_cap, "run.agentrun.sandbox.protections",
 	       info->protections);
 	if (info->landlock) {
-		_cleanup_free_ char *rules = landlock_rules(cfg);
+		struct ar_landlock_rules ll;
+		_cleanup_free_ char *text = NULL;
 
-		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_LANDLOCK, rules);
+		landlock_rules(cfg, info);
+		ll = (struct ar_landlock_rules){ info->landlock_rules,
+						 info->n_landlock_rules };
+		/* the record of the rules, for `state`, --print-bundle and a
+		 * session's exec: the run itself gets them as data */
+		text = ar_landlock_rules_text(&ll);
+		kv_add(cfg, &ann, &ann_cap, AR_ANNOTATION_LANDLOCK, text);
 	}
 	/* move the annotation vector into the arena */
 	{

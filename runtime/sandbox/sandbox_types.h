@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct ar_landlock_rule;
 struct oci_profile;
 struct sb_protect;
 
@@ -82,6 +83,10 @@ struct ar_sandbox_info {
 	bool net_host;
 	bool net_allow; /* the egress proxy runs (sandbox_egress.c) */
 	bool landlock;
+	/* Landlock on: the rules (their paths are the config's), for
+	 * ar_create_opts.landlock; free with ar_sandbox_info_release. */
+	struct ar_landlock_rule *landlock_rules;
+	size_t n_landlock_rules;
 	bool workspace_home; /* --workspace ~ (or above): said loudly */
 	char protections[256]; /* "userns,mountns,pidns,netns,..." */
 	/* The protected paths inside the workspace (protect.h); free with

@@ -288,7 +288,7 @@ t_refuses_when_userns_unavailable()
 
 t_landlock_layer()
 {
-	local b id
+	local b id n
 	sbx_setup
 	as_test_user "$AGENTRUN" doctor | grep -Eq '^ok +landlock ' ||
 		skip "the kernel has no Landlock"
@@ -300,6 +300,13 @@ t_landlock_layer()
 	fi
 	assert_contains "$(config_get "$b" '.annotations["run.agentrun.landlock"]')" "rw:$WS"
 	assert_contains "$(config_get "$b" '.annotations["run.agentrun.sandbox.protections"]')" "landlock"
+	# The sandbox's own run: the same rules, handed to the runtime as
+	# data (the annotation is their record; nothing parses it back).
+	n=$(config_get "$b" '.annotations["run.agentrun.landlock"]' | grep -c .)
+	assert_status 0 as_test_user env HOME="$H" bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" --debug --log "$2" sandbox --no-tty --landlock on -- sh -c "echo a > /tmp/x && echo TMP-WRITTEN"' _ "$WS" "$WS/ll.log"
+	assert_contains "$OUT" "TMP-WRITTEN"
+	assert_contains "$(cat "$WS/ll.log")" "landlock: $n rules from the runtime's options"
+	assert_not_contains "$(cat "$WS/ll.log")" "rules from annotations"
 	id=$(unique_id)
 	defer ar_user delete --force "$id"
 	assert_status 0 as_test_user bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" run "$2"' _ "$b" "$id"

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <net/if.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -81,8 +82,48 @@ UNIT_TEST(loopback_annotation)
 	oci_config_free(c);
 }
 
+/* Apply the annotation `text` (fails before restricting anything when
+ * the text is bad). */
+static int apply_text(const char *text, struct ar_error *err)
+{
+	struct oci_config *c = oci_config_new();
+	struct oci_kv kv = { AR_ANNOTATION_LANDLOCK, (char *)text };
+	int r;
+
+	c->annotations.items = &kv;
+	c->annotations.n = 1;
+	r = ar_landlock_apply(c, NULL, err);
+	c->annotations.items = NULL;
+	c->annotations.n = 0;
+	oci_config_free(c);
+	return r;
+}
+
+UNIT_TEST(landlock_rules_text)
+{
+	static const struct ar_landlock_rule v[] = {
+		{ "/", false },
+		{ "/work/space", true },
+		{ "/a\nrw:/", true }, /* cannot be a line: left out */
+		{ "/tmp", true },
+	};
+	struct ar_landlock_rules rules = { v, 4 }, none = { NULL, 0 };
+	char *t = ar_landlock_rules_text(&rules);
+
+	CHECK_STR_EQ(t, "ro:/\nrw:/work/space\nrw:/tmp\n");
+	free(t);
+	t = ar_landlock_rules_text(&none);
+	CHECK_STR_EQ(t, "");
+	free(t);
+}
+
 UNIT_TEST(landlock_rules_syntax)
 {
+	static const struct ar_landlock_rule ro[] = {
+		{ "/", false },
+		{ "/nonexistent-skipped", true },
+	};
+	struct ar_landlock_rules rules = { ro, 2 };
 	struct ar_error err = AR_ERROR_INIT;
 	pid_t pid;
 	int st = 0;
@@ -90,31 +131,39 @@ UNIT_TEST(landlock_rules_syntax)
 	if (ar_landlock_abi() <= 0)
 		UNIT_SKIP("no Landlock");
 	/* bad rules fail before restricting anything */
-	CHECK(ar_landlock_restrict("xx:/", &err) < 0);
+	CHECK(apply_text("xx:/", &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, "expected ro:PATH or rw:PATH");
+	CHECK_STR_CONTAINS(err.msg, AR_ANNOTATION_LANDLOCK);
 	ar_error_clear(&err);
-	CHECK(ar_landlock_restrict("ro:relative", &err) < 0);
+	CHECK(apply_text("ro:relative", &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, "absolute");
-	/* a child restricted to reading: writing /tmp is denied */
-	pid = fork();
-	if (pid == 0) {
-		struct ar_error e = AR_ERROR_INIT;
-		char path[] = "/tmp/ar-landlock-XXXXXX";
-		int fd;
+	ar_error_clear(&err);
+	/* a child restricted to reading, by the annotation and by the
+	 * rules as data: writing /tmp is denied */
+	for (int by_data = 0; by_data < 2; by_data++) {
+		pid = fork();
+		if (pid == 0) {
+			struct ar_error e = AR_ERROR_INIT;
+			char path[] = "/tmp/ar-landlock-XXXXXX";
+			int fd, r;
 
-		if (ar_landlock_restrict("ro:/\nrw:/nonexistent-skipped\n",
-					 &e) < 0)
-			_exit(10);
-		fd = mkstemp(path);
-		if (fd >= 0) {
-			unlink(path);
-			_exit(11);
+			r = by_data ? ar_landlock_apply(NULL, &rules, &e) :
+				      apply_text(
+					      "ro:/\nrw:/nonexistent-skipped\n",
+					      &e);
+			if (r < 0)
+				_exit(10);
+			fd = mkstemp(path);
+			if (fd >= 0) {
+				unlink(path);
+				_exit(11);
+			}
+			_exit(errno == EACCES ? 0 : 12);
 		}
-		_exit(errno == EACCES ? 0 : 12);
+		CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+		CHECK(WIFEXITED(st));
+		CHECK_INT_EQ(WEXITSTATUS(st), 0);
 	}
-	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
-	CHECK(WIFEXITED(st));
-	CHECK_INT_EQ(WEXITSTATUS(st), 0);
 }
 
 UNIT_MAIN()
