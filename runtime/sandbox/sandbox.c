@@ -216,14 +216,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_secrets_prepare(&secrets, &o, err);
 	if (r == 0)
 		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
-	if (r == 0 && nested) {
-		size_t len = strlen(info.protections);
-
-		snprintf(
-			info.protections + len, sizeof(info.protections) - len,
-			",nested(userns inside; landlock off; /proc unmasked)");
-		r = sb_nested_apply(cfg, info.protections, err);
-	}
+	if (r == 0 && nested)
+		r = sb_nested_apply(cfg, &h, info.protections,
+				    sizeof(info.protections), err);
 	if (r == 0 && !ro->print_bundle)
 		r = preflight(&h, info.workspace, o->overlay, false, err);
 	if (r == 0 && named)

@@ -88,7 +88,7 @@ struct ar_sandbox_info {
 	struct ar_landlock_rule *landlock_rules;
 	size_t n_landlock_rules;
 	bool workspace_home; /* --workspace ~ (or above): said loudly */
-	char protections[256]; /* "userns,mountns,pidns,netns,..." */
+	char protections[512]; /* "userns,mountns,pidns,netns,..." */
 	/* The protected paths inside the workspace (protect.h); free with
 	 * ar_sandbox_info_release. */
 	struct sb_protect *protect;

@@ -12,6 +12,7 @@
 #include "../../runtime/sandbox/home_secrets.h"
 #include "../../runtime/sandbox/sandbox_config.h"
 #include "../../runtime/sandbox/sandbox_etc.h"
+#include "../../runtime/sandbox/sandbox_nested.h"
 #include "config_write.h"
 #include "error.h"
 #include "unit.h"
@@ -385,6 +386,55 @@ UNIT_TEST(passwd_and_group)
 	CHECK_STR_CONTAINS(g, "staff:x:2345:alice");
 	free(p);
 	free(g);
+}
+
+/* --nested: the user's subordinate ids (sandbox_nested.c) */
+UNIT_TEST(nested_subid_ranges)
+{
+	struct sb_id_range r[4];
+	const char *text = "# comment\n"
+			   "other:200000:65536\n"
+			   "alice:100000:65536\n"
+			   "1000:300000:10\n"
+			   "alice:bad:5\n"
+			   "alice:400000:\n"
+			   "alice:999:10\n" /* holds 1000 itself: left out */
+			   "alice:500000:0\n"
+			   "alice:600000:7";
+
+	CHECK(sb_subid_ranges(text, "alice", 1000, r, 4) == 3);
+	CHECK(r[0].start == 100000 && r[0].count == 65536);
+	CHECK(r[1].start == 300000 && r[1].count == 10);
+	CHECK(r[2].start == 600000 && r[2].count == 7);
+	CHECK(sb_subid_ranges(text, "alice", 1000, r, 1) == 1);
+	CHECK(sb_subid_ranges(text, "bob", 1001, r, 4) == 0);
+	CHECK(sb_subid_ranges("alice:4294967295:2\n", "alice", 1, r, 4) == 0);
+	CHECK(sb_subid_ranges(NULL, "alice", 1, r, 4) == 0);
+}
+
+UNIT_TEST(nested_id_map_goes_around_own_id)
+{
+	struct sb_id_range r[2] = { { 100000, 65536 }, { 300000, 10 } };
+	struct oci_id_mapping m[8];
+	size_t n = sb_nested_id_map(1000, r, 2, m, 8);
+
+	CHECK(n == 4);
+	CHECK(m[0].container_id == 1000 && m[0].host_id == 1000 &&
+	      m[0].size == 1);
+	CHECK(m[1].container_id == 0 && m[1].host_id == 100000 &&
+	      m[1].size == 1000);
+	CHECK(m[2].container_id == 1001 && m[2].host_id == 101000 &&
+	      m[2].size == 64536);
+	CHECK(m[3].container_id == 65537 && m[3].host_id == 300000 &&
+	      m[3].size == 10);
+	/* own id above every range: no split */
+	n = sb_nested_id_map(70000, r, 1, m, 8);
+	CHECK(n == 2 && m[1].container_id == 0 && m[1].size == 65536);
+	/* own id 0: the ranges start at 1 */
+	n = sb_nested_id_map(0, r, 1, m, 8);
+	CHECK(n == 2 && m[1].container_id == 1 && m[1].size == 65536);
+	/* room for the own id only */
+	CHECK(sb_nested_id_map(1000, r, 2, m, 1) == 1);
 }
 
 UNIT_TEST(zz_cleanup)
