@@ -17,7 +17,8 @@ int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err)
 	w->failed = false;
 	w->g = yajl_gen_alloc(NULL);
 	if (!w->g)
-		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
+		return ar_error_set_plain(err, ENOMEM,
+					  "yajl_gen_alloc: out of memory");
 	yajl_gen_config(w->g, yajl_gen_beautify, 1);
 	yajl_gen_config(w->g, yajl_gen_indent_string, indent);
 	yajl_gen_config(w->g, yajl_gen_escape_solidus, 0);
@@ -30,7 +31,8 @@ int jg_init_compact(struct jgen *w, struct ar_error *err)
 	w->failed = false;
 	w->g = yajl_gen_alloc(NULL);
 	if (!w->g)
-		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
+		return ar_error_set_plain(err, ENOMEM,
+					  "yajl_gen_alloc: out of memory");
 	yajl_gen_config(w->g, yajl_gen_escape_solidus, 0);
 	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
 	return 0;

@@ -334,7 +334,8 @@ int jt_parse(struct ar_arena *a, const char *json, size_t len,
 			filename, len, OCI_CONFIG_MAX_FILE_SIZE);
 	h = yajl_alloc(&builder_callbacks, NULL, &b);
 	if (!h)
-		return ar_error_set(err, ENOMEM, "%s: yajl_alloc", filename);
+		return ar_error_set_plain(
+			err, ENOMEM, "%s: yajl_alloc: out of memory", filename);
 	st = yajl_parse(h, (const unsigned char *)json, len);
 	off = yajl_get_bytes_consumed(h);
 	if (st == yajl_status_ok) {

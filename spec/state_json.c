@@ -48,7 +48,8 @@ int ar_state_json_generate(const struct ar_state *st, const char *status_name,
 	size_t blen;
 
 	if (!g)
-		return ar_error_set(err, ENOMEM, "state JSON");
+		return ar_error_set_plain(err, ENOMEM,
+					  "state JSON: out of memory");
 	yajl_gen_config(g, yajl_gen_validate_utf8, 0);
 	yajl_gen_map_open(g);
 	gen_kv_str(g, "ociVersion", "1.2.0");
@@ -94,7 +95,7 @@ int ar_state_json_generate(const struct ar_state *st, const char *status_name,
 	}
 	yajl_gen_map_close(g);
 	if (yajl_gen_get_buf(g, &buf, &blen) != yajl_gen_status_ok)
-		return ar_error_set(err, EINVAL, "generate state JSON");
+		return ar_error_set_plain(err, EINVAL, "generate state JSON");
 	*out = ar_xmalloc(blen + 1);
 	memcpy(*out, buf, blen);
 	(*out)[blen] = '\0';
@@ -243,7 +244,8 @@ int ar_seccomp_process_state_json(const char *oci_version, const char *metadata,
 
 	g = yajl_gen_alloc(NULL);
 	if (!g)
-		return ar_error_set(err, ENOMEM, "yajl_gen_alloc");
+		return ar_error_set_plain(err, ENOMEM,
+					  "yajl_gen_alloc: out of memory");
 	yajl_gen_map_open(g);
 	gen_kv_str(g, "ociVersion", oci_version);
 	gen_str(g, "fds");

@@ -53,7 +53,8 @@ int cmd_features(struct ar_global_opts *g, int argc, char **argv)
 	if (ar_features_json(&json, &len, &err) < 0)
 		return cli_fail(&err);
 	if (fwrite(json, 1, len, stdout) != len || fflush(stdout) != 0) {
-		ar_error_set(&err, EIO, "features: write to stdout");
+		ar_error_set(&err, errno ? errno : EIO,
+			     "features: write to stdout");
 		return cli_fail(&err);
 	}
 	return 0;

@@ -105,8 +105,8 @@ static int open_parent(struct ar_rootfs_ctx *ctx, const char *path,
 	int fd;
 
 	if (strcmp(clean, "/") == 0)
-		return ar_error_set(err, EINVAL, "\"%s\" is not a file path",
-				    path);
+		return ar_error_set_plain(err, EINVAL,
+					  "\"%s\" is not a file path", path);
 	*slash = '\0';
 	fd = ar_mkdir_p_in_root(ctx->rootfd, *clean ? clean : "/", 0755, err);
 	if (fd < 0)
@@ -275,8 +275,8 @@ int ar_devices_setup(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 		};
 
 		if (!d.path || !*d.path)
-			return ar_error_set(err, EINVAL,
-					    "linux.devices[%zu]: no path", i);
+			return ar_error_set_plain(
+				err, EINVAL, "linux.devices[%zu]: no path", i);
 		if (create_device(ctx, &d, err) < 0)
 			return ar_error_wrap(err, "linux.devices[%zu]", i);
 	}

@@ -29,13 +29,23 @@ struct ar_error {
 		}                                                              \
 	}
 
-/* Set the error: message from fmt, errno from errnum (0 for none).
- * The errno text is appended as ": strerror" when errnum != 0.
+/*
+ * The rule: a message ends in the errno text exactly when its code is the
+ * errno of the call that failed. ar_error_set() is for that code (errno, a
+ * copy saved from errno, -r of an API that returns -errno, r of one that
+ * returns the errno); ar_error_set_plain() is for every other code (an E*
+ * constant that classifies the error, 0, another error's .code).
+ * tests/static/check-errno-rule.py checks every call (`make static`).
+ */
+
+/* Set the error: message from fmt, then ": strerror(errnum)" when
+ * errnum != 0; err->code = errnum, the errno of the failed call.
  * Always returns -1 so a caller can `return ar_error_set(...)`. */
 int ar_error_set(struct ar_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Like ar_error_set() without the strerror suffix even if errnum != 0. */
+/* Set the error: message from fmt alone; err->code = errnum, a code that
+ * classifies the error for callers that test it (EINVAL, ENOENT, ...). */
 int ar_error_set_plain(struct ar_error *err, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

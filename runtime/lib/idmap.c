@@ -58,9 +58,9 @@ int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
 	pid_t pid;
 
 	if (!uids->n || !gids->n)
-		return ar_error_set(err, EINVAL,
-				    "idmapped mount without "
-				    "uidMappings and gidMappings");
+		return ar_error_set_plain(err, EINVAL,
+					  "idmapped mount without "
+					  "uidMappings and gidMappings");
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0) {
 		ar_error_set(err, errno, "idmapped mount: pipe");
 		goto out;
@@ -103,9 +103,9 @@ int ar_idmap_userns_fd(const struct oci_id_mappings *uids,
 	if (n > 0)
 		procpid[n] = '\0';
 	if (n <= 0 || strspn(procpid, "0123456789") != (size_t)n) {
-		ar_error_set(err, EPERM,
-			     "idmapped mount: could not create a "
-			     "user namespace");
+		ar_error_set_plain(err, EPERM,
+				   "idmapped mount: could not create a "
+				   "user namespace");
 	} else if (write_map(procpid, "uid_map", uids, err) == 0 &&
 		   write_map(procpid, "gid_map", gids, err) == 0) {
 		snprintf(path, sizeof(path), "/proc/%s/ns/user", procpid);

@@ -51,9 +51,9 @@ int ar_check_inside_root(const struct ar_rootfs_ctx *ctx, int fd,
 		return 0;
 	if (strncmp(p, ctx->root_real, n) == 0 && (p[n] == '/' || !p[n]))
 		return 0;
-	return ar_error_set(err, EXDEV,
-			    "%s: landed outside the container root at \"%s\"",
-			    what, p);
+	return ar_error_set_plain(
+		err, EXDEV, "%s: landed outside the container root at \"%s\"",
+		what, p);
 }
 
 void ar_ms_to_attrs(unsigned long set, unsigned long clear, uint64_t *attr_set,

@@ -211,9 +211,9 @@ int ar_mount_parse_options(const struct oci_strv *options,
 
 		if (!name || !*name) {
 			free(f.data);
-			return ar_error_set(err, EINVAL,
-					    "options[%zu]: empty mount option",
-					    i);
+			return ar_error_set_plain(
+				err, EINVAL, "options[%zu]: empty mount option",
+				i);
 		}
 		o = find_opt(name);
 		if (o)

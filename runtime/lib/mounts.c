@@ -75,10 +75,11 @@ static int check_not_root(const struct ar_rootfs_ctx *ctx, int tfd,
 		return ar_error_set(err, errno, "stat \"%s\" (mounts[%zu])",
 				    dest, i);
 	if (a.st_dev == ctx->root_dev && a.st_ino == ctx->root_ino)
-		return ar_error_set(err, ELOOP,
-				    "mount on \"%s\" (mounts[%zu]): resolves "
-				    "to the root of the container",
-				    dest, i);
+		return ar_error_set_plain(
+			err, ELOOP,
+			"mount on \"%s\" (mounts[%zu]): resolves "
+			"to the root of the container",
+			dest, i);
 	return 0;
 }
 
@@ -91,10 +92,11 @@ static int check_proc_target(int tfd, const char *dest, size_t i,
 		return ar_error_set(err, errno, "statfs \"%s\" (mounts[%zu])",
 				    dest, i);
 	if (sfs.f_type == PROC_SUPER_MAGIC && !proc_target_allowed(dest))
-		return ar_error_set(err, EPERM,
-				    "mount on \"%s\" (mounts[%zu]): target is "
-				    "inside procfs",
-				    dest, i);
+		return ar_error_set_plain(
+			err, EPERM,
+			"mount on \"%s\" (mounts[%zu]): target is "
+			"inside procfs",
+			dest, i);
 	return 0;
 }
 
@@ -192,10 +194,11 @@ static int mount_bind_entry(struct ar_rootfs_ctx *ctx,
 	struct ar_bind_attrs a = { 0 };
 
 	if (!m->source || !*m->source)
-		return ar_error_set(err, EINVAL,
-				    "mounts[%zu]: bind mount on \"%s\" has no "
-				    "source",
-				    i, m->destination);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"mounts[%zu]: bind mount on \"%s\" has no "
+			"source",
+			i, m->destination);
 	source = ar_rootfs_host_path(ctx->opts->bundle, m->source);
 	ar_mount_flags_to_attrs(mf, &a);
 	if (ctx->opts->premade && ctx->opts->premade[i] >= 0)
@@ -420,8 +423,8 @@ static int mount_one(struct ar_rootfs_ctx *ctx, size_t i, struct ar_error *err)
 	int r;
 
 	if (!m->destination || !*m->destination)
-		return ar_error_set(err, EINVAL, "mounts[%zu]: no destination",
-				    i);
+		return ar_error_set_plain(err, EINVAL,
+					  "mounts[%zu]: no destination", i);
 	if (ar_mount_parse_options(&m->options, &mf, err) < 0)
 		return ar_error_wrap(err, "mounts[%zu]", i);
 	if (mf.bind || streq(type, "bind") || streq(type, "rbind")) {
@@ -429,14 +432,15 @@ static int mount_one(struct ar_rootfs_ctx *ctx, size_t i, struct ar_error *err)
 			mf.flags |= MS_BIND | MS_REC;
 		r = mount_bind_entry(ctx, m, i, &mf, err);
 	} else if (mf.idmap) {
-		r = ar_error_set(err, ENOTSUP,
-				 "mount on \"%s\" (mounts[%zu]): idmap is only "
-				 "supported on bind mounts",
-				 m->destination, i);
+		r = ar_error_set_plain(
+			err, ENOTSUP,
+			"mount on \"%s\" (mounts[%zu]): idmap is only "
+			"supported on bind mounts",
+			m->destination, i);
 	} else if (!type || !*type) {
-		r = ar_error_set(err, EINVAL,
-				 "mounts[%zu]: mount on \"%s\" has no type", i,
-				 m->destination);
+		r = ar_error_set_plain(
+			err, EINVAL, "mounts[%zu]: mount on \"%s\" has no type",
+			i, m->destination);
 	} else if (streq(type, "cgroup") || streq(type, "cgroup2")) {
 		r = mount_cgroup_entry(ctx, m, i, &mf, err);
 	} else if (streq(type, "sysfs") && userns && !ctx->opts->new_netns) {
@@ -471,10 +475,10 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 	struct stat st, host_st;
 
 	if (!rootfs || rootfs[0] != '/')
-		return ar_error_set(err, EINVAL,
-				    "root filesystem path \"%s\" is not "
-				    "absolute",
-				    rootfs ? rootfs : "");
+		return ar_error_set_plain(err, EINVAL,
+					  "root filesystem path \"%s\" is not "
+					  "absolute",
+					  rootfs ? rootfs : "");
 	/* The runtime's own "/" (root.path "/", a symlink or a bind mount
 	 * of it) as the root filesystem would turn every mount target and
 	 * device node made below into a change of the host. */

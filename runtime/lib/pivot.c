@@ -46,8 +46,9 @@ static int rootfs_propagation(const struct oci_config *cfg, unsigned long *out,
 			return 0;
 		}
 	}
-	return ar_error_set(err, EINVAL,
-			    "linux.rootfsPropagation: unknown value \"%s\"", p);
+	return ar_error_set_plain(
+		err, EINVAL, "linux.rootfsPropagation: unknown value \"%s\"",
+		p);
 }
 
 int ar_prepare_propagation(const struct oci_config *cfg, struct ar_error *err)

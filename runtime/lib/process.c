@@ -219,13 +219,13 @@ char *ar_process_find_executable(const char *name, char *const *env,
 		if (is_executable_file(buf))
 			return ar_xstrdup(buf);
 		if (errno == EACCES)
-			saved = EACCES;
+			saved = errno;
 next:
 		if (!*end)
 			break;
 	}
 	if (saved == EACCES)
-		ar_error_set(err, EACCES, "process.args[0]: `%s`", name);
+		ar_error_set(err, saved, "process.args[0]: `%s`", name);
 	else
 		ar_error_set_plain(
 			err, ENOENT,

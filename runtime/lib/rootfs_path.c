@@ -396,7 +396,9 @@ int ar_mount_target_in_root(int rootfd, const char *path, bool is_dir,
 		return ar_error_set(err, errno, "open \"%s\" in root", path);
 	if (fd_is_symlink(fd)) {
 		close(fd);
-		return ar_error_set(err, ELOOP, "open \"%s\" in root", path);
+		return ar_error_set_plain(
+			err, ELOOP, "open \"%s\" in root: a symbolic link",
+			path);
 	}
 	return fd;
 }

@@ -28,22 +28,22 @@ int ar_sysctl_key_to_path(const char *key, char **out, struct ar_error *err)
 	const char *p = key;
 
 	if (!*key)
-		return ar_error_set(err, EINVAL, "empty sysctl key");
+		return ar_error_set_plain(err, EINVAL, "empty sysctl key");
 	while (*p) {
 		const char *end = strchr(p, sep);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
 		if (len == 0 || (len == 1 && p[0] == '.') ||
 		    (len == 2 && p[0] == '.' && p[1] == '.'))
-			return ar_error_set(err, EINVAL,
-					    "invalid sysctl key \"%s\"", key);
+			return ar_error_set_plain(
+				err, EINVAL, "invalid sysctl key \"%s\"", key);
 		p += len;
 		if (*p) {
 			p++;
 			if (!*p)
-				return ar_error_set(err, EINVAL,
-						    "invalid sysctl key \"%s\"",
-						    key);
+				return ar_error_set_plain(
+					err, EINVAL,
+					"invalid sysctl key \"%s\"", key);
 		}
 	}
 	if (!slashed)
@@ -144,10 +144,11 @@ int ar_sysctl_apply(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 		if (fd < 0)
 			return ar_error_wrap(err, "linux.sysctl \"%s\"", key);
 		if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
-			return ar_error_set(err, ENOENT,
-					    "linux.sysctl \"%s\": /proc is not "
-					    "mounted in the container",
-					    key);
+			return ar_error_set_plain(
+				err, ENOENT,
+				"linux.sysctl \"%s\": /proc is not "
+				"mounted in the container",
+				key);
 		if (ar_write_all(fd, value, strlen(value)) < 0)
 			return ar_error_set(err, errno,
 					    "linux.sysctl \"%s\" = \"%s\"", key,

@@ -105,7 +105,9 @@ static int copy_dir(int src, int dst, int depth, struct ar_error *err)
 	int dupfd, r = 0;
 
 	if (depth > COPY_MAX_DEPTH)
-		return ar_error_set(err, ELOOP, "tree too deep");
+		return ar_error_set_plain(err, ELOOP,
+					  "tree too deep (over %d levels)",
+					  COPY_MAX_DEPTH);
 	dupfd = fcntl(src, F_DUPFD_CLOEXEC, 3);
 	if (dupfd < 0)
 		return ar_error_set(err, errno, "dup");

@@ -121,7 +121,8 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 	if (fstat(fd, &st) < 0)
 		return ar_error_set(err, errno, "stat `%s`", path);
 	if (S_ISDIR(st.st_mode))
-		return ar_error_set(err, EISDIR, "read `%s`", path);
+		return ar_error_set_plain(err, EISDIR,
+					  "read `%s`: is a directory", path);
 	if (S_ISREG(st.st_mode)) {
 		if ((unsigned long long)st.st_size > max_size)
 			return ar_error_set_plain(
@@ -179,7 +180,9 @@ static int write_replace(int dirfd, const char *name, const void *data,
 
 	if (snprintf(tmp, sizeof(tmp), ".%s.tmp.%d", name, (int)getpid()) >=
 	    (int)sizeof(tmp))
-		return ar_error_set(err, ENAMETOOLONG, "write `%s`", name);
+		return ar_error_set_plain(err, ENAMETOOLONG,
+					  "write `%s`: the name is too long",
+					  name);
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return ar_error_set(err, errno, "create `%s`", tmp);

@@ -27,13 +27,17 @@
 #               the scan-build build); the circles that
 #               tests/static/layering-baseline.txt lists are tolerated
 #               until they are removed, a new one fails
+#   errno       the errno text of an error message by one rule
+#               (tests/static/check-errno-rule.py: ar_error_set gets the
+#               errno of a failed call, ar_error_set_plain a plain code;
+#               its --self-test first, over errno-rule-sample.c)
 #
 # Files are found by globbing runtime/, spec/ and hooks/ (*.c), so new
 # files are analysed without editing this script; the compiler flags are
 # the build's own ($(COMPILE) of a `CC=clang ./configure` build).
 #
 # Usage: tests/static/run-static.sh [clang-format] [cppcheck] [clang-tidy]
-#        [scan-build] [layering] (default: all five)
+#        [scan-build] [layering] [errno] (default: all six)
 # Environment:
 #   TOP_SRCDIR    source tree (default: two directories above this script)
 #   STATIC_OUT    work dir (default: $TOP_SRCDIR/build-static); the build
@@ -55,9 +59,9 @@ SRC_DIRS=(runtime spec hooks)
 tools=()
 for a in "$@"; do
 	case "$a" in
-	clang-format | cppcheck | clang-tidy | scan-build | layering) tools+=("$a") ;;
+	clang-format | cppcheck | clang-tidy | scan-build | layering | errno) tools+=("$a") ;;
 	-h | --help)
-		sed -n '4,41p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '4,45p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -66,7 +70,7 @@ for a in "$@"; do
 		;;
 	esac
 done
-[ ${#tools[@]} -gt 0 ] || tools=(clang-format cppcheck clang-tidy scan-build layering)
+[ ${#tools[@]} -gt 0 ] || tools=(clang-format cppcheck clang-tidy scan-build layering errno)
 
 first_cmd()
 {
@@ -302,6 +306,15 @@ run_layering()
 		"${objs[@]}" --baseline "$TOP_SRCDIR/tests/static/layering-baseline.txt"
 }
 
+# The errno rule (tests/static/check-errno-rule.py): the checker's own
+# sample first, so that a checker that finds nothing fails.
+run_errno()
+{
+	python3 "$TOP_SRCDIR/tests/static/check-errno-rule.py" --self-test &&
+		python3 "$TOP_SRCDIR/tests/static/check-errno-rule.py" \
+			--srcdir "$TOP_SRCDIR"
+}
+
 for t in "${tools[@]}"; do
 	ran=$((ran + 1))
 	echo "==== static: $t ($(date -u +%H:%M:%S))"
@@ -312,6 +325,7 @@ for t in "${tools[@]}"; do
 	clang-tidy) run_clang_tidy ;;
 	scan-build) run_scan_build ;;
 	layering) run_layering ;;
+	errno) run_errno ;;
 	esac
 	rc=$?
 	if [ $rc -eq 0 ]; then
