@@ -36,6 +36,7 @@ struct opt {
 	unsigned long flag; /* companion MS_* flag for OPT_ATTR/OPT_ATTR_CLR */
 };
 
+/* Sorted by name in strcmp() order: find_opt() bisects it. */
 static const struct opt opts_table[] = {
 	{ "async", OPT_CLEAR, MS_SYNCHRONOUS, 0 },
 	{ "atime", OPT_CLEAR, MS_NOATIME, 0 },
@@ -103,9 +104,19 @@ static const struct opt opts_table[] = {
 
 static const struct opt *find_opt(const char *name)
 {
-	for (size_t i = 0; i < AR_ARRAY_SIZE(opts_table); i++)
-		if (strcmp(opts_table[i].name, name) == 0)
-			return &opts_table[i];
+	size_t lo = 0, hi = AR_ARRAY_SIZE(opts_table);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, opts_table[mid].name);
+
+		if (c == 0)
+			return &opts_table[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 

@@ -269,6 +269,15 @@ UNIT_TEST(fs_data_passed_on)
 		     0);
 	CHECK_STR_EQ(f.data, "nr_inodes=1k,huge=within_size");
 	ar_mount_flags_free(&f);
+
+	/* names before the first, after the last and between two known
+	 * ones, and prefixes/extensions of known ones, are data */
+	CHECK_INT_EQ(parse(&f, &err, "a", "zzz", "rp", "r", "rox", "ro=1",
+			   "sync2", (const char *)NULL),
+		     0);
+	CHECK_INT_EQ(f.flags, 0);
+	CHECK_STR_EQ(f.data, "a,zzz,rp,r,rox,ro=1,sync2");
+	ar_mount_flags_free(&f);
 }
 
 UNIT_TEST(podman_defaults)
@@ -307,7 +316,8 @@ UNIT_TEST(empty_and_errors)
 
 UNIT_TEST(all_features_options_known)
 {
-	/* features.md mountOptions: none of these may end up as fs data */
+	/* features.md mountOptions: none of these may end up as fs data
+	 * (also: the option table is in the order its bisection needs) */
 	static const char *const all[] = {
 		"async",
 		"atime",
