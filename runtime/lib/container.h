@@ -23,6 +23,7 @@
 #include "error.h"
 
 struct ar_landlock_rules;
+struct ar_rootfs_content;
 struct oci_config;
 
 struct ar_create_opts {
@@ -48,12 +49,11 @@ struct ar_create_opts {
 	 * absolute path recorded in the state for exec) ... */
 	const struct oci_config *config;
 	/* ... and a root filesystem that is a fresh tmpfs mounted over
-	 * root.path in the container's mount namespace, filled by this
-	 * callback (in the container process, rootfd: an O_PATH fd of the
-	 * tmpfs) before the mounts. Mount points are then made in memory
-	 * and vanish with the namespace. NULL: root.path as it is. */
-	int (*rootfs_populate)(int rootfd, void *arg, struct ar_error *err);
-	void *rootfs_populate_arg;
+	 * root.path in the container's mount namespace, holding these
+	 * entries (rootfs_fill.h: made by the container process before the
+	 * mounts). Mount points are then made in memory and vanish with
+	 * the namespace. NULL: root.path as it is. */
+	const struct ar_rootfs_content *tmpfs_root;
 	/* Called by the runtime once the container process exists in its
 	 * namespaces (its final pid), before the createRuntime hooks and
 	 * before anything of the config runs: the sandbox opens its egress

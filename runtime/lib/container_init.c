@@ -238,8 +238,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.console_path = NULL, /* bound by ar_terminal_setup */
 		.bundle = l->bundle,
 		.premade = l->premade_mounts,
-		.rootfs_populate = l->o->rootfs_populate,
-		.rootfs_populate_arg = l->o->rootfs_populate_arg,
+		.tmpfs_root = l->o->tmpfs_root,
 		.after_mounts = create_container_hooks,
 		.after_mounts_arg = l,
 	};

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "mount_syscalls.h"
 #include "mounts_internal.h"
+#include "rootfs_fill.h"
 #include "rootfs_path.h"
 #include "selinux_label.h"
 #include "utils.h"
@@ -490,7 +491,7 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 					  rootfs);
 	/* A mount point of its own, so pivot_root accepts it; or a fresh
 	 * tmpfs that the caller fills (agentrun sandbox, as bubblewrap). */
-	if (ctx->opts->rootfs_populate) {
+	if (ctx->opts->tmpfs_root) {
 		if (mount("tmpfs", rootfs, "tmpfs", MS_NOSUID | MS_NODEV,
 			  "mode=0755") < 0)
 			return ar_error_set(err, errno,
@@ -506,9 +507,8 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 	if (ctx->rootfd < 0)
 		return ar_error_set(err, errno, "open root filesystem \"%s\"",
 				    rootfs);
-	if (ctx->opts->rootfs_populate &&
-	    ctx->opts->rootfs_populate(ctx->rootfd,
-				       ctx->opts->rootfs_populate_arg, err) < 0)
+	if (ctx->opts->tmpfs_root &&
+	    ar_rootfs_fill(ctx->rootfd, ctx->opts->tmpfs_root, err) < 0)
 		return -1;
 	ctx->root_real = ar_fd_path(ctx->rootfd);
 	if (!ctx->root_real)
@@ -521,7 +521,7 @@ static int prepare_rootfs(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 				    rootfs);
 	ctx->root_dev = st.st_dev;
 	ctx->root_ino = st.st_ino;
-	ctx->private_root = ctx->opts->rootfs_populate != NULL;
+	ctx->private_root = ctx->opts->tmpfs_root != NULL;
 	return 0;
 }
 

@@ -13,6 +13,8 @@
 #include "error.h"
 #include "oci_config.h"
 
+struct ar_rootfs_content;
+
 struct ar_rootfs_opts {
 	const char *rootfs; /* absolute host path of the root fs */
 	bool no_pivot; /* --no-pivot: MS_MOVE + chroot instead of pivot_root */
@@ -35,11 +37,10 @@ struct ar_rootfs_opts {
 	const int *premade; /* per mounts[] entry: a detached mount the
 			     * runtime made (mount_premade.c), or -1; NULL:
 			     * none */
-	/* Non-NULL: the root is a fresh tmpfs mounted over `rootfs`, and
-	 * this fills it (rootfd: O_PATH fd of the tmpfs) before the mounts
-	 * (ar_create_opts.rootfs_populate). */
-	int (*rootfs_populate)(int rootfd, void *arg, struct ar_error *err);
-	void *rootfs_populate_arg;
+	/* Non-NULL: the root is a fresh tmpfs mounted over `rootfs`,
+	 * filled with these entries before the mounts
+	 * (ar_create_opts.tmpfs_root). */
+	const struct ar_rootfs_content *tmpfs_root;
 	/* Non-NULL: called after the mounts, devices and /dev/console,
 	 * before sysctls, read-only/masked paths and pivot_root (the
 	 * createContainer hooks). */

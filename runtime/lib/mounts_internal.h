@@ -23,7 +23,7 @@ struct ar_rootfs_ctx {
 	dev_t root_dev; /* of rootfd */
 	ino_t root_ino;
 	/* The root is a tmpfs this process mounted in its own new mount
-	 * namespace (opts->rootfs_populate): no other process can rename
+	 * namespace (opts->tmpfs_root): no other process can rename
 	 * anything inside it while the mounts are made, so a mount cannot
 	 * land outside it and ar_check_inside_root() has nothing to
 	 * check. */

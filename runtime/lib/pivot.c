@@ -150,7 +150,7 @@ int ar_enter_root_inherited(const struct oci_config *cfg,
 	struct stat st, host_st;
 	int r;
 
-	if (opts->rootfs_populate)
+	if (opts->tmpfs_root)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"a root filesystem built by the runtime needs a mount namespace of its own");

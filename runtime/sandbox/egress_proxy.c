@@ -65,7 +65,7 @@ struct conn {
 struct ar_egress_proxy {
 	int listen_fd;
 	int wake_fd; /* eventfd: a finished setup, stop */
-	struct ar_egress_policy policy;
+	const struct ar_egress_policy *policy; /* borrowed */
 	ar_egress_event_fn fn;
 	void *data;
 	pthread_t thread; /* accepts */
@@ -137,7 +137,6 @@ static void proxy_free(struct ar_egress_proxy *p)
 		free(p->fake_name[i]);
 	free(p->fake_name);
 	free(p->fake_hash);
-	ar_egress_policy_release(&p->policy);
 	if (p->wake_fd >= 0)
 		close(p->wake_fd);
 	pthread_mutex_destroy(&p->lock);
@@ -327,7 +326,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	int r, e = 0;
 
 	*out = -1;
-	if (!ar_egress_host_allowed(&p->policy, host, port)) {
+	if (!ar_egress_host_allowed(p->policy, host, port)) {
 		ar_egress_deny_reason(reason, size, host, port, AR_ADDR_PUBLIC,
 				      NULL);
 		emit(p, proto, host, port, NULL, false, reason, true);
@@ -356,7 +355,7 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
 		addr_text(ai->ai_addr, addr, sizeof(addr));
-		c = ar_egress_addr_check(&p->policy, ai->ai_addr);
+		c = ar_egress_addr_check(p->policy, ai->ai_addr);
 		if (c != AR_ADDR_PUBLIC) {
 			if (refused == AR_ADDR_PUBLIC) {
 				refused = c;
@@ -904,7 +903,7 @@ static void dns_serve(struct ar_egress_proxy *p, int fd)
 		}
 		return;
 	}
-	allowed = ar_egress_name_allowed(&p->policy, name);
+	allowed = ar_egress_name_allowed(p->policy, name);
 	rcode = allowed ? AR_DNS_NOERROR : AR_DNS_NXDOMAIN;
 	if (allowed && qtype == AR_DNS_TYPE_A) {
 		pthread_mutex_lock(&p->lock);
@@ -1376,7 +1375,7 @@ static void *accept_main(void *arg)
 
 /* ---- start / stop ---- */
 
-int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
+int ar_egress_proxy_start(int listen_fd, const struct ar_egress_policy *policy,
 			  ar_egress_event_fn fn, void *data,
 			  struct ar_egress_proxy **out, struct ar_error *err)
 {
@@ -1386,8 +1385,7 @@ int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
 
 	*out = NULL;
 	p->listen_fd = listen_fd;
-	p->policy = *policy;
-	memset(policy, 0, sizeof(*policy));
+	p->policy = policy;
 	p->fn = fn;
 	p->data = data;
 	p->refs = 1;

@@ -51,9 +51,9 @@ typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
 struct ar_egress_proxy;
 struct ar_egress_sockmaker;
 
-/* Start serving `listen_fd` (taken over) with `policy` (taken over).
- * `fn` (may be NULL) sees every decision. */
-int ar_egress_proxy_start(int listen_fd, struct ar_egress_policy *policy,
+/* Start serving `listen_fd` (taken over) with `policy` (borrowed: it
+ * outlives the proxy). `fn` (may be NULL) sees every decision. */
+int ar_egress_proxy_start(int listen_fd, const struct ar_egress_policy *policy,
 			  ar_egress_event_fn fn, void *data,
 			  struct ar_egress_proxy **out, struct ar_error *err);
 /* Stop accepting, close every connection, free. NULL is fine. Once it

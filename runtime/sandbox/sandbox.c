@@ -74,8 +74,8 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 	rfd = open(rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
 		return ar_error_set(err, errno, "open `%s`", rootfs);
-	sb_rootfs_init(&content, h);
-	r = sb_rootfs_fill(rfd, &content, err);
+	sb_rootfs_init(&content, h, NULL);
+	r = ar_rootfs_fill(rfd, &content.content, err);
 	sb_rootfs_release(&content);
 	if (r < 0)
 		return ar_error_wrap(err, "bundle `%s`", dir);
@@ -286,8 +286,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
-	sb_rootfs_init(&content, &h);
-	content.cfg = cfg;
+	sb_rootfs_init(&content, &h, cfg);
 	memset(&co, 0, sizeof(co));
 	co.root = ro->state_root;
 	co.id = named ? o->name : id;
@@ -296,8 +295,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.cgroups_disabled = ro->cgroups_disabled;
 	co.config = cfg;
 	co.config_file = sess_config;
-	co.rootfs_populate = sb_rootfs_populate;
-	co.rootfs_populate_arg = &content;
+	co.tmpfs_root = &content.content;
 	co.seccomp_default = o->seccomp_deferred;
 	ll = (struct ar_landlock_rules){ info.landlock_rules,
 					 info.n_landlock_rules };

@@ -7,7 +7,8 @@
  * --print-bundle writes it into DIR/rootfs on disk. A run writes nothing
  * on the host: the root is a fresh tmpfs mounted over an empty directory
  * inside the sandbox's own mount namespace (as bubblewrap does), filled
- * by the container process (ar_create_opts.rootfs_populate), so the ~20
+ * by the container process from the entries computed here
+ * (ar_create_opts.tmpfs_root, runtime/lib/rootfs_fill.c), so the ~20
  * mount points are made in memory and vanish with the namespace. On a
  * disk-backed /run or /tmp that saves tens of milliseconds per start: no
  * mkdir/rmdir of a tree, no removal of directories that were mount
@@ -26,65 +27,24 @@
 #include "sandbox_rootfs.h"
 #include "utils.h"
 
-void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h)
+static void add(struct sb_rootfs *r, const char *path, enum ar_rootfs_kind kind,
+		mode_t mode, const char *data, bool optional)
 {
-	static const char *const links[] = { "bin",   "sbin",  "lib",
-					     "lib32", "lib64", "libx32" };
-
-	memset(r, 0, sizeof(*r));
-	r->passwd = ar_sandbox_passwd(h);
-	r->group = ar_sandbox_group(h);
-	/* Merged /usr: /bin -> usr/bin and friends, as on the host. */
-	for (size_t i = 0; i < AR_ARRAY_SIZE(links); i++) {
-		char host[32];
-		ssize_t n;
-
-		snprintf(host, sizeof(host), "/%s", links[i]);
-		n = readlink(host, r->links[r->n_links].target,
-			     sizeof(r->links[0].target) - 1);
-		if (n <= 0)
-			continue;
-		r->links[r->n_links].target[n] = '\0';
-		r->links[r->n_links++].name = links[i];
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 64;
+		r->v = ar_xrealloc(r->v, r->cap * sizeof(*r->v));
 	}
+	r->v[r->n++] =
+		(struct ar_rootfs_entry){ path, kind, mode, data, optional };
 }
 
-void sb_rootfs_release(struct sb_rootfs *r)
+static bool listed(const struct sb_rootfs *r, const char *path, size_t len)
 {
-	free(r->passwd);
-	free(r->group);
-	memset(r, 0, sizeof(*r));
-}
-
-static int write_at(int dfd, const char *name, const char *data,
-		    struct ar_error *err)
-{
-	_cleanup_close_ int fd = openat(
-		dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		0644);
-
-	if (fd < 0 || ar_write_all(fd, data, strlen(data)) < 0)
-		return ar_error_set(err, errno, "write rootfs/etc/%s", name);
-	return 0;
-}
-
-int sb_rootfs_fill(int rfd, const struct sb_rootfs *r, struct ar_error *err)
-{
-	_cleanup_close_ int efd = -1;
-
-	if (mkdirat(rfd, "etc", 0755) < 0)
-		return ar_error_set(err, errno, "create rootfs/etc");
-	efd = openat(rfd, "etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (efd < 0)
-		return ar_error_set(err, errno, "open rootfs/etc");
-	if (write_at(efd, "passwd", r->passwd, err) < 0 ||
-	    write_at(efd, "group", r->group, err) < 0)
-		return -1;
-	for (size_t i = 0; i < r->n_links; i++)
-		if (symlinkat(r->links[i].target, rfd, r->links[i].name) < 0)
-			return ar_error_set(err, errno, "symlink rootfs/%s",
-					    r->links[i].name);
-	return 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (strncmp(r->v[i].path, path, len) == 0 &&
+		    r->v[i].path[len] == '\0')
+			return true;
+	return false;
 }
 
 static bool mount_is_bind(const struct oci_mount *m)
@@ -100,15 +60,15 @@ static bool mount_is_bind(const struct oci_mount *m)
 }
 
 /* "/a/b" made of plain names (no ".", "..", "//", trailing '/'), not
- * through one of the root's symlinks: created below without following
- * anything. */
-static bool plain_dest(const struct sb_rootfs *r, const char *d)
+ * through one of the root's symlinks (the first n_links entries after
+ * etc/passwd and etc/group): created below without following anything. */
+static bool plain_dest(const struct sb_rootfs *r, size_t links_from,
+		       size_t links_to, const char *d)
 {
 	size_t len = strlen(d), first;
 
 	if (d[0] != '/' || len < 2 || len >= PATH_MAX)
 		return false;
-	/* every component a plain name: no "", ".", ".." */
 	for (const char *c = d + 1; c;
 	     c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
 		size_t n = strcspn(c, "/");
@@ -118,9 +78,9 @@ static bool plain_dest(const struct sb_rootfs *r, const char *d)
 			return false;
 	}
 	first = strcspn(d + 1, "/");
-	for (size_t i = 0; i < r->n_links; i++)
-		if (strlen(r->links[i].name) == first &&
-		    strncmp(d + 1, r->links[i].name, first) == 0)
+	for (size_t i = links_from; i < links_to; i++)
+		if (strlen(r->v[i].path) == first &&
+		    strncmp(d + 1, r->v[i].path, first) == 0)
 			return false;
 	return true;
 }
@@ -131,27 +91,23 @@ static bool plain_dest(const struct sb_rootfs *r, const char *d)
  * RESOLVE_IN_ROOT lookup of each target then finds it at once instead of
  * walking and creating it component by component (~5 syscalls less per
  * mount, ~30 mounts). Same kinds as the runtime makes them: a directory,
- * or an empty file for a bind of a file; same modes. The root is ours,
- * fresh and empty, and nothing of the container has run yet. Anything
- * unexpected is left to the runtime, which reports it.
+ * or an empty file for a bind of a file; same modes. Optional entries:
+ * anything unexpected is left to the runtime, which reports it.
  */
-static void premake_mount_points(int rootfd, const struct sb_rootfs *r)
+static void mount_points(struct sb_rootfs *r, size_t links_from,
+			 size_t links_to, const struct oci_config *cfg)
 {
-	const struct oci_mount *mounts = r->cfg ? r->cfg->mounts : NULL;
-	size_t n = r->cfg ? r->cfg->n_mounts : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct oci_mount *m = &mounts[i];
-		const char *d = m->destination;
-		char rel[PATH_MAX];
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct oci_mount *m = &cfg->mounts[i];
+		const char *d = m->destination, *rel;
 		bool dir = true, covered = false;
 		struct stat st;
 
-		if (!d || !plain_dest(r, d))
+		if (!d || !plain_dest(r, links_from, links_to, d))
 			continue;
 		for (size_t j = 0; j < i && !covered; j++)
-			covered = mounts[j].destination &&
-				  ar_path_under(d, mounts[j].destination);
+			covered = cfg->mounts[j].destination &&
+				  ar_path_under(d, cfg->mounts[j].destination);
 		if (covered)
 			continue;
 		if (mount_is_bind(m)) {
@@ -159,34 +115,60 @@ static void premake_mount_points(int rootfd, const struct sb_rootfs *r)
 				continue;
 			dir = S_ISDIR(st.st_mode);
 		}
-		snprintf(rel, sizeof(rel), "%s", d + 1);
-		for (char *p = strchr(rel, '/'); p; p = strchr(p + 1, '/')) {
-			*p = '\0';
-			mkdirat(rootfd, rel, 0755);
-			*p = '/';
-		}
-		if (dir) {
-			mkdirat(rootfd, rel, 0755);
-		} else {
-			int fd = openat(rootfd, rel,
-					O_WRONLY | O_CREAT | O_EXCL |
-						O_NOFOLLOW | O_CLOEXEC,
-					0644);
-
-			if (fd >= 0)
-				close(fd);
-		}
+		rel = oci_arena_strdup(&r->a, d + 1);
+		for (const char *p = strchr(rel, '/'); p;
+		     p = strchr(p + 1, '/'))
+			if (!listed(r, rel, (size_t)(p - rel)))
+				add(r,
+				    oci_arena_strndup(&r->a, rel,
+						      (size_t)(p - rel)),
+				    AR_ROOTFS_DIR, 0755, NULL, true);
+		if (!listed(r, rel, strlen(rel)))
+			add(r, rel, dir ? AR_ROOTFS_DIR : AR_ROOTFS_FILE,
+			    dir ? 0755 : 0644, NULL, true);
 	}
 }
 
-int sb_rootfs_populate(int rootfd, void *arg, struct ar_error *err)
+void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h,
+		    const struct oci_config *cfg)
 {
-	const struct sb_rootfs *r = arg;
+	static const char *const links[] = { "bin",   "sbin",  "lib",
+					     "lib32", "lib64", "libx32" };
+	_cleanup_free_ char *passwd = ar_sandbox_passwd(h);
+	_cleanup_free_ char *group = ar_sandbox_group(h);
+	size_t links_from;
 
-	if (sb_rootfs_fill(rootfd, r, err) < 0)
-		return -1;
-	premake_mount_points(rootfd, r);
-	return 0;
+	memset(r, 0, sizeof(*r));
+	add(r, "etc", AR_ROOTFS_DIR, 0755, NULL, false);
+	add(r, "etc/passwd", AR_ROOTFS_FILE, 0644,
+	    oci_arena_strdup(&r->a, passwd), false);
+	add(r, "etc/group", AR_ROOTFS_FILE, 0644,
+	    oci_arena_strdup(&r->a, group), false);
+	/* Merged /usr: /bin -> usr/bin and friends, as on the host. */
+	links_from = r->n;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(links); i++) {
+		char host[32], target[256];
+		ssize_t n;
+
+		snprintf(host, sizeof(host), "/%s", links[i]);
+		n = readlink(host, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		add(r, links[i], AR_ROOTFS_SYMLINK, 0,
+		    oci_arena_strdup(&r->a, target), false);
+	}
+	if (cfg)
+		mount_points(r, links_from, r->n, cfg);
+	r->content.v = r->v;
+	r->content.n = r->n;
+}
+
+void sb_rootfs_release(struct sb_rootfs *r)
+{
+	free(r->v);
+	oci_arena_free(&r->a);
+	memset(r, 0, sizeof(*r));
 }
 
 /* A directory of ours (not a link, owned by uid), or false. */

@@ -8,29 +8,25 @@
 
 #include "error.h"
 #include "oci_config.h"
+#include "rootfs_fill.h"
 #include "sandbox_types.h"
 
-/* Its content: generated etc/passwd and etc/group, the host's
- * merged-/usr links. */
+/* Its content, as data for the runtime (rootfs_fill.h): etc/passwd and
+ * etc/group generated for the user, the host's merged-/usr links (bin ->
+ * usr/bin, ...) and, for a run, the mount points of the config's mounts
+ * that land in the root itself. Computed before any process exists; the
+ * container process makes it in its fresh tmpfs root
+ * (ar_create_opts.tmpfs_root), --print-bundle in DIR/rootfs. */
 struct sb_rootfs {
-	char *passwd;
-	char *group;
-	struct {
-		const char *name; /* "bin" */
-		char target[256]; /* "usr/bin" */
-	} links[6];
-	size_t n_links;
-	/* A run (not --print-bundle): the config, whose mount points
-	 * sb_rootfs_populate() makes in the fresh tmpfs root (its mounts
-	 * as the runtime has them then). */
-	const struct oci_config *cfg;
+	struct ar_rootfs_content content; /* points into v */
+	struct ar_rootfs_entry *v;
+	size_t n, cap;
+	struct ar_arena a; /* the strings */
 };
-void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h);
+/* cfg: the config whose mount points are made too (a run), or NULL. */
+void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h,
+		    const struct oci_config *cfg);
 void sb_rootfs_release(struct sb_rootfs *r);
-/* Write it into the directory rfd (an O_PATH fd is enough). */
-int sb_rootfs_fill(int rfd, const struct sb_rootfs *r, struct ar_error *err);
-/* ar_create_opts.rootfs_populate; arg: a struct sb_rootfs. */
-int sb_rootfs_populate(int rootfd, void *arg, struct ar_error *err);
 /* The empty host directory a run's tmpfs root is mounted over (in the
  * sandbox's mount namespace only); *remove: a fresh one to rmdir after
  * the run. NULL with errno on failure. */

@@ -85,10 +85,10 @@ static void record(const struct ar_egress_event *ev, void *data)
 
 static uint16_t proxy_port, echo_port;
 static struct ar_egress_proxy *proxy;
+static struct ar_egress_policy shared_pol; /* the shared proxy's */
 
 static void setup(void)
 {
-	struct ar_egress_policy pol = { 0 };
 	struct ar_error err = AR_ERROR_INIT;
 	char allow[64];
 	pthread_t t;
@@ -106,8 +106,9 @@ static void setup(void)
 	pthread_detach(t);
 	snprintf(allow, sizeof(allow), "127.0.0.1:%u,localhost",
 		 (unsigned)echo_port);
-	if (ar_egress_policy_add(&pol, allow, &err) < 0 ||
-	    ar_egress_proxy_start(pfd, &pol, record, NULL, &proxy, &err) < 0) {
+	if (ar_egress_policy_add(&shared_pol, allow, &err) < 0 ||
+	    ar_egress_proxy_start(pfd, &shared_pol, record, NULL, &proxy,
+				  &err) < 0) {
 		printf("# %s\n", err.msg);
 		exit(1);
 	}
@@ -303,7 +304,7 @@ UNIT_TEST(bulk_transfer_intact_with_a_slow_reader)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(proxy_port) };
-	struct ar_egress_policy pol = { 0 };
+	struct ar_egress_policy bulk_pol = { 0 };
 	struct ar_error err = AR_ERROR_INIT;
 	struct ar_egress_proxy *px = NULL;
 	static unsigned char buf[300000];
@@ -316,8 +317,9 @@ UNIT_TEST(bulk_transfer_intact_with_a_slow_reader)
 
 	/* a proxy of its own: the shared one is stopped by a later test */
 	snprintf(allow, sizeof(allow), "127.0.0.1:%u", (unsigned)bulk_port);
-	CHECK(ar_egress_policy_add(&pol, allow, &err) == 0);
-	CHECK(ar_egress_proxy_start(pfd, &pol, NULL, NULL, &px, &err) == 0);
+	CHECK(ar_egress_policy_add(&bulk_pol, allow, &err) == 0);
+	CHECK(ar_egress_proxy_start(pfd, &bulk_pol, NULL, NULL, &px, &err) ==
+	      0);
 	pthread_create(&t, NULL, bulk_main, (void *)(intptr_t)bfd);
 	sa.sin_port = htons(px_port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -348,6 +350,7 @@ UNIT_TEST(bulk_transfer_intact_with_a_slow_reader)
 	CHECK(total == BULK_BYTES);
 	CHECK(bad == 0);
 	ar_egress_proxy_stop(px);
+	ar_egress_policy_release(&bulk_pol);
 }
 
 /* A tunnel to 127.0.0.1:port through the proxy on px_port: the
@@ -383,17 +386,18 @@ static int tunnel(uint16_t px_port, uint16_t port, char *answer, size_t size)
 	return fd;
 }
 
-static struct ar_egress_proxy *own_proxy(uint16_t port, uint16_t *px_port)
+/* pol: the proxy's policy, released by the caller after the stop */
+static struct ar_egress_proxy *own_proxy(uint16_t port, uint16_t *px_port,
+					 struct ar_egress_policy *pol)
 {
-	struct ar_egress_policy pol = { 0 };
 	struct ar_error err = AR_ERROR_INIT;
 	struct ar_egress_proxy *px = NULL;
 	char allow[64];
 	int pfd = listen_lo(px_port);
 
 	snprintf(allow, sizeof(allow), "127.0.0.1:%u", (unsigned)port);
-	if (pfd < 0 || ar_egress_policy_add(&pol, allow, &err) < 0 ||
-	    ar_egress_proxy_start(pfd, &pol, NULL, NULL, &px, &err) < 0) {
+	if (pfd < 0 || ar_egress_policy_add(pol, allow, &err) < 0 ||
+	    ar_egress_proxy_start(pfd, pol, NULL, NULL, &px, &err) < 0) {
 		printf("# %s\n", err.msg);
 		exit(1);
 	}
@@ -424,6 +428,7 @@ static void *half_close_main(void *arg)
 UNIT_TEST(half_close_both_ways)
 {
 	static char big[100000];
+	struct ar_egress_policy own_pol = { 0 };
 	struct ar_egress_proxy *px;
 	uint16_t port, px_port;
 	char buf[64];
@@ -432,7 +437,7 @@ UNIT_TEST(half_close_both_ways)
 	pthread_t t;
 	int lfd = listen_lo(&port), fd;
 
-	px = own_proxy(port, &px_port);
+	px = own_proxy(port, &px_port, &own_pol);
 	pthread_create(&t, NULL, half_close_main, (void *)(intptr_t)lfd);
 	fd = tunnel(px_port, port, NULL, 0);
 	CHECK(fd >= 0);
@@ -452,6 +457,7 @@ UNIT_TEST(half_close_both_ways)
 	CHECK(read(fd, buf, sizeof(buf)) == 0);
 	close(fd);
 	ar_egress_proxy_stop(px);
+	ar_egress_policy_release(&own_pol);
 }
 
 static int count_dir(const char *path)
@@ -488,6 +494,7 @@ static void *reset_main(void *arg)
  * closes its sockets and pipes of the connection right away. */
 UNIT_TEST(upstream_reset_ends_the_connection)
 {
+	struct ar_egress_policy own_pol = { 0 };
 	struct ar_egress_proxy *px;
 	uint16_t port, px_port;
 	char buf[64];
@@ -495,7 +502,7 @@ UNIT_TEST(upstream_reset_ends_the_connection)
 	pthread_t t;
 	int lfd = listen_lo(&port), fd, fds0, fds = -1;
 
-	px = own_proxy(port, &px_port);
+	px = own_proxy(port, &px_port, &own_pol);
 	fds0 = count_dir("/proc/self/fd");
 	pthread_create(&t, NULL, reset_main, (void *)(intptr_t)lfd);
 	fd = tunnel(px_port, port, NULL, 0);
@@ -511,6 +518,7 @@ UNIT_TEST(upstream_reset_ends_the_connection)
 	CHECK(fds == fds0);
 	close(fd);
 	ar_egress_proxy_stop(px);
+	ar_egress_policy_release(&own_pol);
 }
 
 /* AR_EGRESS_MAX_CONNS (256) tunnels to an upstream that never accepts
@@ -520,6 +528,7 @@ UNIT_TEST(connection_limit_and_stop)
 {
 	enum { LIMIT = 256 };
 	static int fds[LIMIT];
+	struct ar_egress_policy own_pol = { 0 };
 	struct ar_egress_proxy *px;
 	uint16_t port, px_port;
 	char answer[512];
@@ -529,7 +538,7 @@ UNIT_TEST(connection_limit_and_stop)
 	tasks0 = count_dir("/proc/self/task");
 	lfd = listen_lo(&port);
 	CHECK(listen(lfd, 2 * LIMIT) == 0);
-	px = own_proxy(port, &px_port);
+	px = own_proxy(port, &px_port, &own_pol);
 	for (int i = 0; i < LIMIT; i++) {
 		fds[i] = tunnel(px_port, port, answer, sizeof(answer));
 		opened += fds[i] >= 0;
@@ -545,6 +554,7 @@ UNIT_TEST(connection_limit_and_stop)
 		answer,
 		"256 connections through the egress proxy are open, its limit");
 	ar_egress_proxy_stop(px);
+	ar_egress_policy_release(&own_pol);
 	for (int i = 0; i < opened; i++) {
 		char c;
 
@@ -573,6 +583,7 @@ UNIT_TEST(events_reported)
 			   "deny socks5 ::1:22 agentrun: blocked [::1]:22");
 	pthread_mutex_unlock(&ev_lock);
 	ar_egress_proxy_stop(proxy);
+	ar_egress_policy_release(&shared_pol);
 }
 
 UNIT_TEST(profile_net_allow)
