@@ -6,6 +6,7 @@
 #define AGENTRUN_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 
@@ -83,5 +84,24 @@ typedef int (*cli_id_fn)(const char *root, const char *id,
 			 struct ar_error *err);
 int cli_id_command(struct ar_global_opts *g, int argc, char **argv,
 		   const char *summary, cli_id_fn fn);
+
+/* Print usage (to stdout when status is 0, --help; to stderr otherwise)
+ * and return status, the command's exit status. */
+int cli_usage(const char *usage, int status);
+
+/* Commands whose only option is -h/--help: parse the options; the
+ * operands argv[optind..argc) must number min_operands to max_operands
+ * (-1: no maximum). -1: go on; otherwise the exit status to return
+ * (usage printed). */
+int cli_parse_help_only(int argc, char **argv, const char *usage,
+			int min_operands, int max_operands);
+
+/* An --overlay sandbox command: open the sandbox operands[0], call fn
+ * with the other operands (PATHS), release it; the exit status. */
+struct ar_overlay;
+typedef int (*cli_overlay_fn)(struct ar_overlay *ov, char **paths,
+			      size_t n_paths, void *arg, struct ar_error *err);
+int cli_overlay_command(char **operands, int n_operands, cli_overlay_fn fn,
+			void *arg);
 
 #endif

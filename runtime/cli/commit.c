@@ -27,6 +27,12 @@
 	"                      q(uit)\n"                                        \
 	"  -h, --help          this help\n"
 
+static int commit(struct ar_overlay *ov, char **paths, size_t n_paths,
+		  void *arg, struct ar_error *err)
+{
+	return ar_overlay_commit(ov, paths, n_paths, arg, err);
+}
+
 int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -35,10 +41,8 @@ int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ar_error err = AR_ERROR_INIT;
-	struct ar_commit_opts o = { 0 };
-	struct ar_overlay ov;
-	int c, r;
+	struct ar_commit_opts o = { .in = stdin, .out = stdout };
+	int c;
 
 	(void)g;
 	while ((c = getopt_long(argc, argv, "fih", longopts, NULL)) != -1) {
@@ -49,24 +53,11 @@ int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 		case 'i':
 			o.interactive = true;
 			break;
-		case 'h':
-			fputs(COMMIT_USAGE, stdout);
-			return 0;
 		default:
-			fputs(COMMIT_USAGE, stderr);
-			return 1;
+			return cli_usage(COMMIT_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (optind >= argc) {
-		fputs(COMMIT_USAGE, stderr);
-		return 1;
-	}
-	o.in = stdin;
-	o.out = stdout;
-	if (ar_overlay_open(argv[optind], &ov, &err) < 0)
-		return cli_fail(&err);
-	r = ar_overlay_commit(&ov, argv + optind + 1,
-			      (size_t)(argc - optind - 1), &o, &err);
-	ar_overlay_release(&ov);
-	return r < 0 ? cli_fail(&err) : 0;
+	if (optind >= argc)
+		return cli_usage(COMMIT_USAGE, 1);
+	return cli_overlay_command(argv + optind, argc - optind, commit, &o);
 }

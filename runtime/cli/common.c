@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What every command shares: the error exit, the default state root,
- * id-only option parsing. main.c holds the command table and calls the
- * commands; the commands call this file, never main.c. */
+ * the usage exits, id-only and help-only option parsing, the open and
+ * release around an --overlay sandbox command. main.c holds the command
+ * table and calls the commands; the commands call this file, never
+ * main.c. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../sandbox/overlay.h"
 #include "cli.h"
 #include "log.h"
 #include "userns.h"
@@ -76,4 +80,42 @@ int cli_id_command(struct ar_global_opts *g, int argc, char **argv,
 	if (fn(cli_state_root(g), id, &err) < 0)
 		return cli_fail(&err);
 	return 0;
+}
+
+int cli_usage(const char *usage, int status)
+{
+	fputs(usage, status == 0 ? stdout : stderr);
+	return status;
+}
+
+int cli_parse_help_only(int argc, char **argv, const char *usage,
+			int min_operands, int max_operands)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c = getopt_long(argc, argv, "h", longopts, NULL);
+	int n;
+
+	if (c != -1)
+		return cli_usage(usage, c == 'h' ? 0 : 1);
+	n = argc - optind;
+	if (n < min_operands || (max_operands >= 0 && n > max_operands))
+		return cli_usage(usage, 1);
+	return -1;
+}
+
+int cli_overlay_command(char **operands, int n_operands, cli_overlay_fn fn,
+			void *arg)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_overlay ov;
+	int r;
+
+	if (ar_overlay_open(operands[0], &ov, &err) < 0)
+		return cli_fail(&err);
+	r = fn(&ov, operands + 1, (size_t)(n_operands - 1), arg, &err);
+	ar_overlay_release(&ov);
+	return r < 0 ? cli_fail(&err) : 0;
 }

@@ -35,18 +35,12 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 		case 'f':
 			force = true;
 			break;
-		case 'h':
-			fputs(DELETE_USAGE, stdout);
-			return 0;
 		default:
-			fputs(DELETE_USAGE, stderr);
-			return 1;
+			return cli_usage(DELETE_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (optind != argc - 1) {
-		fputs(DELETE_USAGE, stderr);
-		return 1;
-	}
+	if (optind != argc - 1)
+		return cli_usage(DELETE_USAGE, 1);
 	if (ar_container_delete(cli_state_root(g), argv[optind], force, &err) <
 	    0)
 		return cli_fail(&err);

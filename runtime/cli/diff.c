@@ -21,6 +21,12 @@
 	"  --stat       a diffstat instead of the diff\n"                      \
 	"  -h, --help   this help\n"
 
+static int diff(struct ar_overlay *ov, char **paths, size_t n_paths, void *arg,
+		struct ar_error *err)
+{
+	return ar_overlay_diff(ov, paths, n_paths, *(bool *)arg, stdout, err);
+}
+
 int cmd_diff(struct ar_global_opts *g, int argc, char **argv)
 {
 	enum { OPT_STAT = 256 };
@@ -29,33 +35,16 @@ int cmd_diff(struct ar_global_opts *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ar_error err = AR_ERROR_INIT;
-	struct ar_overlay ov;
 	bool stat = false;
-	int c, r;
+	int c;
 
 	(void)g;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_STAT:
-			stat = true;
-			break;
-		case 'h':
-			fputs(DIFF_USAGE, stdout);
-			return 0;
-		default:
-			fputs(DIFF_USAGE, stderr);
-			return 1;
-		}
+		if (c != OPT_STAT)
+			return cli_usage(DIFF_USAGE, c == 'h' ? 0 : 1);
+		stat = true;
 	}
-	if (optind >= argc) {
-		fputs(DIFF_USAGE, stderr);
-		return 1;
-	}
-	if (ar_overlay_open(argv[optind], &ov, &err) < 0)
-		return cli_fail(&err);
-	r = ar_overlay_diff(&ov, argv + optind + 1, (size_t)(argc - optind - 1),
-			    stat, stdout, &err);
-	ar_overlay_release(&ov);
-	return r < 0 ? cli_fail(&err) : 0;
+	if (optind >= argc)
+		return cli_usage(DIFF_USAGE, 1);
+	return cli_overlay_command(argv + optind, argc - optind, diff, &stat);
 }

@@ -16,32 +16,21 @@
 	"Options:\n"                                                           \
 	"  -h, --help   this help\n"
 
+static int discard(struct ar_overlay *ov, char **paths, size_t n_paths,
+		   void *arg, struct ar_error *err)
+{
+	(void)paths;
+	(void)n_paths;
+	(void)arg;
+	return ar_overlay_discard(ov, err);
+}
+
 int cmd_discard(struct ar_global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ar_error err = AR_ERROR_INIT;
-	struct ar_overlay ov;
-	int c, r;
+	int r = cli_parse_help_only(argc, argv, DISCARD_USAGE, 1, 1);
 
 	(void)g;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(DISCARD_USAGE, stdout);
-			return 0;
-		}
-		fputs(DISCARD_USAGE, stderr);
-		return 1;
-	}
-	if (optind != argc - 1) {
-		fputs(DISCARD_USAGE, stderr);
-		return 1;
-	}
-	if (ar_overlay_open(argv[optind], &ov, &err) < 0)
-		return cli_fail(&err);
-	r = ar_overlay_discard(&ov, &err);
-	ar_overlay_release(&ov);
-	return r < 0 ? cli_fail(&err) : 0;
+	if (r >= 0)
+		return r;
+	return cli_overlay_command(argv + optind, argc - optind, discard, NULL);
 }

@@ -69,18 +69,12 @@ int cmd_events(struct ar_global_opts *g, int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'h':
-			printf(EVENTS_USAGE);
-			return 0;
 		default:
-			fprintf(stderr, EVENTS_USAGE);
-			return 1;
+			return cli_usage(EVENTS_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, EVENTS_USAGE);
-		return 1;
-	}
+	if (argc - optind != 1)
+		return cli_usage(EVENTS_USAGE, 1);
 	if (ar_cgroup_container_events(cli_state_root(g), argv[optind], stats,
 				       (int)interval, stdout, &err) < 0)
 		return cli_fail(&err);

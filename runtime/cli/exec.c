@@ -123,18 +123,12 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 			}
 			o.preserve_fds = (int)n;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return 1;
+			return cli_usage(usage, c == 'h' ? 0 : 1);
 		}
 	}
-	if (optind >= argc) {
-		fputs(usage, stderr);
-		return 1;
-	}
+	if (optind >= argc)
+		return cli_usage(usage, 1);
 	o.root = cli_state_root(g);
 	o.id = argv[optind++];
 	if (optind < argc && strcmp(argv[optind], "--") == 0)

@@ -36,18 +36,12 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 		case 'a':
 			all = true;
 			break;
-		case 'h':
-			fputs(KILL_USAGE, stdout);
-			return 0;
 		default:
-			fputs(KILL_USAGE, stderr);
-			return 1;
+			return cli_usage(KILL_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (optind >= argc || argc - optind > 2) {
-		fputs(KILL_USAGE, stderr);
-		return 1;
-	}
+	if (optind >= argc || argc - optind > 2)
+		return cli_usage(KILL_USAGE, 1);
 	if (argc - optind == 2 &&
 	    ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
 		return cli_fail(&err);

@@ -49,18 +49,12 @@ int cmd_list(struct ar_global_opts *g, int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
-		case 'h':
-			fputs(LIST_USAGE, stdout);
-			return 0;
 		default:
-			fputs(LIST_USAGE, stderr);
-			return 1;
+			return cli_usage(LIST_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (optind != argc) {
-		fputs(LIST_USAGE, stderr);
-		return 1;
-	}
+	if (optind != argc)
+		return cli_usage(LIST_USAGE, 1);
 	if (ar_container_list(cli_state_root(g), format, quiet, stdout, &err) <
 	    0)
 		return cli_fail(&err);

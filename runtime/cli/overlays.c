@@ -19,25 +19,11 @@
 
 int cmd_overlays(struct ar_global_opts *g, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct ar_error err = AR_ERROR_INIT;
-	int c;
+	int r = cli_parse_help_only(argc, argv, OVERLAYS_USAGE, 0, 0);
 
 	(void)g;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(OVERLAYS_USAGE, stdout);
-			return 0;
-		}
-		fputs(OVERLAYS_USAGE, stderr);
-		return 1;
-	}
-	if (optind != argc) {
-		fputs(OVERLAYS_USAGE, stderr);
-		return 1;
-	}
+	if (r >= 0)
+		return r;
 	return ar_overlay_list(stdout, &err) < 0 ? cli_fail(&err) : 0;
 }

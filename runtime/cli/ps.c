@@ -44,18 +44,12 @@ int cmd_ps(struct ar_global_opts *g, int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'h':
-			printf(PS_USAGE);
-			return 0;
 		default:
-			fprintf(stderr, PS_USAGE);
-			return 1;
+			return cli_usage(PS_USAGE, c == 'h' ? 0 : 1);
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, PS_USAGE);
-		return 1;
-	}
+	if (argc - optind != 1)
+		return cli_usage(PS_USAGE, 1);
 	if (ar_cgroup_container_ps(cli_state_root(g), argv[optind], json,
 				   stdout, &err) < 0)
 		return cli_fail(&err);

@@ -285,20 +285,16 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 			file = optarg;
 			break;
 		case 'h':
-			printf(UPDATE_USAGE);
-			return 0;
+			return cli_usage(UPDATE_USAGE, 0);
 		case '?':
-			fprintf(stderr, UPDATE_USAGE);
-			return 1;
+			return cli_usage(UPDATE_USAGE, 1);
 		default:
 			any_flag = true;
 			break;
 		}
 	}
-	if (argc - optind != 1) {
-		fprintf(stderr, UPDATE_USAGE);
-		return 1;
-	}
+	if (argc - optind != 1)
+		return cli_usage(UPDATE_USAGE, 1);
 	id = argv[optind];
 	if (file) {
 		if (load_resources(file, &cfg, &err) < 0)
