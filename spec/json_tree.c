@@ -722,52 +722,75 @@ int jt_member_opt_bool(const struct jt_ctx *c, const struct jt_node *obj,
 	return 0;
 }
 
+int jt_list(const struct jt_ctx *c, const struct jt_node *a,
+	    const struct jt_path *p, size_t size, jt_item_fn fn, void *arg,
+	    void *out, size_t *n)
+{
+	void *items = oci_arena_calloc(c->a, (size_t)a->n + 1, size);
+	size_t i = 0;
+
+	memcpy(out, &items, sizeof(items));
+	*n = a->n;
+	jt_foreach(item, a) {
+		const struct jt_path *ip = a->type == JT_OBJECT ?
+						   JT_KEY(p, item->key) :
+						   JT_IDX(p, i);
+
+		if (fn(c, item, ip, items, i, arg) < 0)
+			return -1;
+		i++;
+	}
+	return 0;
+}
+
+int jt_member_list(const struct jt_ctx *c, const struct jt_node *obj,
+		   const struct jt_path *p, const char *key, size_t size,
+		   jt_item_fn fn, void *arg, void *out, size_t *n)
+{
+	const struct jt_node *arr;
+
+	if (jt_member_array(c, obj, p, key, &arr) < 0)
+		return -1;
+	return arr ? jt_list(c, arr, JT_KEY(p, key), size, fn, arg, out, n) : 0;
+}
+
+static int string_item(const struct jt_ctx *c, const struct jt_node *n,
+		       const struct jt_path *p, void *items, size_t i,
+		       void *arg)
+{
+	(void)arg;
+	return jt_as_string(c, n, p, (char **)items + i);
+}
+
 int jt_member_strv(const struct jt_ctx *c, const struct jt_node *obj,
 		   const struct jt_path *p, const char *key,
 		   struct oci_strv *out)
 {
-	const struct jt_path *kp = JT_KEY(p, key);
-	const struct jt_node *arr;
-	size_t i = 0;
+	return jt_member_list(c, obj, p, key, sizeof(*out->v), string_item,
+			      NULL, &out->v, &out->n);
+}
 
-	if (jt_member_array(c, obj, p, key, &arr) < 0)
-		return -1;
-	if (!arr)
-		return 0;
-	out->v = oci_arena_calloc(c->a, (size_t)arr->n + 1, sizeof(char *));
-	out->n = arr->n;
-	jt_foreach(item, arr) {
-		if (jt_as_string(c, item, JT_IDX(kp, i), &out->v[i]) < 0)
-			return -1;
-		i++;
-	}
-	out->v[i] = NULL;
-	return 0;
+static int kv_item(const struct jt_ctx *c, const struct jt_node *n,
+		   const struct jt_path *p, void *items, size_t i, void *arg)
+{
+	struct oci_kv *kv = (struct oci_kv *)items + i;
+
+	(void)arg;
+	kv->key = (char *)n->key;
+	return jt_as_string(c, n, p, &kv->value);
 }
 
 int jt_member_kv(const struct jt_ctx *c, const struct jt_node *obj,
 		 const struct jt_path *p, const char *key,
 		 struct oci_kv_list *out)
 {
-	const struct jt_path *kp = JT_KEY(p, key);
 	const struct jt_node *map;
-	size_t i = 0;
 
 	if (jt_member_object(c, obj, p, key, &map) < 0)
 		return -1;
-	if (!map)
-		return 0;
-	out->items = oci_arena_calloc(c->a, map->n ? map->n : 1,
-				      sizeof(*out->items));
-	out->n = map->n;
-	jt_foreach(item, map) {
-		out->items[i].key = (char *)item->key;
-		if (jt_as_string(c, item, JT_KEY(kp, item->key),
-				 &out->items[i].value) < 0)
-			return -1;
-		i++;
-	}
-	return 0;
+	return map ? jt_list(c, map, JT_KEY(p, key), sizeof(*out->items),
+			     kv_item, NULL, &out->items, &out->n) :
+		     0;
 }
 
 /* ----------------------------------------------------------------- gen */

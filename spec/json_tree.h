@@ -201,6 +201,29 @@ int jt_member_kv(const struct jt_ctx *c, const struct jt_node *obj,
 		 const struct jt_path *p, const char *key,
 		 struct oci_kv_list *out);
 
+/* ---- lists: a JSON array or object into a C array ---- */
+
+/* Called by jt_list for item i: n its node, p its path (p[i] in an array,
+ * p["key"] in an object), items the C array being filled (the item's
+ * element is items[i], zeroed). */
+typedef int (*jt_item_fn)(const struct jt_ctx *c, const struct jt_node *n,
+			  const struct jt_path *p, void *items, size_t i,
+			  void *arg);
+
+/* The items of array or object `a` (path p) as a C array: an arena array
+ * of a->n zeroed elements of `size` bytes plus one more (so never NULL,
+ * and NULL-terminated when the elements are pointers) is stored in the
+ * pointer `out` points to (a T ** for elements of type T), a->n in *n;
+ * then fn(..., arg) fills each item in order. -1 at the first failure. */
+int jt_list(const struct jt_ctx *c, const struct jt_node *a,
+	    const struct jt_path *p, size_t size, jt_item_fn fn, void *arg,
+	    void *out, size_t *n);
+/* jt_list over member `key` of obj, an array; absent: out and *n are
+ * left untouched. */
+int jt_member_list(const struct jt_ctx *c, const struct jt_node *obj,
+		   const struct jt_path *p, const char *key, size_t size,
+		   jt_item_fn fn, void *arg, void *out, size_t *n);
+
 /* ---- output ---- */
 
 /* Emit a tree with yajl_gen (numbers exactly as written). `gen` is a

@@ -27,8 +27,12 @@ static int parse_root(const struct jt_ctx *c, const struct jt_node *n,
 }
 
 static int parse_mount(const struct jt_ctx *c, const struct jt_node *n,
-		       const struct jt_path *p, struct oci_mount *m)
+		       const struct jt_path *p, void *items, size_t i,
+		       void *arg)
 {
+	struct oci_mount *m = (struct oci_mount *)items + i;
+
+	(void)arg;
 	if (jt_as_object(c, n, p) < 0 ||
 	    jt_member_string_req(c, n, p, "destination", &m->destination) < 0 ||
 	    jt_member_string(c, n, p, "type", &m->type) < 0 ||
@@ -38,22 +42,6 @@ static int parse_mount(const struct jt_ctx *c, const struct jt_node *n,
 		    0 ||
 	    oci_parse_id_mappings(c, n, p, "gidMappings", &m->gid_mappings) < 0)
 		return -1;
-	return 0;
-}
-
-static int parse_mounts(const struct jt_ctx *c, const struct jt_node *arr,
-			const struct jt_path *p, struct oci_config *cfg)
-{
-	size_t i = 0;
-
-	cfg->mounts = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-				       sizeof(*cfg->mounts));
-	cfg->n_mounts = arr->n;
-	jt_foreach(m, arr) {
-		if (parse_mount(c, m, JT_IDX(p, i), &cfg->mounts[i]) < 0)
-			return -1;
-		i++;
-	}
 	return 0;
 }
 
@@ -74,8 +62,11 @@ const char *oci_hook_stage_name(enum oci_hook_stage s)
 }
 
 static int parse_hook(const struct jt_ctx *c, const struct jt_node *n,
-		      const struct jt_path *p, struct oci_hook *h)
+		      const struct jt_path *p, void *items, size_t i, void *arg)
 {
+	struct oci_hook *h = (struct oci_hook *)items + i;
+
+	(void)arg;
 	if (jt_as_object(c, n, p) < 0 ||
 	    jt_member_string_req(c, n, p, "path", &h->path) < 0 ||
 	    jt_member_strv(c, n, p, "args", &h->args) < 0 ||
@@ -100,23 +91,12 @@ static int parse_hooks(const struct jt_ctx *c, const struct jt_node *n,
 		       const struct jt_path *p, struct oci_config *cfg)
 {
 	for (int s = 0; s < OCI_HOOK_NSTAGES; s++) {
-		const struct jt_path *sp = JT_KEY(p, hook_stage_names[s]);
 		struct oci_hook_list *l = &cfg->hooks[s];
-		const struct jt_node *arr;
-		size_t i = 0;
 
-		if (jt_member_array(c, n, p, hook_stage_names[s], &arr) < 0)
+		if (jt_member_list(c, n, p, hook_stage_names[s],
+				   sizeof(*l->items), parse_hook, NULL,
+				   &l->items, &l->n) < 0)
 			return -1;
-		if (!arr)
-			continue;
-		l->items = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-					    sizeof(*l->items));
-		l->n = arr->n;
-		jt_foreach(h, arr) {
-			if (parse_hook(c, h, JT_IDX(sp, i), &l->items[i]) < 0)
-				return -1;
-			i++;
-		}
 	}
 	return 0;
 }
@@ -141,8 +121,8 @@ static int parse_document(const struct jt_ctx *c, const struct jt_node *doc,
 	if (jt_member_object(c, doc, NULL, "root", &n) < 0 ||
 	    (n && parse_root(c, n, JT_KEY(NULL, "root"), &cfg->root) < 0))
 		return -1;
-	if (jt_member_array(c, doc, NULL, "mounts", &n) < 0 ||
-	    (n && parse_mounts(c, n, JT_KEY(NULL, "mounts"), cfg) < 0))
+	if (jt_member_list(c, doc, NULL, "mounts", sizeof(*cfg->mounts),
+			   parse_mount, NULL, &cfg->mounts, &cfg->n_mounts) < 0)
 		return -1;
 	if (jt_member_object(c, doc, NULL, "hooks", &n) < 0 ||
 	    (n && parse_hooks(c, n, JT_KEY(NULL, "hooks"), cfg) < 0))

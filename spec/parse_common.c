@@ -16,31 +16,25 @@ const struct oci_name_value *oci_lookup_name(const struct oci_name_value *t,
 
 /* ---- id mappings ---- */
 
+static int parse_id_mapping(const struct jt_ctx *c, const struct jt_node *m,
+			    const struct jt_path *ip, void *items, size_t i,
+			    void *arg)
+{
+	struct oci_id_mapping *o = (struct oci_id_mapping *)items + i;
+
+	(void)arg;
+	if (jt_as_object(c, m, ip) < 0 ||
+	    jt_member_u32_req(c, m, ip, "containerID", &o->container_id) < 0 ||
+	    jt_member_u32_req(c, m, ip, "hostID", &o->host_id) < 0 ||
+	    jt_member_u32_req(c, m, ip, "size", &o->size) < 0)
+		return -1;
+	return 0;
+}
+
 int oci_parse_id_mappings(const struct jt_ctx *c, const struct jt_node *obj,
 			  const struct jt_path *p, const char *key,
 			  struct oci_id_mappings *out)
 {
-	const struct jt_path *kp = JT_KEY(p, key);
-	const struct jt_node *arr;
-	size_t i = 0;
-
-	if (jt_member_array(c, obj, p, key, &arr) < 0)
-		return -1;
-	if (!arr)
-		return 0;
-	out->items = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-				      sizeof(*out->items));
-	out->n = arr->n;
-	jt_foreach(m, arr) {
-		const struct jt_path *ip = JT_IDX(kp, i);
-		struct oci_id_mapping *o = &out->items[i++];
-
-		if (jt_as_object(c, m, ip) < 0 ||
-		    jt_member_u32_req(c, m, ip, "containerID",
-				      &o->container_id) < 0 ||
-		    jt_member_u32_req(c, m, ip, "hostID", &o->host_id) < 0 ||
-		    jt_member_u32_req(c, m, ip, "size", &o->size) < 0)
-			return -1;
-	}
-	return 0;
+	return jt_member_list(c, obj, p, key, sizeof(*out->items),
+			      parse_id_mapping, NULL, &out->items, &out->n);
 }

@@ -34,76 +34,60 @@ const char *oci_ns_type_name(enum oci_ns_type t)
 	return (unsigned)t < OCI_NS_NTYPES ? ns_types[t].name : "unknown";
 }
 
-static int parse_namespaces(const struct jt_ctx *c, const struct jt_node *arr,
-			    const struct jt_path *p, struct oci_linux *l)
+/* arg: bool seen[OCI_NS_NTYPES], the types of the items before. */
+static int parse_namespace(const struct jt_ctx *c, const struct jt_node *n,
+			   const struct jt_path *ip, void *items, size_t i,
+			   void *arg)
 {
-	bool seen[OCI_NS_NTYPES] = { false };
-	size_t i = 0;
+	struct oci_namespace *ns = (struct oci_namespace *)items + i;
+	bool *seen = arg;
+	char tmp[JT_SHORT_MAX], *type;
+	int t;
 
-	l->namespaces = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-					 sizeof(*l->namespaces));
-	l->n_namespaces = arr->n;
-	jt_foreach(n, arr) {
-		const struct jt_path *ip = JT_IDX(p, i);
-		struct oci_namespace *ns = &l->namespaces[i];
-		char tmp[JT_SHORT_MAX], *type;
-		int t;
-
-		if (jt_as_object(c, n, ip) < 0 ||
-		    jt_member_string_req(c, n, ip, "type", &type) < 0 ||
-		    jt_member_string(c, n, ip, "path", &ns->path) < 0)
-			return -1;
-		for (t = 0; t < OCI_NS_NTYPES; t++)
-			if (strcmp(ns_types[t].name, type) == 0)
-				break;
-		if (t == OCI_NS_NTYPES)
-			return jt_fail(c, JT_KEY(ip, "type"),
-				       "unknown namespace type \"%s\"",
-				       jt_short(type, tmp, sizeof(tmp)));
-		if (seen[t])
-			return jt_fail(c, JT_KEY(ip, "type"),
-				       "duplicate namespace type \"%s\"", type);
-		seen[t] = true;
-		ns->type = (enum oci_ns_type)t;
-		ns->clone_flag = ns_types[t].clone_flag;
-		i++;
-	}
+	if (jt_as_object(c, n, ip) < 0 ||
+	    jt_member_string_req(c, n, ip, "type", &type) < 0 ||
+	    jt_member_string(c, n, ip, "path", &ns->path) < 0)
+		return -1;
+	for (t = 0; t < OCI_NS_NTYPES; t++)
+		if (strcmp(ns_types[t].name, type) == 0)
+			break;
+	if (t == OCI_NS_NTYPES)
+		return jt_fail(c, JT_KEY(ip, "type"),
+			       "unknown namespace type \"%s\"",
+			       jt_short(type, tmp, sizeof(tmp)));
+	if (seen[t])
+		return jt_fail(c, JT_KEY(ip, "type"),
+			       "duplicate namespace type \"%s\"", type);
+	seen[t] = true;
+	ns->type = (enum oci_ns_type)t;
+	ns->clone_flag = ns_types[t].clone_flag;
 	return 0;
 }
 
-static int parse_devices(const struct jt_ctx *c, const struct jt_node *arr,
-			 const struct jt_path *p, struct oci_linux *l)
+static int parse_device(const struct jt_ctx *c, const struct jt_node *n,
+			const struct jt_path *ip, void *items, size_t i,
+			void *arg)
 {
-	size_t i = 0;
+	struct oci_device *d = (struct oci_device *)items + i;
+	char tmp[JT_SHORT_MAX], *type;
 
-	l->devices = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-				      sizeof(*l->devices));
-	l->n_devices = arr->n;
-	jt_foreach(n, arr) {
-		const struct jt_path *ip = JT_IDX(p, i);
-		struct oci_device *d = &l->devices[i];
-		char tmp[JT_SHORT_MAX], *type;
-
-		if (jt_as_object(c, n, ip) < 0 ||
-		    jt_member_string_req(c, n, ip, "type", &type) < 0 ||
-		    jt_member_string_req(c, n, ip, "path", &d->path) < 0 ||
-		    jt_member_opt_u32(c, n, ip, "fileMode", &d->file_mode) <
-			    0 ||
-		    jt_member_opt_u32(c, n, ip, "uid", &d->uid) < 0 ||
-		    jt_member_opt_u32(c, n, ip, "gid", &d->gid) < 0)
-			return -1;
-		if (strlen(type) != 1 || !strchr("cbup", type[0]))
-			return jt_fail(
-				c, JT_KEY(ip, "type"),
-				"unknown device type \"%s\" (c, b, u or p)",
-				jt_short(type, tmp, sizeof(tmp)));
-		d->type = type[0];
-		if (d->type != 'p' &&
-		    (jt_member_i64_req(c, n, ip, "major", &d->major) < 0 ||
-		     jt_member_i64_req(c, n, ip, "minor", &d->minor) < 0))
-			return -1;
-		i++;
-	}
+	(void)arg;
+	if (jt_as_object(c, n, ip) < 0 ||
+	    jt_member_string_req(c, n, ip, "type", &type) < 0 ||
+	    jt_member_string_req(c, n, ip, "path", &d->path) < 0 ||
+	    jt_member_opt_u32(c, n, ip, "fileMode", &d->file_mode) < 0 ||
+	    jt_member_opt_u32(c, n, ip, "uid", &d->uid) < 0 ||
+	    jt_member_opt_u32(c, n, ip, "gid", &d->gid) < 0)
+		return -1;
+	if (strlen(type) != 1 || !strchr("cbup", type[0]))
+		return jt_fail(c, JT_KEY(ip, "type"),
+			       "unknown device type \"%s\" (c, b, u or p)",
+			       jt_short(type, tmp, sizeof(tmp)));
+	d->type = type[0];
+	if (d->type != 'p' &&
+	    (jt_member_i64_req(c, n, ip, "major", &d->major) < 0 ||
+	     jt_member_i64_req(c, n, ip, "minor", &d->minor) < 0))
+		return -1;
 	return 0;
 }
 
@@ -177,6 +161,7 @@ static int check_propagation(const struct jt_ctx *c, const struct jt_path *p,
 int oci_parse_linux(const struct jt_ctx *c, const struct jt_node *n,
 		    const struct jt_path *p, struct oci_linux *l)
 {
+	bool ns_seen[OCI_NS_NTYPES] = { false };
 	const struct jt_node *sub;
 
 	l->present = true;
@@ -193,11 +178,11 @@ int oci_parse_linux(const struct jt_ctx *c, const struct jt_node *n,
 	    oci_parse_id_mappings(c, n, p, "gidMappings", &l->gid_mappings) < 0)
 		return -1;
 
-	if (jt_member_array(c, n, p, "namespaces", &sub) < 0 ||
-	    (sub && parse_namespaces(c, sub, JT_KEY(p, "namespaces"), l) < 0))
-		return -1;
-	if (jt_member_array(c, n, p, "devices", &sub) < 0 ||
-	    (sub && parse_devices(c, sub, JT_KEY(p, "devices"), l) < 0))
+	if (jt_member_list(c, n, p, "namespaces", sizeof(*l->namespaces),
+			   parse_namespace, ns_seen, &l->namespaces,
+			   &l->n_namespaces) < 0 ||
+	    jt_member_list(c, n, p, "devices", sizeof(*l->devices),
+			   parse_device, NULL, &l->devices, &l->n_devices) < 0)
 		return -1;
 	if (jt_member_object(c, n, p, "resources", &sub) < 0 ||
 	    (sub && oci_parse_resources(c, sub, JT_KEY(p, "resources"),

@@ -14,29 +14,24 @@
 #endif
 #define OCI_SCHED_ISO 4 /* reserved by Linux, never implemented */
 
+static int parse_gid(const struct jt_ctx *c, const struct jt_node *n,
+		     const struct jt_path *p, void *items, size_t i, void *arg)
+{
+	(void)arg;
+	return jt_as_u32(c, n, p, (uint32_t *)items + i);
+}
+
 static int parse_user(const struct jt_ctx *c, const struct jt_node *n,
 		      const struct jt_path *p, struct oci_user *u)
 {
-	const struct jt_path *gp = JT_KEY(p, "additionalGids");
-	const struct jt_node *arr;
-	size_t i = 0;
-
 	if (jt_member_u32_req(c, n, p, "uid", &u->uid) < 0 ||
 	    jt_member_u32_req(c, n, p, "gid", &u->gid) < 0 ||
 	    jt_member_opt_u32(c, n, p, "umask", &u->umask) < 0 ||
 	    jt_member_string(c, n, p, "username", &u->username) < 0 ||
-	    jt_member_array(c, n, p, "additionalGids", &arr) < 0)
+	    jt_member_list(c, n, p, "additionalGids",
+			   sizeof(*u->additional_gids), parse_gid, NULL,
+			   &u->additional_gids, &u->n_additional_gids) < 0)
 		return -1;
-	if (!arr)
-		return 0;
-	u->additional_gids =
-		oci_arena_calloc(c->a, arr->n ? arr->n : 1, sizeof(uint32_t));
-	u->n_additional_gids = arr->n;
-	jt_foreach(g, arr) {
-		if (jt_as_u32(c, g, JT_IDX(gp, i), &u->additional_gids[i]) < 0)
-			return -1;
-		i++;
-	}
 	return 0;
 }
 
@@ -99,44 +94,36 @@ static const struct oci_name_value rlimit_names[] = {
 	{ NULL, 0 },
 };
 
-static int parse_rlimits(const struct jt_ctx *c, const struct jt_node *arr,
-			 const struct jt_path *p, struct oci_process *proc)
+static int parse_rlimit(const struct jt_ctx *c, const struct jt_node *n,
+			const struct jt_path *ip, void *items, size_t i,
+			void *arg)
 {
-	size_t i = 0;
+	struct oci_rlimit *rlimits = items, *r = &rlimits[i];
+	const struct oci_name_value *nv;
+	char tmp[JT_SHORT_MAX];
 
-	proc->rlimits = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-					 sizeof(*proc->rlimits));
-	proc->n_rlimits = arr->n;
-	jt_foreach(n, arr) {
-		const struct jt_path *ip = JT_IDX(p, i);
-		struct oci_rlimit *r = &proc->rlimits[i];
-		const struct oci_name_value *nv;
-		char tmp[JT_SHORT_MAX];
-
-		if (jt_as_object(c, n, ip) < 0 ||
-		    jt_member_string_req(c, n, ip, "type", &r->type) < 0 ||
-		    jt_member_u64_req(c, n, ip, "soft", &r->soft) < 0 ||
-		    jt_member_u64_req(c, n, ip, "hard", &r->hard) < 0)
-			return -1;
-		nv = oci_lookup_name(rlimit_names, r->type);
-		if (!nv)
+	(void)arg;
+	if (jt_as_object(c, n, ip) < 0 ||
+	    jt_member_string_req(c, n, ip, "type", &r->type) < 0 ||
+	    jt_member_u64_req(c, n, ip, "soft", &r->soft) < 0 ||
+	    jt_member_u64_req(c, n, ip, "hard", &r->hard) < 0)
+		return -1;
+	nv = oci_lookup_name(rlimit_names, r->type);
+	if (!nv)
+		return jt_fail(c, JT_KEY(ip, "type"),
+			       "unknown rlimit type \"%s\"",
+			       jt_short(r->type, tmp, sizeof(tmp)));
+	r->resource = nv->value;
+	for (size_t j = 0; j < i; j++)
+		if (rlimits[j].resource == r->resource)
 			return jt_fail(c, JT_KEY(ip, "type"),
-				       "unknown rlimit type \"%s\"",
-				       jt_short(r->type, tmp, sizeof(tmp)));
-		r->resource = nv->value;
-		for (size_t j = 0; j < i; j++)
-			if (proc->rlimits[j].resource == r->resource)
-				return jt_fail(c, JT_KEY(ip, "type"),
-					       "rlimit %s is set twice",
-					       r->type);
-		if (r->soft > r->hard)
-			return jt_fail(
-				c, ip,
-				"soft limit %llu is greater than hard limit %llu",
-				(unsigned long long)r->soft,
-				(unsigned long long)r->hard);
-		i++;
-	}
+				       "rlimit %s is set twice", r->type);
+	if (r->soft > r->hard)
+		return jt_fail(
+			c, ip,
+			"soft limit %llu is greater than hard limit %llu",
+			(unsigned long long)r->soft,
+			(unsigned long long)r->hard);
 	return 0;
 }
 
@@ -285,8 +272,9 @@ int oci_parse_process(const struct jt_ctx *c, const struct jt_node *n,
 	    (sub && parse_capabilities(c, sub, JT_KEY(p, "capabilities"),
 				       &proc->capabilities) < 0))
 		return -1;
-	if (jt_member_array(c, n, p, "rlimits", &sub) < 0 ||
-	    (sub && parse_rlimits(c, sub, JT_KEY(p, "rlimits"), proc) < 0))
+	if (jt_member_list(c, n, p, "rlimits", sizeof(*proc->rlimits),
+			   parse_rlimit, NULL, &proc->rlimits,
+			   &proc->n_rlimits) < 0)
 		return -1;
 	if (jt_member_object(c, n, p, "ioPriority", &sub) < 0 ||
 	    (sub && parse_io_priority(c, sub, JT_KEY(p, "ioPriority"),

@@ -66,46 +66,39 @@ static int parse_enum(const struct jt_ctx *c, const struct jt_node *obj,
 	return 0;
 }
 
-static int parse_args(const struct jt_ctx *c, const struct jt_node *arr,
-		      const struct jt_path *p, struct oci_seccomp_syscall *sc)
+static int parse_arg(const struct jt_ctx *c, const struct jt_node *n,
+		     const struct jt_path *ip, void *items, size_t i, void *arg)
 {
-	size_t i = 0;
+	struct oci_seccomp_arg *a = (struct oci_seccomp_arg *)items + i;
+	struct oci_opt_u64 two = { 0 };
+	int op = 0;
 
-	sc->args =
-		oci_arena_calloc(c->a, arr->n ? arr->n : 1, sizeof(*sc->args));
-	sc->n_args = arr->n;
-	jt_foreach(n, arr) {
-		const struct jt_path *ip = JT_IDX(p, i);
-		struct oci_seccomp_arg *a = &sc->args[i];
-		struct oci_opt_u64 two = { 0 };
-		int op = 0;
-
-		if (jt_as_object(c, n, ip) < 0 ||
-		    jt_member_u32_req(c, n, ip, "index", &a->index) < 0 ||
-		    jt_member_u64_req(c, n, ip, "value", &a->value) < 0 ||
-		    jt_member_opt_u64(c, n, ip, "valueTwo", &two) < 0 ||
-		    parse_enum(c, n, ip, "op", seccomp_ops, "operator", &op) <
-			    0)
-			return -1;
-		if (a->index > 5)
-			return jt_fail(
-				c, JT_KEY(ip, "index"),
-				"argument index %u is out of range (0 to 5)",
-				a->index);
-		a->value_two = two.v;
-		a->op = (enum oci_seccomp_op)op;
-		i++;
-	}
+	(void)arg;
+	if (jt_as_object(c, n, ip) < 0 ||
+	    jt_member_u32_req(c, n, ip, "index", &a->index) < 0 ||
+	    jt_member_u64_req(c, n, ip, "value", &a->value) < 0 ||
+	    jt_member_opt_u64(c, n, ip, "valueTwo", &two) < 0 ||
+	    parse_enum(c, n, ip, "op", seccomp_ops, "operator", &op) < 0)
+		return -1;
+	if (a->index > 5)
+		return jt_fail(c, JT_KEY(ip, "index"),
+			       "argument index %u is out of range (0 to 5)",
+			       a->index);
+	a->value_two = two.v;
+	a->op = (enum oci_seccomp_op)op;
 	return 0;
 }
 
 static int parse_syscall(const struct jt_ctx *c, const struct jt_node *n,
-			 const struct jt_path *p,
-			 struct oci_seccomp_syscall *sc)
+			 const struct jt_path *p, void *items, size_t i,
+			 void *arg)
 {
+	struct oci_seccomp_syscall *sc =
+		(struct oci_seccomp_syscall *)items + i;
 	const struct jt_node *args;
 	int action = 0;
 
+	(void)arg;
 	if (jt_as_object(c, n, p) < 0)
 		return -1;
 	if (!jt_get(n, "names"))
@@ -120,7 +113,8 @@ static int parse_syscall(const struct jt_ctx *c, const struct jt_node *n,
 	if (sc->names.n == 0)
 		return jt_fail(c, JT_KEY(p, "names"), "must not be empty");
 	sc->action = (enum oci_seccomp_action)action;
-	if (args && parse_args(c, args, JT_KEY(p, "args"), sc) < 0)
+	if (args && jt_list(c, args, JT_KEY(p, "args"), sizeof(*sc->args),
+			    parse_arg, NULL, &sc->args, &sc->n_args) < 0)
 		return -1;
 	return 0;
 }
@@ -128,9 +122,7 @@ static int parse_syscall(const struct jt_ctx *c, const struct jt_node *n,
 int oci_parse_seccomp(const struct jt_ctx *c, const struct jt_node *n,
 		      const struct jt_path *p, struct oci_seccomp *s)
 {
-	const struct jt_node *arr;
 	int action = 0;
-	size_t i = 0;
 
 	if (parse_enum(c, n, p, "defaultAction", seccomp_actions,
 		       "seccomp action", &action) < 0 ||
@@ -141,19 +133,10 @@ int oci_parse_seccomp(const struct jt_ctx *c, const struct jt_node *n,
 	    jt_member_string(c, n, p, "listenerPath", &s->listener_path) < 0 ||
 	    jt_member_string(c, n, p, "listenerMetadata",
 			     &s->listener_metadata) < 0 ||
-	    jt_member_array(c, n, p, "syscalls", &arr) < 0)
+	    jt_member_list(c, n, p, "syscalls", sizeof(*s->syscalls),
+			   parse_syscall, NULL, &s->syscalls,
+			   &s->n_syscalls) < 0)
 		return -1;
 	s->default_action = (enum oci_seccomp_action)action;
-	if (!arr)
-		return 0;
-	s->syscalls = oci_arena_calloc(c->a, arr->n ? arr->n : 1,
-				       sizeof(*s->syscalls));
-	s->n_syscalls = arr->n;
-	jt_foreach(sc, arr) {
-		if (parse_syscall(c, sc, JT_IDX(JT_KEY(p, "syscalls"), i),
-				  &s->syscalls[i]) < 0)
-			return -1;
-		i++;
-	}
 	return 0;
 }
