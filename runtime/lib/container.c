@@ -54,6 +54,8 @@ static void launch_release(struct ar_launch *l)
 		close(l->fifo_fd);
 	if (l->seccomp)
 		ar_seccomp_filter_free(l->seccomp);
+	if (l->refusal_fd >= 0)
+		close(l->refusal_fd);
 	ar_cgroup_free(l->cgroup);
 	l->cgroup = NULL;
 	if (l->cfg)
@@ -115,7 +117,7 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
-	l->sync_fd = l->console_fd = l->fifo_fd = -1;
+	l->sync_fd = l->console_fd = l->fifo_fd = l->refusal_fd = -1;
 	l->state_fds[0] = l->state_fds[1] = -1;
 	for (int i = 0; i < OCI_NS_NTYPES; i++)
 		l->plan.join_fd[i] = -1;
@@ -205,12 +207,15 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 			return ar_error_set_plain(
 				err, EINVAL,
 				"linux.seccomp: the config has a profile and the embedded one was asked for");
+		l->refusal_listener = !cfg->linux_.seccomp && o->on_refusal &&
+				      run_fg;
 		if (cfg->linux_.seccomp ?
 			    ar_seccomp_compile_cached(cfg->linux_.seccomp,
 						      cache, &l->seccomp,
 						      err) < 0 :
 			    ar_seccomp_compile_default_cached(
-				    cache, &l->seccomp, err) < 0)
+				    cache, l->refusal_listener, &l->seccomp,
+				    err) < 0)
 			return -1;
 	}
 	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);
@@ -352,7 +357,8 @@ static bool overlap_setup(const struct ar_launch *l)
 	       cfg->hooks[OCI_HOOK_PRESTART].n == 0 &&
 	       cfg->hooks[OCI_HOOK_CREATE_RUNTIME].n == 0 &&
 	       !(cfg->linux_.seccomp && cfg->linux_.seccomp->listener_path) &&
-	       !(l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp));
+	       !(l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp) &&
+		 !l->refusal_listener);
 }
 
 /* Returns 0 with *pid (the container process) filled, -1 with err; on
@@ -487,8 +493,12 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 
 			if (ar_recv_fd(l->sync_fd, &nfd, err) < 0)
 				return -1;
-			if (cfg->linux_.seccomp &&
-			    cfg->linux_.seccomp->listener_path) {
+			if (l->refusal_listener) {
+				if (l->refusal_fd >= 0)
+					close(l->refusal_fd);
+				l->refusal_fd = ar_steal_fd(&nfd);
+			} else if (cfg->linux_.seccomp &&
+				   cfg->linux_.seccomp->listener_path) {
 				/* The container's state, as `state` prints it
 				 * ("creating": the process has not exec'd). */
 				struct ar_state st = {
@@ -701,12 +711,14 @@ static int wait_status_code(int st)
 	return 1;
 }
 
-/* Forward signals, relay the terminal, reap; returns the exit code. */
-static int supervise(pid_t pid, int master, const sigset_t *mask)
+/* Forward signals, relay the terminal, answer the refusal listener
+ * (nfd, -1: none; closed here), reap; returns the exit code. */
+static int supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
+		     ar_refusal_fn on_refusal, void *on_refusal_arg)
 {
-	_cleanup_close_ int sfd = -1;
+	_cleanup_close_ int sfd = -1, refusals = nfd;
 	struct ar_tty_relay relay;
-	struct pollfd pfd[3];
+	struct pollfd pfd[4];
 	bool exited = false, master_open = master >= 0;
 	int code = 1;
 
@@ -724,11 +736,16 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 	}
 	for (;;) {
-		int n = 0, stdin_idx = -1, master_idx = -1;
+		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1;
 
 		if (exited && !master_open)
 			break;
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (refusals >= 0 && !exited) {
+			nfd_idx = n;
+			pfd[n++] = (struct pollfd){ .fd = refusals,
+						    .events = POLLIN };
+		}
 		if (master_open) {
 			master_idx = n;
 			pfd[n++] = (struct pollfd){ .fd = master,
@@ -776,6 +793,15 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 				}
 			}
 		}
+		if (nfd_idx >= 0 && pfd[nfd_idx].revents) {
+			/* POLLHUP: no process of the filter is left */
+			if (!(pfd[nfd_idx].revents & POLLIN) ||
+			    ar_seccomp_refusal_answer(refusals, on_refusal,
+						      on_refusal_arg) < 0) {
+				close(refusals);
+				refusals = -1;
+			}
+		}
 		if (master_idx >= 0 && pfd[master_idx].revents) {
 			if (ar_tty_pump(master, STDOUT_FILENO) == 0)
 				master_open = false;
@@ -799,7 +825,7 @@ static int supervise(pid_t pid, int master, const sigset_t *mask)
 
 int ar_container_supervise(pid_t pid, int master, const sigset_t *mask)
 {
-	return supervise(pid, master, mask);
+	return supervise(pid, master, mask, -1, NULL, NULL);
 }
 
 int ar_container_run(const struct ar_create_opts *o, int *exit_status,
@@ -813,7 +839,7 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	_cleanup_config_ struct oci_config *hooks_cfg = NULL;
 	const struct oci_config *post_cfg = NULL;
 	pid_t pid = -1;
-	int master = -1, r;
+	int master = -1, refusal_fd, r;
 
 	*exit_status = 1;
 	if (launch_prepare(o, !o->detach, &l, err) < 0) {
@@ -870,9 +896,11 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		post_cfg = o->config ? o->config : hooks_cfg;
 		hooks_bundle = ar_xstrdup(l.bundle);
 	}
+	refusal_fd = ar_steal_fd(&l.refusal_fd);
 	launch_release(&l);
 
-	*exit_status = supervise(pid, master, &mask);
+	*exit_status = supervise(pid, master, &mask, refusal_fd, o->on_refusal,
+				 o->on_refusal_arg);
 	if (master >= 0)
 		close(master);
 	sigprocmask(SIG_SETMASK, &old, NULL);

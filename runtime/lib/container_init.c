@@ -336,7 +336,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	}
 	/* A listener fd must reach the runtime while it is still there. */
 	if (l->seccomp && ar_seccomp_filter_needs_notify(l->seccomp) &&
-	    load_seccomp(l, err) < 0)
+	    !l->refusal_listener && load_seccomp(l, err) < 0)
 		return -1;
 	if (l->use_fifo) {
 		started_fd = wait_for_start(l, err);

@@ -72,6 +72,10 @@ struct ar_launch {
 	int listen_fds; /* LISTEN_FDS of the runtime's environment */
 	int preserve_fds; /* --preserve-fds + listen_fds */
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
+	/* the filter's listener is the runtime's own (o->on_refusal): the
+	 * fd comes up with the filter loaded last, as usual */
+	bool refusal_listener;
+	int refusal_fd; /* that listener, received; -1 */
 	bool setgroups_denied; /* filled in the child from GO */
 	/* GO as soon as the ids, oom_score_adj and cgroup are set: the
 	 * container process sets itself up while the runtime writes

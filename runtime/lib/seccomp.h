@@ -83,8 +83,9 @@ int ar_seccomp_compile_cached(const struct oci_seccomp *sc,
  * agentrun version instead of the parsed profile: a hit neither parses
  * the 20 kB profile nor builds its canonical key (0.8 M instructions per
  * start); a miss parses and compiles it as usual.  As for every entry,
- * the key also holds the libseccomp version, kernel and architecture. */
-int ar_seccomp_compile_default_cached(const char *cache_dir,
+ * the key also holds the libseccomp version, kernel and architecture.
+ * refusals: with ar_seccomp_refusal_rules() added (a separate entry). */
+int ar_seccomp_compile_default_cached(const char *cache_dir, bool refusals,
 				      struct ar_seccomp_filter **out,
 				      struct ar_error *err);
 

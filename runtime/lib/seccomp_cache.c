@@ -36,6 +36,7 @@
 #include "profile.h"
 #include "seccomp_bpf.h"
 #include "seccomp_internal.h"
+#include "seccomp_refusal.h"
 #include "utils.h"
 
 #define CACHE_MAGIC "agentrun-seccomp-bpf 1\n"
@@ -392,15 +393,16 @@ static int compile_default(const void *arg, struct ar_seccomp_filter **out,
 	struct oci_seccomp *sc;
 	int r;
 
-	(void)arg;
 	r = oci_seccomp_default(&a, &sc, err);
+	if (r == 0 && *(const bool *)arg)
+		ar_seccomp_refusal_rules(sc, &a);
 	if (r == 0)
 		r = ar_seccomp_compile(sc, out, err);
 	oci_arena_free(&a);
 	return r;
 }
 
-int ar_seccomp_compile_default_cached(const char *cache_dir,
+int ar_seccomp_compile_default_cached(const char *cache_dir, bool refusals,
 				      struct ar_seccomp_filter **out,
 				      struct ar_error *err)
 {
@@ -417,9 +419,11 @@ int ar_seccomp_compile_default_cached(const char *cache_dir,
 		put_lit(&k, ":");
 		put_mem(&k, oci_default_seccomp_json,
 			oci_default_seccomp_json_len);
+		if (refusals)
+			put_lit(&k, "\nwith the namespace refusals notified");
 	}
-	r = lookup_or_compile(k.p, k.n, true, cache_dir, compile_default, NULL,
-			      out, err);
+	r = lookup_or_compile(k.p, k.n, true, cache_dir, compile_default,
+			      &refusals, out, err);
 	free(k.p);
 	return r;
 }

@@ -29,6 +29,7 @@
 #include "sandbox_config.h"
 #include "sandbox_egress.h"
 #include "sandbox_nested.h"
+#include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
 #include "session.h"
 #include "utils.h"
@@ -173,6 +174,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_egress egress = { 0 };
 	struct sb_secrets secrets = { 0 };
 	struct sb_observe ob = { 0 };
+	struct sb_refusals refusals = { 0 };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	_cleanup_free_ char *sess_config = NULL;
 	bool named = o->name && !ro->print_bundle;
@@ -297,6 +299,12 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.config_file = sess_config;
 	co.tmpfs_root = &content.content;
 	co.seccomp_default = o->seccomp_deferred;
+	/* without --nested: refused namespaces are reported, naming it */
+	refusals.verbose = o->verbose;
+	if (o->seccomp_deferred) {
+		co.on_refusal = sb_refusal_event;
+		co.on_refusal_arg = &refusals;
+	}
 	ll = (struct ar_landlock_rules){ info.landlock_rules,
 					 info.n_landlock_rules };
 	co.landlock = info.landlock ? &ll : NULL;
@@ -328,6 +336,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
+	sb_refusal_summary(&refusals);
 	/* placeholders' mount points go; late redirect files are reported */
 	sb_protect_after_run(info.protect);
 	if (egress_on)

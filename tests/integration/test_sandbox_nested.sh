@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# --nested (and the profile key "nested"): bubblewrap runs inside the
-# sandbox, as the unprivileged test user; without it the namespaces are
-# refused; under it the outer walls hold (read-only host, hidden secrets,
+# --nested (and the profile key "nested"): bubblewrap and rootless podman
+# run inside the sandbox, as the unprivileged test user; without it the
+# namespaces are refused and a line at exit names --nested; under it the
+# outer walls hold (read-only host, hidden secrets,
 # the rest of the seccomp profile), and --landlock on is refused.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
@@ -24,8 +25,20 @@ t_refused_without_nested()
 	assert_status '!0' sb_run -- "$BWRAP" --ro-bind / / --proc /proc --dev /dev \
 		--unshare-all true
 	assert_contains "$ERR" "bwrap:"
-	assert_status 0 sb_run -- sh -c 'unshare -U true 2>/dev/null && echo USERNS-OK; echo done'
-	assert_not_contains "$OUT" USERNS-OK
+	# bwrap's own message does not name agentrun: the summary line does
+	assert_contains "$ERR" "agentrun: namespace creation refused"
+	assert_contains "$ERR" "bwrap: clone(CLONE_NEWUSER"
+	assert_contains "$ERR" "rerun with --nested"
+	assert_status 0 sb_run -- sh -c 'unshare -U true; echo status=$?'
+	assert_contains "$OUT" "status=1"
+	assert_contains "$ERR" "Operation not permitted" # still EPERM
+	assert_contains "$ERR" "namespace creation refused 1 time (unshare: unshare(CLONE_NEWUSER)): rerun with --nested"
+	# with --verbose each one as it happens, before the command's own
+	assert_status 0 sb_run --verbose -- sh -c 'unshare -Un true; echo status=$?'
+	assert_contains "$ERR" "agentrun: namespace creation refused: unshare: unshare(CLONE_NEWUSER|CLONE_NEWNET); rerun with --nested"
+	# nothing refused, nothing said
+	assert_status 0 sb_run -- true
+	assert_not_contains "$ERR" "namespace creation"
 	# the option is named where users look: --help and the man page
 	assert_status 0 "$AGENTRUN" sandbox --help
 	assert_contains "$OUT" "--nested"

@@ -23,6 +23,7 @@
 #include "oci_config.h"
 #include "profile.h"
 #include "seccomp.h"
+#include "seccomp_refusal.h"
 #include "seccomp_bpf.h"
 #include "seccomp_internal.h"
 #include "unit.h"
@@ -862,7 +863,8 @@ UNIT_TEST(cache_embedded_default_profile)
 	CHECK_INT_EQ(ar_seccomp_compile_cached(sc, NULL, &ref, &err), 0);
 
 	/* miss: parsed, compiled, stored */
-	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &a, &err), 0);
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, false, &a, &err),
+		     0);
 	CHECK(a && !ar_seccomp_filter_from_cache(a));
 	file = only_file(cdir);
 	CHECK(file != NULL);
@@ -883,7 +885,8 @@ UNIT_TEST(cache_embedded_default_profile)
 		CHECK(data && memmem(data, dlen, want, strlen(want)));
 	}
 	/* hit */
-	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &b, &err), 0);
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, false, &b, &err),
+		     0);
 	CHECK(b && ar_seccomp_filter_from_cache(b));
 	if (a && b && ref) {
 		pa = ar_seccomp_filter_bpf(a, &la);
@@ -901,13 +904,30 @@ UNIT_TEST(cache_embedded_default_profile)
 		CHECK(pwrite(fd, "X", 1, 200) == 1);
 		close(fd);
 	}
-	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, &b, &err), 0);
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, false, &b, &err),
+		     0);
 	CHECK(b && !ar_seccomp_filter_from_cache(b));
 	/* no cache directory: compiled */
 	ar_seccomp_filter_free(b);
 	b = NULL;
-	CHECK_INT_EQ(ar_seccomp_compile_default_cached(NULL, &b, &err), 0);
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(NULL, false, &b, &err),
+		     0);
 	CHECK(b && !ar_seccomp_filter_from_cache(b));
+	CHECK(b && !ar_seccomp_filter_needs_notify(b));
+	/* the namespace refusals notified: an entry of its own, with a
+	 * listener */
+	ar_seccomp_filter_free(b);
+	b = NULL;
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, true, &b, &err),
+		     0);
+	CHECK(b && !ar_seccomp_filter_from_cache(b) &&
+	      ar_seccomp_filter_needs_notify(b));
+	ar_seccomp_filter_free(b);
+	b = NULL;
+	CHECK_INT_EQ(ar_seccomp_compile_default_cached(cdir, true, &b, &err),
+		     0);
+	CHECK(b && ar_seccomp_filter_from_cache(b) &&
+	      ar_seccomp_filter_needs_notify(b));
 
 	ar_seccomp_filter_free(a);
 	ar_seccomp_filter_free(b);
@@ -929,6 +949,18 @@ UNIT_TEST(arch_and_flag_tables)
 	CHECK(ar_seccomp_flag_supported("SECCOMP_FILTER_FLAG_LOG"));
 	CHECK(!ar_seccomp_flag_supported("SECCOMP_FILTER_FLAG_NOPE"));
 	CHECK_STR_CONTAINS(ar_seccomp_lib_version(), ".");
+}
+
+UNIT_TEST(ns_flags_str)
+{
+	char buf[200];
+
+	ar_seccomp_ns_flags_str(0x10020011, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "CLONE_NEWUSER|CLONE_NEWNS");
+	ar_seccomp_ns_flags_str(0x80, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "CLONE_NEWTIME");
+	ar_seccomp_ns_flags_str(0x11, buf, sizeof(buf));
+	CHECK_STR_EQ(buf, "");
 }
 
 UNIT_MAIN()
