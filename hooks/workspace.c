@@ -109,13 +109,28 @@ void ar_workspace_spec_free(struct ar_workspace_spec *s)
 	s->host = s->ctr = NULL;
 }
 
+/* Refuse path (the HOSTPATH or CTRPATH of value, `what`) when it is or is
+ * under a system directory; `why` says whose. */
+static int refuse_system_dir(const char *value, const char *path,
+			     const char *what, const char *why,
+			     struct ar_error *err)
+{
+	const char *sys = system_dir(path);
+
+	if (!sys)
+		return 0;
+	return ar_error_set_plain(err, EINVAL,
+				  "%s: \"%s\": %s `%s` is %s%s, %s", WS_WHAT,
+				  value, what, path,
+				  strcmp(path, sys) ? "under " : "", sys, why);
+}
+
 int ar_workspace_parse(const char *value, struct ar_workspace_spec *out,
 		       struct ar_error *err)
 {
 	const char *colon = strchr(value, ':');
 	size_t hlen = colon ? (size_t)(colon - value) : strlen(value);
 	_cleanup_free_ char *host = NULL, *ctr = NULL;
-	const char *sys;
 
 	memset(out, 0, sizeof(*out));
 	if (colon && strchr(colon + 1, ':'))
@@ -133,20 +148,13 @@ int ar_workspace_parse(const char *value, struct ar_workspace_spec *out,
 		ctr = ar_xstrdup(host);
 	if (!ctr)
 		return -1;
-	sys = system_dir(host);
-	if (sys)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"%s: \"%s\": HOSTPATH `%s` is %s%s, shared with the whole system: use a project directory",
-			WS_WHAT, value, host, strcmp(host, sys) ? "under " : "",
-			sys);
-	sys = system_dir(ctr);
-	if (sys)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"%s: \"%s\": CTRPATH `%s` is %s%s, a system directory of the container",
-			WS_WHAT, value, ctr, strcmp(ctr, sys) ? "under " : "",
-			sys);
+	if (refuse_system_dir(
+		    value, host, "HOSTPATH",
+		    "shared with the whole system: use a project directory",
+		    err) < 0 ||
+	    refuse_system_dir(value, ctr, "CTRPATH",
+			      "a system directory of the container", err) < 0)
+		return -1;
 	out->host = ar_steal_ptr(&host);
 	out->ctr = ar_steal_ptr(&ctr);
 	return 0;

@@ -43,30 +43,50 @@ static void k_kv(struct jgen *w, const char *k, const struct oci_kv_list *l)
 	jg_map_close(w);
 }
 
-static void k_idmaps(struct jgen *w, const char *k,
-		     const struct oci_id_mappings *m)
+/* Writes the members of one object of a k_objects array. */
+typedef void (*w_object_fn)(struct jgen *w, const void *item);
+
+/* Key k and an array of the n objects at items (each `size` bytes), each
+ * written by fn between its braces; nothing when n is 0 unless
+ * `always`. */
+static void k_objects(struct jgen *w, const char *k, const void *items,
+		      size_t n, size_t size, bool always, w_object_fn fn)
 {
-	if (!m->n)
+	if (!n && !always)
 		return;
 	jg_str(w, k);
 	jg_array_open(w);
-	for (size_t i = 0; i < m->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		jg_map_open(w);
-		jg_key_u64(w, "containerID", m->items[i].container_id);
-		jg_key_u64(w, "hostID", m->items[i].host_id);
-		jg_key_u64(w, "size", m->items[i].size);
+		fn(w, (const char *)items + i * size);
 		jg_map_close(w);
 	}
 	jg_array_close(w);
 }
 
-static const char *const cap_set_keys[OCI_CAP_NSETS] = {
-	[OCI_CAP_BOUNDING] = "bounding",
-	[OCI_CAP_EFFECTIVE] = "effective",
-	[OCI_CAP_INHERITABLE] = "inheritable",
-	[OCI_CAP_PERMITTED] = "permitted",
-	[OCI_CAP_AMBIENT] = "ambient",
-};
+static void w_idmap(struct jgen *w, const void *item)
+{
+	const struct oci_id_mapping *m = item;
+
+	jg_key_u64(w, "containerID", m->container_id);
+	jg_key_u64(w, "hostID", m->host_id);
+	jg_key_u64(w, "size", m->size);
+}
+
+static void k_idmaps(struct jgen *w, const char *k,
+		     const struct oci_id_mappings *m)
+{
+	k_objects(w, k, m->items, m->n, sizeof(*m->items), false, w_idmap);
+}
+
+static void w_rlimit(struct jgen *w, const void *item)
+{
+	const struct oci_rlimit *r = item;
+
+	jg_key_str(w, "type", r->type);
+	jg_key_u64(w, "hard", r->hard);
+	jg_key_u64(w, "soft", r->soft);
+}
 
 static void w_process(struct jgen *w, const struct oci_process *p)
 {
@@ -106,22 +126,12 @@ static void w_process(struct jgen *w, const struct oci_process *p)
 		jg_map_open(w);
 		for (int i = 0; i < OCI_CAP_NSETS; i++)
 			if (p->capabilities.set_present[i])
-				k_strv(w, cap_set_keys[i],
+				k_strv(w, oci_cap_set_name((enum oci_cap_set)i),
 				       &p->capabilities.names[i]);
 		jg_map_close(w);
 	}
-	if (p->n_rlimits) {
-		jg_str(w, "rlimits");
-		jg_array_open(w);
-		for (size_t i = 0; i < p->n_rlimits; i++) {
-			jg_map_open(w);
-			jg_key_str(w, "type", p->rlimits[i].type);
-			jg_key_u64(w, "hard", p->rlimits[i].hard);
-			jg_key_u64(w, "soft", p->rlimits[i].soft);
-			jg_map_close(w);
-		}
-		jg_array_close(w);
-	}
+	k_objects(w, "rlimits", p->rlimits, p->n_rlimits, sizeof(*p->rlimits),
+		  false, w_rlimit);
 	jg_key_bool(w, "noNewPrivileges", p->no_new_privileges);
 	jg_key_str(w, "apparmorProfile", p->apparmor_profile);
 	if (p->oom_score_adj.set)
@@ -163,23 +173,27 @@ static void w_process(struct jgen *w, const struct oci_process *p)
 	jg_map_close(w);
 }
 
-static void w_mounts(struct jgen *w, const struct oci_config *cfg)
+static void w_mount(struct jgen *w, const void *item)
 {
-	jg_str(w, "mounts");
-	jg_array_open(w);
-	for (size_t i = 0; i < cfg->n_mounts; i++) {
-		const struct oci_mount *m = &cfg->mounts[i];
+	const struct oci_mount *m = item;
 
-		jg_map_open(w);
-		jg_key_str(w, "destination", m->destination);
-		jg_key_str(w, "type", m->type);
-		jg_key_str(w, "source", m->source);
-		k_strv_opt(w, "options", &m->options);
-		k_idmaps(w, "uidMappings", &m->uid_mappings);
-		k_idmaps(w, "gidMappings", &m->gid_mappings);
-		jg_map_close(w);
-	}
-	jg_array_close(w);
+	jg_key_str(w, "destination", m->destination);
+	jg_key_str(w, "type", m->type);
+	jg_key_str(w, "source", m->source);
+	k_strv_opt(w, "options", &m->options);
+	k_idmaps(w, "uidMappings", &m->uid_mappings);
+	k_idmaps(w, "gidMappings", &m->gid_mappings);
+}
+
+static void w_hook(struct jgen *w, const void *item)
+{
+	const struct oci_hook *h = item;
+
+	jg_key_str(w, "path", h->path);
+	k_strv_opt(w, "args", &h->args);
+	k_strv_opt(w, "env", &h->env);
+	if (h->timeout.set)
+		jg_key_i64(w, "timeout", h->timeout.v);
 }
 
 static void w_hooks(struct jgen *w, const struct oci_config *cfg)
@@ -195,22 +209,32 @@ static void w_hooks(struct jgen *w, const struct oci_config *cfg)
 	for (int i = 0; i < OCI_HOOK_NSTAGES; i++) {
 		const struct oci_hook_list *l = &cfg->hooks[i];
 
-		if (!l->n)
-			continue;
-		jg_str(w, oci_hook_stage_name((enum oci_hook_stage)i));
-		jg_array_open(w);
-		for (size_t j = 0; j < l->n; j++) {
-			jg_map_open(w);
-			jg_key_str(w, "path", l->items[j].path);
-			k_strv_opt(w, "args", &l->items[j].args);
-			k_strv_opt(w, "env", &l->items[j].env);
-			if (l->items[j].timeout.set)
-				jg_key_i64(w, "timeout", l->items[j].timeout.v);
-			jg_map_close(w);
-		}
-		jg_array_close(w);
+		k_objects(w, oci_hook_stage_name((enum oci_hook_stage)i),
+			  l->items, l->n, sizeof(*l->items), false, w_hook);
 	}
 	jg_map_close(w);
+}
+
+static void w_seccomp_arg(struct jgen *w, const void *item)
+{
+	const struct oci_seccomp_arg *a = item;
+
+	jg_key_u64(w, "index", a->index);
+	jg_key_u64(w, "value", a->value);
+	jg_key_u64(w, "valueTwo", a->value_two);
+	jg_key_str(w, "op", oci_seccomp_op_name(a->op));
+}
+
+static void w_syscall(struct jgen *w, const void *item)
+{
+	const struct oci_seccomp_syscall *sy = item;
+
+	k_strv(w, "names", &sy->names);
+	jg_key_str(w, "action", oci_seccomp_action_name(sy->action));
+	if (sy->errno_ret.set)
+		jg_key_u64(w, "errnoRet", sy->errno_ret.v);
+	k_objects(w, "args", sy->args, sy->n_args, sizeof(*sy->args), false,
+		  w_seccomp_arg);
 }
 
 static void w_seccomp(struct jgen *w, const struct oci_seccomp *sc)
@@ -225,63 +249,36 @@ static void w_seccomp(struct jgen *w, const struct oci_seccomp *sc)
 	k_strv_opt(w, "flags", &sc->flags);
 	jg_key_str(w, "listenerPath", sc->listener_path);
 	jg_key_str(w, "listenerMetadata", sc->listener_metadata);
-	jg_str(w, "syscalls");
-	jg_array_open(w);
-	for (size_t i = 0; i < sc->n_syscalls; i++) {
-		const struct oci_seccomp_syscall *sy = &sc->syscalls[i];
-
-		jg_map_open(w);
-		k_strv(w, "names", &sy->names);
-		jg_key_str(w, "action", oci_seccomp_action_name(sy->action));
-		if (sy->errno_ret.set)
-			jg_key_u64(w, "errnoRet", sy->errno_ret.v);
-		if (sy->n_args) {
-			jg_str(w, "args");
-			jg_array_open(w);
-			for (size_t j = 0; j < sy->n_args; j++) {
-				jg_map_open(w);
-				jg_key_u64(w, "index", sy->args[j].index);
-				jg_key_u64(w, "value", sy->args[j].value);
-				jg_key_u64(w, "valueTwo",
-					   sy->args[j].value_two);
-				jg_key_str(w, "op",
-					   oci_seccomp_op_name(sy->args[j].op));
-				jg_map_close(w);
-			}
-			jg_array_close(w);
-		}
-		jg_map_close(w);
-	}
-	jg_array_close(w);
+	k_objects(w, "syscalls", sc->syscalls, sc->n_syscalls,
+		  sizeof(*sc->syscalls), true, w_syscall);
 	jg_map_close(w);
 }
 
-static void w_devices(struct jgen *w, const struct oci_linux *l)
+static void w_device(struct jgen *w, const void *item)
 {
-	if (!l->n_devices)
-		return;
-	jg_str(w, "devices");
-	jg_array_open(w);
-	for (size_t i = 0; i < l->n_devices; i++) {
-		const struct oci_device *d = &l->devices[i];
-		char type[2] = { d->type, '\0' };
+	const struct oci_device *d = item;
+	char type[2] = { d->type, '\0' };
 
-		jg_map_open(w);
-		jg_key_str(w, "path", d->path);
-		jg_key_str(w, "type", type);
-		if (d->type != 'p') {
-			jg_key_i64(w, "major", d->major);
-			jg_key_i64(w, "minor", d->minor);
-		}
-		if (d->file_mode.set)
-			jg_key_u64(w, "fileMode", d->file_mode.v);
-		if (d->uid.set)
-			jg_key_u64(w, "uid", d->uid.v);
-		if (d->gid.set)
-			jg_key_u64(w, "gid", d->gid.v);
-		jg_map_close(w);
+	jg_key_str(w, "path", d->path);
+	jg_key_str(w, "type", type);
+	if (d->type != 'p') {
+		jg_key_i64(w, "major", d->major);
+		jg_key_i64(w, "minor", d->minor);
 	}
-	jg_array_close(w);
+	if (d->file_mode.set)
+		jg_key_u64(w, "fileMode", d->file_mode.v);
+	if (d->uid.set)
+		jg_key_u64(w, "uid", d->uid.v);
+	if (d->gid.set)
+		jg_key_u64(w, "gid", d->gid.v);
+}
+
+static void w_namespace(struct jgen *w, const void *item)
+{
+	const struct oci_namespace *ns = item;
+
+	jg_key_str(w, "type", oci_ns_type_name(ns->type));
+	jg_key_str(w, "path", ns->path);
 }
 
 static void w_linux(struct jgen *w, const struct oci_linux *l)
@@ -290,16 +287,10 @@ static void w_linux(struct jgen *w, const struct oci_linux *l)
 	jg_map_open(w);
 	k_idmaps(w, "uidMappings", &l->uid_mappings);
 	k_idmaps(w, "gidMappings", &l->gid_mappings);
-	jg_str(w, "namespaces");
-	jg_array_open(w);
-	for (size_t i = 0; i < l->n_namespaces; i++) {
-		jg_map_open(w);
-		jg_key_str(w, "type", oci_ns_type_name(l->namespaces[i].type));
-		jg_key_str(w, "path", l->namespaces[i].path);
-		jg_map_close(w);
-	}
-	jg_array_close(w);
-	w_devices(w, l);
+	k_objects(w, "namespaces", l->namespaces, l->n_namespaces,
+		  sizeof(*l->namespaces), true, w_namespace);
+	k_objects(w, "devices", l->devices, l->n_devices, sizeof(*l->devices),
+		  false, w_device);
 	jg_key_str(w, "cgroupsPath", l->cgroups_path);
 	jg_key_str(w, "rootfsPropagation", l->rootfs_propagation);
 	if (l->seccomp)
@@ -362,7 +353,8 @@ int oci_config_to_json(const struct oci_config *cfg, char **out, size_t *len,
 	}
 	jg_key_str(&w, "hostname", cfg->hostname);
 	jg_key_str(&w, "domainname", cfg->domainname);
-	w_mounts(&w, cfg);
+	k_objects(&w, "mounts", cfg->mounts, cfg->n_mounts,
+		  sizeof(*cfg->mounts), true, w_mount);
 	w_hooks(&w, cfg);
 	k_kv(&w, "annotations", &cfg->annotations);
 	w_linux(&w, &cfg->linux_);

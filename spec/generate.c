@@ -27,16 +27,6 @@ const char oci_default_seccomp_json[] = OCI_DEFAULT_SECCOMP_JSON;
 const size_t oci_default_seccomp_json_len =
 	sizeof(OCI_DEFAULT_SECCOMP_JSON) - 1;
 
-/* "key": ["a", "b", ...] from a NULL-terminated list */
-static void key_strv(struct jgen *w, const char *k, const char *const *v)
-{
-	jg_str(w, k);
-	jg_array_open(w);
-	for (; *v; v++)
-		jg_str(w, *v);
-	jg_array_close(w);
-}
-
 #define STRV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static void gen_process(struct jgen *w)
@@ -52,17 +42,17 @@ static void gen_process(struct jgen *w)
 	jg_key_u64(w, "uid", 0);
 	jg_key_u64(w, "gid", 0);
 	jg_map_close(w);
-	key_strv(w, "args", STRV("sh"));
-	key_strv(
+	jg_key_strv(w, "args", STRV("sh"));
+	jg_key_strv(
 		w, "env",
 		STRV("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		     "TERM=xterm"));
 	jg_key_str(w, "cwd", "/");
 	jg_str(w, "capabilities");
 	jg_map_open(w);
-	key_strv(w, "bounding", caps);
-	key_strv(w, "effective", caps);
-	key_strv(w, "permitted", caps);
+	jg_key_strv(w, "bounding", caps);
+	jg_key_strv(w, "effective", caps);
+	jg_key_strv(w, "permitted", caps);
 	jg_map_close(w);
 	jg_str(w, "rlimits");
 	jg_array_open(w);
@@ -84,7 +74,7 @@ static void gen_mount(struct jgen *w, const char *dest, const char *type,
 	jg_key_str(w, "type", type);
 	jg_key_str(w, "source", source);
 	if (options && *options)
-		key_strv(w, "options", options);
+		jg_key_strv(w, "options", options);
 	jg_map_close(w);
 }
 
@@ -179,15 +169,16 @@ static int gen_linux(struct jgen *w, const struct oci_spec_options *o,
 	jg_array_close(w);
 
 	/* The same lists podman and crun use. */
-	key_strv(w, "maskedPaths",
-		 STRV("/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
-		      "/proc/latency_stats", "/proc/timer_list",
-		      "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-		      "/sys/firmware", "/sys/fs/selinux", "/sys/dev/block",
-		      "/sys/devices/virtual/powercap"));
-	key_strv(w, "readonlyPaths",
-		 STRV("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
-		      "/proc/sysrq-trigger"));
+	jg_key_strv(w, "maskedPaths",
+		    STRV("/proc/acpi", "/proc/asound", "/proc/kcore",
+			 "/proc/keys", "/proc/latency_stats",
+			 "/proc/timer_list", "/proc/timer_stats",
+			 "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
+			 "/sys/fs/selinux", "/sys/dev/block",
+			 "/sys/devices/virtual/powercap"));
+	jg_key_strv(w, "readonlyPaths",
+		    STRV("/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+			 "/proc/sysrq-trigger"));
 
 	if (jt_parse(&a, oci_default_seccomp_json, oci_default_seccomp_json_len,
 		     "embedded seccomp profile", &profile, err) < 0) {

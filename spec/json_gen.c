@@ -19,8 +19,10 @@ int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err)
 	if (!w->g)
 		return ar_error_set_plain(err, ENOMEM,
 					  "yajl_gen_alloc: out of memory");
-	yajl_gen_config(w->g, yajl_gen_beautify, 1);
-	yajl_gen_config(w->g, yajl_gen_indent_string, indent);
+	if (indent) {
+		yajl_gen_config(w->g, yajl_gen_beautify, 1);
+		yajl_gen_config(w->g, yajl_gen_indent_string, indent);
+	}
 	yajl_gen_config(w->g, yajl_gen_escape_solidus, 0);
 	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
 	return 0;
@@ -28,14 +30,7 @@ int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err)
 
 int jg_init_compact(struct jgen *w, struct ar_error *err)
 {
-	w->failed = false;
-	w->g = yajl_gen_alloc(NULL);
-	if (!w->g)
-		return ar_error_set_plain(err, ENOMEM,
-					  "yajl_gen_alloc: out of memory");
-	yajl_gen_config(w->g, yajl_gen_escape_solidus, 0);
-	yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
-	return 0;
+	return jg_init_indent(w, NULL, err);
 }
 
 void jg_free(struct jgen *w)
@@ -62,6 +57,15 @@ void jg_key_str(struct jgen *w, const char *k, const char *v)
 		return;
 	jg_str(w, k);
 	jg_str(w, v);
+}
+
+void jg_key_strv(struct jgen *w, const char *k, const char *const *v)
+{
+	jg_str(w, k);
+	jg_array_open(w);
+	for (; *v; v++)
+		jg_str(w, *v);
+	jg_array_close(w);
 }
 
 void jg_u64(struct jgen *w, unsigned long long v)

@@ -26,7 +26,7 @@ struct jgen {
 /* Pretty-printed (tab indent), '/' not escaped, UTF-8 validated. */
 int jg_init(struct jgen *w, struct ar_error *err);
 /* The same with another indent string (a string literal: kept, not
- * copied). */
+ * copied); NULL: one line, as jg_init_compact. */
 int jg_init_indent(struct jgen *w, const char *indent, struct ar_error *err);
 /* One line, no spaces (JSON lines: `events`, `list --format json`). */
 int jg_init_compact(struct jgen *w, struct ar_error *err);
@@ -40,6 +40,8 @@ void jg_key_str(struct jgen *w, const char *k, const char *v);
 void jg_key_u64(struct jgen *w, const char *k, unsigned long long v);
 void jg_key_i64(struct jgen *w, const char *k, long long v);
 void jg_key_bool(struct jgen *w, const char *k, bool v);
+/* "k": ["a", "b", ...] from the NULL-terminated list v. */
+void jg_key_strv(struct jgen *w, const char *k, const char *const *v);
 void jg_u64(struct jgen *w, unsigned long long v);
 void jg_map_open(struct jgen *w);
 void jg_map_close(struct jgen *w);

@@ -468,6 +468,11 @@ const char *oci_ns_type_name(enum oci_ns_type t); /* "pid", "network", ... */
 const char *oci_hook_stage_name(enum oci_hook_stage s); /* "createRuntime" */
 const char *oci_seccomp_action_name(enum oci_seccomp_action a);
 const char *oci_seccomp_op_name(enum oci_seccomp_op op);
+/* "bounding", "effective", ... (process.capabilities keys) */
+const char *oci_cap_set_name(enum oci_cap_set s);
+/* The bit of a process.scheduler.flags name ("SCHED_FLAG_RECLAIM": 0x02),
+ * 0 for an unknown name (the parser refuses those). */
+uint64_t oci_sched_flag_value(const char *name);
 
 /* Look up a namespace entry by type, NULL if absent. */
 const struct oci_namespace *oci_config_find_ns(const struct oci_config *cfg,

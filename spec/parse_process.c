@@ -43,6 +43,11 @@ static const char *const cap_set_names[OCI_CAP_NSETS] = {
 	[OCI_CAP_AMBIENT] = "ambient",
 };
 
+const char *oci_cap_set_name(enum oci_cap_set s)
+{
+	return (unsigned)s < OCI_CAP_NSETS ? cap_set_names[s] : "unknown";
+}
+
 static int parse_capabilities(const struct jt_ctx *c, const struct jt_node *n,
 			      const struct jt_path *p,
 			      struct oci_capabilities *caps)
@@ -181,6 +186,13 @@ static const struct oci_name_value sched_flags[] = {
 	{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
 	{ NULL, 0 },
 };
+
+uint64_t oci_sched_flag_value(const char *name)
+{
+	const struct oci_name_value *nv = oci_lookup_name(sched_flags, name);
+
+	return nv ? (uint64_t)nv->value : 0;
+}
 
 static int parse_scheduler(const struct jt_ctx *c, const struct jt_node *n,
 			   const struct jt_path *p, struct oci_scheduler *s)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CLI front end: global options and the command table.
  * One file per command under runtime/cli/; each parses its own options
- * and calls one library function. No syscalls here. */
+ * and calls one library function, which does the work on files,
+ * namespaces and processes (the CLI itself only reads its environment
+ * and euid, for the default state root). */
 #ifndef AGENTRUN_CLI_H
 #define AGENTRUN_CLI_H
 

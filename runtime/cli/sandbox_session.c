@@ -12,26 +12,23 @@
 #include "cli.h"
 #include "../sandbox/session.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]\n"
-		"       agentrun sandbox list\n"
-		"       agentrun sandbox stop [--time SECONDS] NAME\n"
-		"\n"
-		"Sessions of sandboxes started with `agentrun sandbox --name NAME\n"
-		"[--detach] -- CMD`. exec runs one more command in NAME: its\n"
-		"namespaces, seccomp profile, Landlock rules, environment (proxy\n"
-		"variables included), no capabilities. list shows the running\n"
-		"sandboxes. stop sends SIGTERM to the command (when it handles it),\n"
-		"SIGKILL to every process of the sandbox after SECONDS (default 10),\n"
-		"and returns once nothing of it is left.\n"
-		"\n"
-		"Options:\n"
-		"  --tty, --no-tty      exec: give CMD a terminal (default: when stdin is one)\n"
-		"  -t, --time SECONDS   stop: seconds to wait after SIGTERM (default 10)\n"
-		"  -h, --help           this help\n");
-}
+static const char usage[] =
+	"Usage: agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]\n"
+	"       agentrun sandbox list\n"
+	"       agentrun sandbox stop [--time SECONDS] NAME\n"
+	"\n"
+	"Sessions of sandboxes started with `agentrun sandbox --name NAME\n"
+	"[--detach] -- CMD`. exec runs one more command in NAME: its\n"
+	"namespaces, seccomp profile, Landlock rules, environment (proxy\n"
+	"variables included), no capabilities. list shows the running\n"
+	"sandboxes. stop sends SIGTERM to the command (when it handles it),\n"
+	"SIGKILL to every process of the sandbox after SECONDS (default 10),\n"
+	"and returns once nothing of it is left.\n"
+	"\n"
+	"Options:\n"
+	"  --tty, --no-tty      exec: give CMD a terminal (default: when stdin is one)\n"
+	"  -t, --time SECONDS   stop: seconds to wait after SIGTERM (default 10)\n"
+	"  -h, --help           this help\n";
 
 static int session_exec(struct ar_global_opts *g, int argc, char **argv)
 {
@@ -57,12 +54,8 @@ static int session_exec(struct ar_global_opts *g, int argc, char **argv)
 			case 'N':
 				tty = 0;
 				break;
-			case 'h':
-				usage(stdout);
-				return 0;
 			default:
-				usage(stderr);
-				return 1;
+				return cli_usage(usage, c == 'h' ? 0 : 1);
 			}
 		}
 		if (pass == 0) {
@@ -95,10 +88,8 @@ static int session_list(struct ar_global_opts *g, int argc, char **argv)
 
 	if (argc > 1) {
 		if (strcmp(argv[1], "-h") == 0 ||
-		    strcmp(argv[1], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		}
+		    strcmp(argv[1], "--help") == 0)
+			return cli_usage(usage, 0);
 		fprintf(stderr, "agentrun sandbox list: takes no arguments\n");
 		return 1;
 	}
@@ -130,12 +121,8 @@ static int session_stop(struct ar_global_opts *g, int argc, char **argv)
 				return 1;
 			}
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		default:
-			usage(stderr);
-			return 1;
+			return cli_usage(usage, c == 'h' ? 0 : 1);
 		}
 	}
 	if (optind + 1 != argc) {

@@ -66,14 +66,6 @@ static const char *const cap_names[] = {
 	CAPNAME(CAP_CHECKPOINT_RESTORE),
 };
 
-static const char *const set_names[OCI_CAP_NSETS] = {
-	[OCI_CAP_BOUNDING] = "bounding",
-	[OCI_CAP_EFFECTIVE] = "effective",
-	[OCI_CAP_INHERITABLE] = "inheritable",
-	[OCI_CAP_PERMITTED] = "permitted",
-	[OCI_CAP_AMBIENT] = "ambient",
-};
-
 const char *ar_cap_name(int cap)
 {
 	if (cap < 0 || (size_t)cap >= AR_ARRAY_SIZE(cap_names))
@@ -360,7 +352,8 @@ static void effective_masks(const struct oci_capabilities *caps, int last,
 					continue;
 				ar_warn("%s in the %s set is not known to the running kernel (cap_last_cap %d): ignored",
 					cap_label(i, buf, sizeof(buf)),
-					set_names[s], last);
+					oci_cap_set_name((enum oci_cap_set)s),
+					last);
 			}
 			m[s] &= known;
 		}

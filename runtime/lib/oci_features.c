@@ -66,15 +66,6 @@ static const char *const namespace_names[] = {
 	"cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL,
 };
 
-static void gen_strv(struct jgen *g, const char *key, const char *const *v)
-{
-	jg_str(g, key);
-	jg_array_open(g);
-	for (; *v; v++)
-		jg_str(g, *v);
-	jg_array_close(g);
-}
-
 static void gen_enabled(struct jgen *g, const char *key, bool v)
 {
 	jg_str(g, key);
@@ -102,15 +93,15 @@ static void gen_seccomp(struct jgen *g)
 	jg_str(g, "seccomp");
 	jg_map_open(g);
 	jg_key_bool(g, "enabled", true);
-	gen_strv(g, "actions", ar_seccomp_action_names);
-	gen_strv(g, "operators", ar_seccomp_op_names);
+	jg_key_strv(g, "actions", ar_seccomp_action_names);
+	jg_key_strv(g, "operators", ar_seccomp_op_names);
 	jg_str(g, "archs");
 	jg_array_open(g);
 	for (size_t i = 0; ar_seccomp_arch_names[i]; i++)
 		if (ar_seccomp_arch_known(ar_seccomp_arch_names[i]))
 			jg_str(g, ar_seccomp_arch_names[i]);
 	jg_array_close(g);
-	gen_strv(g, "knownFlags", ar_seccomp_flag_names);
+	jg_key_strv(g, "knownFlags", ar_seccomp_flag_names);
 	jg_str(g, "supportedFlags");
 	jg_array_open(g);
 	for (size_t i = 0; ar_seccomp_flag_names[i]; i++)
@@ -126,7 +117,7 @@ static void gen_linux(struct jgen *g)
 
 	jg_str(g, "linux");
 	jg_map_open(g);
-	gen_strv(g, "namespaces", namespace_names);
+	jg_key_strv(g, "namespaces", namespace_names);
 
 	jg_str(g, "capabilities");
 	jg_array_open(g);
@@ -171,8 +162,8 @@ int ar_features_json(char **out, size_t *len, struct ar_error *err)
 	jg_map_open(g);
 	jg_key_str(g, "ociVersionMin", OCI_VERSION_MIN);
 	jg_key_str(g, "ociVersionMax", OCI_VERSION_MAX);
-	gen_strv(g, "hooks", hook_names);
-	gen_strv(g, "mountOptions", ar_features_mount_options);
+	jg_key_strv(g, "hooks", hook_names);
+	jg_key_strv(g, "mountOptions", ar_features_mount_options);
 	gen_linux(g);
 
 	jg_str(g, "annotations");

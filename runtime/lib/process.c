@@ -81,27 +81,6 @@ struct ar_sched_attr {
 	uint64_t sched_period;
 };
 
-static uint64_t sched_flag_value(const char *name)
-{
-	static const struct {
-		const char *name;
-		uint64_t v;
-	} flags[] = {
-		{ "SCHED_FLAG_RESET_ON_FORK", 0x01 },
-		{ "SCHED_FLAG_RECLAIM", 0x02 },
-		{ "SCHED_FLAG_DL_OVERRUN", 0x04 },
-		{ "SCHED_FLAG_KEEP_POLICY", 0x08 },
-		{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },
-		{ "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
-		{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
-	};
-
-	for (size_t i = 0; i < AR_ARRAY_SIZE(flags); i++)
-		if (strcmp(flags[i].name, name) == 0)
-			return flags[i].v;
-	return 0;
-}
-
 int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err)
 {
 	const struct oci_scheduler *s = &p->scheduler;
@@ -118,7 +97,7 @@ int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err)
 	attr.sched_deadline = s->deadline.set ? s->deadline.v : 0;
 	attr.sched_period = s->period.set ? s->period.v : 0;
 	for (size_t i = 0; i < s->flags.n; i++)
-		attr.sched_flags |= sched_flag_value(s->flags.v[i]);
+		attr.sched_flags |= oci_sched_flag_value(s->flags.v[i]);
 	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
 		return ar_error_set(err, errno, "process.scheduler: set %s",
 				    s->policy_name ? s->policy_name : "policy");

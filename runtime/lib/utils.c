@@ -214,44 +214,48 @@ int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
 	return write_replace(dirfd, name, data, len, mode, false, err);
 }
 
-int ar_parse_u64(const char *s, unsigned long long *out)
+/* The decimal number that is all of s, by strtoull (is_signed false: no
+ * '-') or strtoll into *u or *i; no leading space or '+'. -1 with errno
+ * EINVAL or ERANGE. */
+static int parse_decimal(const char *s, bool is_signed, unsigned long long *u,
+			 long long *i)
 {
 	char *end;
-	unsigned long long v;
 
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') {
+	if (!s || !*s || *s == ' ' || *s == '+' || (!is_signed && *s == '-')) {
 		errno = EINVAL;
 		return -1;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 10);
+	if (is_signed)
+		*i = strtoll(s, &end, 10);
+	else
+		*u = strtoull(s, &end, 10);
 	if (errno)
 		return -1;
 	if (*end) {
 		errno = EINVAL;
 		return -1;
 	}
+	return 0;
+}
+
+int ar_parse_u64(const char *s, unsigned long long *out)
+{
+	unsigned long long v;
+
+	if (parse_decimal(s, false, &v, NULL) < 0)
+		return -1;
 	*out = v;
 	return 0;
 }
 
 int ar_parse_i64(const char *s, long long *out)
 {
-	char *end;
 	long long v;
 
-	if (!s || !*s || *s == ' ' || *s == '+') {
-		errno = EINVAL;
+	if (parse_decimal(s, true, NULL, &v) < 0)
 		return -1;
-	}
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno)
-		return -1;
-	if (*end) {
-		errno = EINVAL;
-		return -1;
-	}
 	*out = v;
 	return 0;
 }

@@ -15,11 +15,13 @@ errno of the call that failed.  So every call
 and any other CODE is a finding.  The errno forms:
 
   errno                     the failed call's errno, read at once
-  NAME                      NAME = errno earlier in the function (saved
-                            before a call that may change errno)
-  NAME                      NAME = f(...) earlier in the function, f an API
-                            that returns a positive errno (pthread_*,
-                            posix_spawn*, posix_fallocate, posix_fadvise)
+  f(...)                    f an API that returns a positive errno
+                            (pthread_*, posix_spawn*, posix_fallocate,
+                            posix_fadvise)
+  NAME                      NAME assigned an errno form earlier in the
+                            function (e = errno, saved before a call that
+                            may change errno; r = pthread_create(...);
+                            r = mkdir(...) < 0 ? errno : 0)
   -NAME                     NAME = f(...) earlier in the function, f an API
                             that returns a negative errno (seccomp_*, of
                             libseccomp)
