@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <stdint.h>
+
 #include "unit.h"
 #include "utils.h"
 
@@ -20,6 +23,41 @@ UNIT_TEST(path_under_root)
 	CHECK(ar_path_under("/x/y", "/"));
 	CHECK(ar_path_under("/x", "//"));
 	CHECK(!ar_path_under("relative", "/"));
+}
+
+UNIT_TEST(parse_u64)
+{
+	unsigned long long v = 7;
+
+	CHECK(ar_parse_u64("0", &v) == 0 && v == 0);
+	CHECK(ar_parse_u64("18446744073709551615", &v) == 0 &&
+	      v == 18446744073709551615ULL);
+	v = 7;
+	errno = 0;
+	CHECK(ar_parse_u64("18446744073709551616", &v) < 0 && errno == ERANGE);
+	CHECK(ar_parse_u64("-1", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_u64("+1", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_u64(" 1", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_u64("1x", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_u64("", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_u64(NULL, &v) < 0 && errno == EINVAL);
+	CHECK(v == 7); /* untouched on failure */
+}
+
+UNIT_TEST(parse_i64)
+{
+	long long v = 7;
+
+	CHECK(ar_parse_i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+	CHECK(ar_parse_i64("42", &v) == 0 && v == 42);
+	v = 7;
+	errno = 0;
+	CHECK(ar_parse_i64("9223372036854775808", &v) < 0 && errno == ERANGE);
+	CHECK(ar_parse_i64("+1", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_i64(" 1", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_i64("1 ", &v) < 0 && errno == EINVAL);
+	CHECK(ar_parse_i64("", &v) < 0 && errno == EINVAL);
+	CHECK(v == 7);
 }
 
 UNIT_MAIN()
