@@ -138,6 +138,15 @@ bool ar_seccomp_arch_known(const char *name)
 	return spec_arch_name(name) && arch_token(name) != 0;
 }
 
+char *ar_seccomp_syscall_name(uint32_t audit_arch, int nr)
+{
+	/* libseccomp's tokens are the AUDIT_ARCH_* values, except x32,
+	 * whose calls the kernel reports as x86_64 */
+	if (audit_arch == SCMP_ARCH_X86_64 && (nr & 0x40000000))
+		audit_arch = SCMP_ARCH_X32;
+	return seccomp_syscall_resolve_num_arch(audit_arch, nr);
+}
+
 static int flag_value(const char *name, unsigned int *out)
 {
 	for (size_t i = 0; i < AR_ARRAY_SIZE(flag_table); i++) {

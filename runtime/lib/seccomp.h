@@ -47,6 +47,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -143,6 +144,11 @@ extern const char *const ar_seccomp_arch_names[]; /* all spec names */
 
 /* Whether libseccomp knows the spec arch name ("SCMP_ARCH_X86_64"). */
 bool ar_seccomp_arch_known(const char *name);
+
+/* The name of syscall nr of the architecture of a seccomp_data (its
+ * AUDIT_ARCH_* value; an x32 call is x86_64 with the x32 bit in nr),
+ * malloc'd; NULL when this libseccomp does not know it. */
+char *ar_seccomp_syscall_name(uint32_t audit_arch, int nr);
 
 /* Whether the running kernel accepts the spec flag name. */
 bool ar_seccomp_flag_supported(const char *name);

@@ -3,7 +3,7 @@
  * `agentrun sandbox --audit FILE`: the audit log, JSON lines, one object
  * per event (schema: docs/audit.md). Events come from the sandbox's
  * start and exit, the seccomp user-notification listener (audit_notify.c:
- * exec, connect) and the egress proxy (ar_audit_egress_event). Writers
+ * exec, connect, attempts on protected paths) and the egress proxy (ar_audit_egress_event). Writers
  * may run on several threads: one line is one write(2) under a mutex.
  */
 #ifndef AGENTRUN_AUDIT_H

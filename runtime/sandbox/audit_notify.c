@@ -24,14 +24,17 @@
 
 #include "audit.h"
 #include "audit_notify.h"
+#include "audit_paths.h"
 #include "fd_passing.h"
 #include "learn.h"
 #include "log.h"
+#include "protect.h"
+#include "seccomp.h"
 #include "utils.h"
 
 #define SB_MAX_ARGS 1024 /* argv entries read per exec */
 #define SB_MAX_ARGV_BYTES (64 * 1024)
-#define SB_MAX_STR 4096
+#define X32_BIT 0x40000000
 
 /* ---- the rules ---- */
 
@@ -43,19 +46,100 @@ static const char *const path_names[] = {
 	"renameat", "renameat2", "execve",   "execveat", NULL,
 };
 
+static bool in(const char *const *list, const char *name)
+{
+	for (const char *const *p = list; p && *p; p++)
+		if (strcmp(*p, name) == 0)
+			return true;
+	return false;
+}
+
 static bool wanted(int what, const char *name)
 {
-	const char *const *lists[] = {
-		(what & SB_NOTIFY_EXEC) ? exec_names : NULL,
-		(what & SB_NOTIFY_CONNECT) ? connect_names : NULL,
-		(what & SB_NOTIFY_PATHS) ? path_names : NULL
-	};
+	return ((what & SB_NOTIFY_EXEC) && in(exec_names, name)) ||
+	       ((what & SB_NOTIFY_CONNECT) && in(connect_names, name)) ||
+	       ((what & SB_NOTIFY_PATHS) && in(path_names, name)) ||
+	       ((what & SB_NOTIFY_WRITES) && in(sb_fcall_write_names, name));
+}
 
-	for (size_t i = 0; i < AR_ARRAY_SIZE(lists); i++)
-		for (const char *const *p = lists[i]; p && *p; p++)
-			if (strcmp(*p, name) == 0)
-				return true;
+/* The conditions under which the agent profile allows these syscalls
+ * (contrib/seccomp/README.md): argument `idx` & mask == 0, i.e. no
+ * S_ISUID/S_ISGID in a created or chmod'ed file's mode, or an open that
+ * creates nothing. A call of `name` is allowed when one of its
+ * conditions holds; the listener refuses the others (refuses_setid), so
+ * moving the syscall to the NOTIFY rule keeps what the profile allows. */
+static const struct {
+	const char *name;
+	unsigned int idx;
+	uint64_t mask;
+} setid_conds[] = {
+	{ "open", 1, O_CREAT | SB_O_TMPFILE_BIT },
+	{ "open", 2, S_ISUID | S_ISGID },
+	{ "openat", 2, O_CREAT | SB_O_TMPFILE_BIT },
+	{ "openat", 3, S_ISUID | S_ISGID },
+	{ "creat", 1, S_ISUID | S_ISGID },
+	{ "chmod", 1, S_ISUID | S_ISGID },
+	{ "fchmodat", 2, S_ISUID | S_ISGID },
+	{ "fchmodat2", 2, S_ISUID | S_ISGID },
+	{ "mknod", 1, S_ISUID | S_ISGID },
+	{ "mknodat", 2, S_ISUID | S_ISGID },
+};
+
+static bool reproduced(const char *name, const struct oci_seccomp_arg *c)
+{
+	if (c->op != OCI_SCMP_CMP_MASKED_EQ || c->value_two != 0)
+		return false;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(setid_conds); i++)
+		if (strcmp(setid_conds[i].name, name) == 0 &&
+		    setid_conds[i].idx == c->index &&
+		    setid_conds[i].mask == c->value)
+			return true;
 	return false;
+}
+
+/* What the profile's conditional rules refuse for the calls that come
+ * here instead. The arguments are registers: no race. */
+static bool refuses_setid(const char *name, const struct seccomp_data *d)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(setid_conds); i++) {
+		if (strcmp(setid_conds[i].name, name) != 0)
+			continue;
+		any = true;
+		if ((d->args[setid_conds[i].idx] & setid_conds[i].mask) == 0)
+			return false;
+	}
+	return any;
+}
+
+/* open/openat with --audit alone: ALLOW without a write flag, NOTIFY
+ * with one (one rule per flag: the conditions on one argument are
+ * ORed). */
+static void open_split(struct oci_seccomp_syscall *v, struct ar_arena *a,
+		       const char *name, unsigned int idx)
+{
+	static const uint64_t bits[] = { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC,
+					 SB_O_TMPFILE_BIT };
+	struct oci_seccomp_arg *ro = oci_arena_calloc(a, 1, sizeof(*ro));
+	struct oci_seccomp_arg *w =
+		oci_arena_calloc(a, AR_ARRAY_SIZE(bits), sizeof(*w));
+	char **names = oci_arena_calloc(a, 2, sizeof(char *));
+
+	names[0] = oci_arena_strdup(a, name);
+	*ro = (struct oci_seccomp_arg){ idx, SB_OPEN_WRITE_FLAGS, 0,
+					OCI_SCMP_CMP_MASKED_EQ };
+	for (size_t i = 0; i < AR_ARRAY_SIZE(bits); i++)
+		w[i] = (struct oci_seccomp_arg){ idx, bits[i], bits[i],
+						 OCI_SCMP_CMP_MASKED_EQ };
+	v[0] = (struct oci_seccomp_syscall){ .names = { names, 1 },
+					     .action = OCI_SCMP_ACT_ALLOW,
+					     .args = ro,
+					     .n_args = 1 };
+	v[1] = (struct oci_seccomp_syscall){ .names = { names, 1 },
+					     .action = OCI_SCMP_ACT_NOTIFY,
+					     .args = w,
+					     .n_args = AR_ARRAY_SIZE(bits) };
 }
 
 int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
@@ -63,7 +147,10 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 {
 	struct oci_seccomp_syscall *v;
 	const char **moved;
-	size_t n_moved = 0, total = 0;
+	size_t n_moved = 0, total = 0, n_v;
+	/* --audit without --learn: reads are not observed */
+	bool split = (what & SB_NOTIFY_WRITES) && !(what & SB_NOTIFY_PATHS);
+	bool split_open = false, split_openat = false;
 
 	if (!sc)
 		return ar_error_set_plain(
@@ -74,12 +161,25 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 			err, EBUSY,
 			"sandbox: --audit/--learn: the seccomp profile already has a notification listener (the kernel allows one per process)");
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
-		if (sc->syscalls[i].action == OCI_SCMP_ACT_NOTIFY)
+		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
+
+		if (s->action == OCI_SCMP_ACT_NOTIFY)
 			return ar_error_set_plain(
 				err, EBUSY,
 				"sandbox: --audit/--learn: the seccomp profile already uses SCMP_ACT_NOTIFY (syscalls[%zu]); the kernel allows one listener per process",
 				i);
-		total += sc->syscalls[i].names.n;
+		total += s->names.n;
+		for (size_t j = 0;
+		     s->action == OCI_SCMP_ACT_ALLOW && j < s->names.n; j++) {
+			if (!wanted(what, s->names.v[j]))
+				continue;
+			for (size_t k = 0; k < s->n_args; k++)
+				if (!reproduced(s->names.v[j], &s->args[k]))
+					return ar_error_set_plain(
+						err, EINVAL,
+						"sandbox: --audit/--learn: syscalls[%zu].args[%zu] allows `%s` under a condition the listener cannot reproduce",
+						i, k, s->names.v[j]);
+		}
 	}
 	moved = oci_arena_calloc(a, total + 1, sizeof(char *));
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
@@ -89,21 +189,30 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 
 		/* Conditional rules too (open and openat are allowed
 		 * without S_ISUID/S_ISGID in a created file's mode): the
-		 * listener answers those itself (refuses_setid below). */
+		 * listener answers those itself (refuses_setid). */
 		if (s->action != OCI_SCMP_ACT_ALLOW)
 			continue;
 		keep = oci_arena_calloc(a, s->names.n + 1, sizeof(char *));
 		for (size_t j = 0; j < s->names.n; j++) {
+			const char *nm = s->names.v[j];
 			bool dup = false;
 
-			if (!wanted(what, s->names.v[j])) {
-				keep[n_keep++] = s->names.v[j];
+			if (!wanted(what, nm)) {
+				keep[n_keep++] = nm;
+				continue;
+			}
+			if (split && strcmp(nm, "open") == 0) {
+				split_open = true;
+				continue;
+			}
+			if (split && strcmp(nm, "openat") == 0) {
+				split_openat = true;
 				continue;
 			}
 			for (size_t k = 0; k < n_moved && !dup; k++)
-				dup = strcmp(moved[k], s->names.v[j]) == 0;
+				dup = strcmp(moved[k], nm) == 0;
 			if (!dup)
-				moved[n_moved++] = s->names.v[j];
+				moved[n_moved++] = nm;
 		}
 		s->names.v = (char **)keep;
 		s->names.n = n_keep;
@@ -112,13 +221,23 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: --audit/--learn: the seccomp profile allows none of the observed syscalls unconditionally");
-	v = oci_arena_calloc(a, sc->n_syscalls + 1, sizeof(*v));
+	v = oci_arena_calloc(a, sc->n_syscalls + 5, sizeof(*v));
 	memcpy(v, sc->syscalls, sc->n_syscalls * sizeof(*v));
-	v[sc->n_syscalls].names.v = (char **)moved;
-	v[sc->n_syscalls].names.n = n_moved;
-	v[sc->n_syscalls].action = OCI_SCMP_ACT_NOTIFY;
+	n_v = sc->n_syscalls;
+	v[n_v].names.v = (char **)moved;
+	v[n_v].names.n = n_moved;
+	v[n_v].action = OCI_SCMP_ACT_NOTIFY;
+	n_v++;
+	if (split_open) {
+		open_split(v + n_v, a, "open", 1);
+		n_v += 2;
+	}
+	if (split_openat) {
+		open_split(v + n_v, a, "openat", 2);
+		n_v += 2;
+	}
 	sc->syscalls = v;
-	sc->n_syscalls++;
+	sc->n_syscalls = n_v;
 	sc->listener_path = oci_arena_strdup(a, listener_path);
 	return 0;
 }
@@ -137,39 +256,9 @@ struct sb_notify {
 	pid_t init_pid; /* the container process (host pid) */
 	char *const *init_argv; /* its process.args */
 	atomic_ulong count;
+	const struct sb_protect *protect; /* --audit: the protected paths */
+	struct sb_attempts *attempts;
 };
-
-/* A NUL-terminated string at addr (at most SB_MAX_STR bytes), malloc'd;
- * NULL when unreadable. Reads never cross a page they do not need. */
-static char *read_str(int mem, uint64_t addr)
-{
-	char *s = ar_xmalloc(SB_MAX_STR + 1);
-	size_t len = 0;
-
-	if (addr == 0) {
-		free(s);
-		return NULL;
-	}
-	while (len < SB_MAX_STR) {
-		size_t chunk = 4096 - ((addr + len) & 4095);
-		ssize_t r;
-		char *nul;
-
-		if (chunk > SB_MAX_STR - len)
-			chunk = SB_MAX_STR - len;
-		r = pread(mem, s + len, chunk, (off_t)(addr + len));
-		if (r <= 0) {
-			free(s);
-			return NULL;
-		}
-		nul = memchr(s + len, '\0', (size_t)r);
-		if (nul)
-			return s;
-		len += (size_t)r;
-	}
-	s[len] = '\0'; /* truncated */
-	return s;
-}
 
 static char **read_argv(int mem, uint64_t addr, size_t *n_out)
 {
@@ -188,7 +277,7 @@ static char **read_argv(int mem, uint64_t addr, size_t *n_out)
 			break;
 		if (p == 0)
 			break;
-		v[n] = read_str(mem, p);
+		v[n] = sb_read_str(mem, p);
 		if (!v[n])
 			break;
 		bytes += strlen(v[n]) + 1;
@@ -209,19 +298,6 @@ static void free_argv(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
-}
-
-static char *proc_link(pid_t pid, const char *what)
-{
-	char p[64], buf[4096];
-	ssize_t r;
-
-	snprintf(p, sizeof(p), "/proc/%d/%s", (int)pid, what);
-	r = readlink(p, buf, sizeof(buf) - 1);
-	if (r < 0)
-		return NULL;
-	buf[r] = '\0';
-	return ar_xstrdup(buf);
 }
 
 static pid_t proc_ppid(pid_t pid)
@@ -248,64 +324,6 @@ static pid_t proc_ppid(pid_t pid)
 	if (end == e + 4 || ppid <= 0 || ppid > INT_MAX)
 		return 0;
 	return (pid_t)ppid;
-}
-
-/* The directory a dirfd argument names, for relative paths. */
-static char *dir_of(pid_t pid, int dfd)
-{
-	char what[32];
-
-	if (dfd == AT_FDCWD)
-		return proc_link(pid, "cwd");
-	snprintf(what, sizeof(what), "fd/%d", dfd);
-	return proc_link(pid, what);
-}
-
-/* Absolute, with . and .. and repeated slashes resolved lexically. */
-static char *absolute(pid_t pid, int dfd, const char *path)
-{
-	_cleanup_free_ char *base = NULL;
-	_cleanup_free_ char *joined = NULL;
-	char *out, *o;
-	const char *p;
-
-	if (!path)
-		return NULL;
-	if (path[0] != '/') {
-		base = dir_of(pid, dfd);
-		if (!base || base[0] != '/')
-			return NULL;
-		joined = ar_xasprintf("%s/%s", base, path);
-		path = joined;
-	}
-	out = ar_xmalloc(strlen(path) + 2);
-	o = out;
-	for (p = path; *p;) {
-		const char *e;
-		size_t l;
-
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		e = strchrnul(p, '/');
-		l = (size_t)(e - p);
-		if (l == 1 && p[0] == '.') {
-			/* nothing */
-		} else if (l == 2 && p[0] == '.' && p[1] == '.') {
-			while (o > out && *--o != '/')
-				;
-		} else {
-			*o++ = '/';
-			memcpy(o, p, l);
-			o += l;
-		}
-		p = e;
-	}
-	if (o == out)
-		*o++ = '/';
-	*o = '\0';
-	return out;
 }
 
 static void format_sockaddr(const unsigned char *buf, size_t len,
@@ -361,8 +379,12 @@ static void format_sockaddr(const unsigned char *buf, size_t len,
 
 struct pending {
 	struct ar_jbuf line; /* an audit event, emitted once the id is valid */
+	struct ar_jbuf prot[2]; /* protected_attempt events, per path */
+	char *prot_path[2]; /* their paths (for the summary) */
+	const char *prot_op;
 	char *paths[2]; /* learn: absolute paths */
 	bool write;
+	bool exec; /* learn: paths[0] is executed */
 	bool mkdir; /* learn: paths[0] is a directory being made */
 };
 
@@ -371,19 +393,21 @@ static void handle_exec(struct sb_notify *n, const struct seccomp_notif *req,
 {
 	uint64_t path_arg = at ? req->data.args[1] : req->data.args[0];
 	uint64_t argv_arg = at ? req->data.args[2] : req->data.args[1];
-	_cleanup_free_ char *path = read_str(mem, path_arg);
+	_cleanup_free_ char *path = sb_read_str(mem, path_arg);
 	_cleanup_free_ char *cwd = NULL;
 	char **argv;
 	size_t argc;
 
-	if (n->learn)
-		out->paths[0] = absolute((pid_t)req->pid,
-					 at ? (int)req->data.args[0] : AT_FDCWD,
-					 path);
+	if (n->learn) {
+		out->paths[0] = sb_path_lexical(
+			(pid_t)req->pid, at ? (int)req->data.args[0] : AT_FDCWD,
+			path);
+		out->exec = true;
+	}
 	if (!n->audit)
 		return;
 	argv = read_argv(mem, argv_arg, &argc);
-	cwd = proc_link((pid_t)req->pid, "cwd");
+	cwd = sb_proc_link((pid_t)req->pid, "cwd");
 	ar_audit_begin(&out->line, "exec");
 	ar_jbuf_addf(&out->line, ",\"pid\":%u,\"ppid\":%d", req->pid,
 		     (int)proc_ppid((pid_t)req->pid));
@@ -409,7 +433,7 @@ static void handle_exec(struct sb_notify *n, const struct seccomp_notif *req,
 static void init_exec(struct sb_notify *n, const struct seccomp_notif *req,
 		      struct pending *out)
 {
-	_cleanup_free_ char *cwd = proc_link((pid_t)req->pid, "cwd");
+	_cleanup_free_ char *cwd = sb_proc_link((pid_t)req->pid, "cwd");
 	_cleanup_free_ char *path = NULL;
 	const char *a0 = n->init_argv[0] ? n->init_argv[0] : "";
 	size_t argc = 0;
@@ -463,180 +487,175 @@ static void handle_connect(struct sb_notify *n, const struct seccomp_notif *req,
 	format_sockaddr(buf, r > 0 ? (size_t)r : 0, &out->line);
 }
 
-static int nr_of(const char *name)
+/* learn: the path(s) of a file syscall and whether it writes. */
+static void learn_paths(const struct seccomp_notif *req, int mem,
+			const struct sb_fcall *fc, struct pending *out)
 {
-	static const struct {
-		const char *name;
-		long nr;
-	} t[] = {
-#ifdef __NR_open
-		{ "open", __NR_open },
-#endif
-#ifdef __NR_creat
-		{ "creat", __NR_creat },
-#endif
-#ifdef __NR_mkdir
-		{ "mkdir", __NR_mkdir },
-#endif
-#ifdef __NR_unlink
-		{ "unlink", __NR_unlink },
-#endif
-#ifdef __NR_rmdir
-		{ "rmdir", __NR_rmdir },
-#endif
-#ifdef __NR_rename
-		{ "rename", __NR_rename },
-#endif
-		{ "openat", __NR_openat },     { "openat2", __NR_openat2 },
-		{ "mkdirat", __NR_mkdirat },   { "unlinkat", __NR_unlinkat },
-		{ "renameat", __NR_renameat }, { "renameat2", __NR_renameat2 },
-	};
-	for (size_t i = 0; i < AR_ARRAY_SIZE(t); i++)
-		if (strcmp(t[i].name, name) == 0)
-			return (int)t[i].nr;
-	return -1;
+	for (size_t i = 0; i < fc->n; i++) {
+		_cleanup_free_ char *s = sb_read_str(mem, fc->p[i].addr);
+
+		out->paths[i] =
+			sb_path_lexical((pid_t)req->pid, fc->p[i].dfd, s);
+	}
+	out->write = fc->write;
+	out->exec = fc->op == SB_FOP_EXEC;
+	out->mkdir = fc->op == SB_FOP_MKDIR;
 }
 
-/* learn: the path(s) of a file syscall and whether it writes. */
-static void handle_path(const struct seccomp_notif *req, int mem,
-			struct pending *out)
-{
-	const __u64 *a = req->data.args;
-	int nr = req->data.nr;
-	int dfd = AT_FDCWD, dfd2 = AT_FDCWD;
-	uint64_t p1 = 0, p2 = 0;
-	uint64_t flags = 0;
-	bool w = true;
-	_cleanup_free_ char *s1 = NULL;
-	_cleanup_free_ char *s2 = NULL;
+static const char *const how_names[] = {
+	[SB_PROT_RO] = "read-only",
+	[SB_PROT_PIN] = "pinned",
+	[SB_PROT_ABSENT] = "placeholder",
+	[SB_PROT_WATCH] = "watched",
+};
 
-	if (nr == nr_of("open")) {
-		p1 = a[0];
-		flags = a[1];
-		w = false;
-	} else if (nr == nr_of("openat")) {
-		dfd = (int)a[0];
-		p1 = a[1];
-		flags = a[2];
-		w = false;
-	} else if (nr == nr_of("openat2")) {
-		dfd = (int)a[0];
-		p1 = a[1];
-		if (!a[2] || pread(mem, &flags, sizeof(flags), (off_t)a[2]) !=
-				     (ssize_t)sizeof(flags))
-			flags = 0;
-		w = false;
-	} else if (nr == nr_of("creat") || nr == nr_of("mkdir") ||
-		   nr == nr_of("unlink") || nr == nr_of("rmdir")) {
-		p1 = a[0];
-	} else if (nr == nr_of("mkdirat") || nr == nr_of("unlinkat")) {
-		dfd = (int)a[0];
-		p1 = a[1];
-	} else if (nr == nr_of("rename")) {
-		p1 = a[0];
-		p2 = a[1];
-	} else if (nr == nr_of("renameat") || nr == nr_of("renameat2")) {
-		dfd = (int)a[0];
-		p1 = a[1];
-		dfd2 = (int)a[2];
-		p2 = a[3];
+/* --audit: an event for each path of the call that is a protected path
+ * (as the kernel will resolve it). */
+static void protected_paths(struct sb_notify *n,
+			    const struct seccomp_notif *req, int mem,
+			    const struct sb_fcall *fc, struct pending *out)
+{
+	for (size_t i = 0; i < fc->n; i++) {
+		_cleanup_free_ char *arg = sb_read_str(mem, fc->p[i].addr);
+		_cleanup_free_ char *path = NULL;
+		const struct sb_protect_entry *e;
+		struct ar_jbuf *b = &out->prot[i];
+		bool below = false;
+
+		if (!arg)
+			continue;
+		path = sb_path_resolve((pid_t)req->pid, fc->p[i].dfd, arg,
+				       fc->p[i].follow);
+		e = sb_protect_attempt(n->protect, path, fc->p[i].move, &below);
+		if (!e)
+			continue;
+		ar_audit_begin(b, "protected_attempt");
+		ar_jbuf_addf(b, ",\"pid\":%u", req->pid);
+		ar_jbuf_key(b, "op");
+		ar_jbuf_cstr(b, fc->op_name);
+		ar_jbuf_key(b, "syscall");
+		ar_jbuf_cstr(b, fc->syscall);
+		ar_jbuf_key(b, "path");
+		ar_jbuf_cstr(b, path);
+		ar_jbuf_key(b, "arg");
+		ar_jbuf_cstr(b, arg);
+		ar_jbuf_key(b, "protected");
+		ar_jbuf_cstr(b, e->path);
+		ar_jbuf_key(b, "how");
+		ar_jbuf_cstr(b, how_names[e->kind]);
+		ar_jbuf_key(b, "why");
+		ar_jbuf_cstr(b, e->why);
+		if (below)
+			ar_jbuf_lit(b, ",\"below\":true");
+		out->prot_path[i] = ar_steal_ptr(&path);
+		out->prot_op = fc->op_name;
+	}
+}
+
+static void count_attempt(struct sb_attempts *at, const char *path,
+			  const char *op)
+{
+	at->n++;
+	for (size_t i = 0; i < at->n_named; i++)
+		if (strcmp(at->named[i].path, path) == 0)
+			return;
+	if (at->n_named < SB_ATTEMPTS_NAMED) {
+		at->named[at->n_named].path = ar_xstrdup(path);
+		at->named[at->n_named].op = op;
+		at->n_named++;
 	} else {
-		return;
+		at->more = true;
 	}
-	if (!w)
-		w = (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0;
-	s1 = read_str(mem, p1);
-	out->paths[0] = absolute((pid_t)req->pid, dfd, s1);
-	if (p2) {
-		s2 = read_str(mem, p2);
-		out->paths[1] = absolute((pid_t)req->pid, dfd2, s2);
-	}
-	out->write = w;
-	out->mkdir = nr == nr_of("mkdir") || nr == nr_of("mkdirat");
+}
+
+void sb_attempts_free(struct sb_attempts *at)
+{
+	for (size_t i = 0; at && i < at->n_named; i++)
+		free(at->named[i].path);
+	if (at)
+		memset(at, 0, sizeof(*at));
 }
 
 /* Syscall numbers and pointer sizes are those of this build's
- * architecture; a compat process (a 32-bit binary) is not decoded. */
-static bool native_arch(__u32 arch)
+ * architecture; a compat process (a 32-bit binary) is not decoded for
+ * exec and connect (its argv and sockaddr differ), only for paths. */
+static bool native_arch(__u32 arch, int nr)
 {
 #if defined(__x86_64__)
-	return arch == AUDIT_ARCH_X86_64;
+	return arch == AUDIT_ARCH_X86_64 && !(nr & X32_BIT);
 #elif defined(__aarch64__)
+	(void)nr;
 	return arch == AUDIT_ARCH_AARCH64;
 #else
 	(void)arch;
+	(void)nr;
 	return true;
 #endif
-}
-
-/* What the profile's conditional rules refuse for open, openat and
- * creat (a created file with S_ISUID or S_ISGID), for the calls that
- * come here instead. The arguments are registers: no race. */
-static bool refuses_setid(const struct seccomp_data *d)
-{
-	const uint64_t create = O_CREAT | __O_TMPFILE,
-		       setid = S_ISUID | S_ISGID;
-
-	if (d->nr == nr_of("open"))
-		return (d->args[1] & create) && (d->args[2] & setid);
-	if (d->nr == nr_of("openat"))
-		return (d->args[2] & create) && (d->args[3] & setid);
-	if (d->nr == nr_of("creat"))
-		return d->args[1] & setid;
-	return false;
 }
 
 static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 {
 	struct seccomp_notif_resp resp;
 	struct pending pd;
+	struct sb_fcall fc;
 	char mp[64];
 	_cleanup_close_ int mem = -1;
-	const char *name;
+	_cleanup_free_ char *sys =
+		ar_seccomp_syscall_name(req->data.arch, req->data.nr);
+	bool native = native_arch(req->data.arch, req->data.nr);
+	bool is_exec = sys && native && strncmp(sys, "execve", 6) == 0;
+	uint64_t args[6];
 
 	memset(&pd, 0, sizeof(pd));
+	for (size_t i = 0; i < 6; i++)
+		args[i] = req->data.args[i];
 	snprintf(mp, sizeof(mp), "/proc/%u/mem", req->pid);
 	mem = open(mp, O_RDONLY | O_CLOEXEC);
-	if (!native_arch(req->data.arch))
-		name = "other-arch"; /* not decoded (docs/audit.md) */
-	else if (req->data.nr == __NR_execve)
-		name = "execve";
-	else if (req->data.nr == __NR_execveat)
-		name = "execveat";
-	else if (req->data.nr == __NR_connect)
-		name = "connect";
-	else
-		name = NULL;
-	if (mem < 0 && n->audit && req->pid == (__u32)n->init_pid && name &&
-	    strcmp(name, "execve") == 0)
+	if (is_exec && mem < 0 && n->audit && req->pid == (__u32)n->init_pid &&
+	    strcmp(sys, "execve") == 0)
 		init_exec(n, req, &pd);
-	else if (name && strncmp(name, "exec", 4) == 0)
+	else if (is_exec)
 		/* mem < 0 (not dumpable): the event with nulls */
-		handle_exec(n, req, mem, strcmp(name, "execveat") == 0, &pd);
-	else if (name && strcmp(name, "connect") == 0)
+		handle_exec(n, req, mem, strcmp(sys, "execveat") == 0, &pd);
+	else if (sys && native && strcmp(sys, "connect") == 0)
 		handle_connect(n, req, mem, &pd);
-	else if (!name && n->learn && mem >= 0)
-		handle_path(req, mem, &pd);
+	else if (sys && mem >= 0 && sb_fcall_decode(sys, args, mem, &fc)) {
+		if (n->learn)
+			learn_paths(req, mem, &fc, &pd);
+		if (n->audit && n->protect && fc.write)
+			protected_paths(n, req, mem, &fc, &pd);
+	}
 	/* What was read belongs to the syscall only if it is still waiting. */
 	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) == 0) {
 		if (pd.line.p && n->audit)
 			ar_audit_emit(n->audit, &pd.line);
+		for (size_t i = 0; i < 2; i++) {
+			if (!pd.prot[i].p)
+				continue;
+			ar_audit_emit(n->audit, &pd.prot[i]);
+			if (n->attempts)
+				count_attempt(n->attempts, pd.prot_path[i],
+					      pd.prot_op);
+		}
 		if (n->learn && pd.mkdir && pd.paths[0])
 			sb_learn_mkdir(n->learn, pd.paths[0]);
 		for (size_t i = 0; i < 2 && n->learn && !pd.mkdir; i++)
 			if (pd.paths[i])
 				sb_learn_path(n->learn, pd.paths[i],
-					      name ? false : pd.write,
-					      name != NULL);
+					      pd.exec ? false : pd.write,
+					      pd.exec);
 	}
 	ar_jbuf_free(&pd.line);
-	free(pd.paths[0]);
-	free(pd.paths[1]);
+	for (size_t i = 0; i < 2; i++) {
+		ar_jbuf_free(&pd.prot[i]);
+		free(pd.prot_path[i]);
+		free(pd.paths[i]);
+	}
 
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req->id;
 	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (native_arch(req->data.arch) && refuses_setid(&req->data)) {
+	if (sys && refuses_setid(sys, &req->data)) {
 		resp.flags = 0;
 		resp.error = -EPERM;
 	}
@@ -760,6 +779,13 @@ int sb_notify_run(struct sb_notify *n, pid_t init_pid, char *const *init_argv,
 	return 0;
 }
 
+void sb_notify_protect(struct sb_notify *n, const struct sb_protect *p,
+		       struct sb_attempts *at)
+{
+	n->protect = p;
+	n->attempts = at;
+}
+
 const char *sb_notify_socket(const struct sb_notify *n)
 {
 	return n->sock;
@@ -779,6 +805,9 @@ void sb_notify_stop(struct sb_notify *n)
 			/* the pipe cannot be full */
 		}
 		pthread_join(n->thread, NULL);
+		ar_debug(
+			"sandbox: the audit listener answered %lu notifications",
+			atomic_load(&n->count));
 	}
 	if (n->listen_fd >= 0)
 		close(n->listen_fd);

@@ -589,6 +589,34 @@ const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
 	return best;
 }
 
+const struct sb_protect_entry *sb_protect_attempt(const struct sb_protect *p,
+						  const char *path, bool move,
+						  bool *below)
+{
+	const struct sb_protect_entry *best = NULL;
+
+	*below = false;
+	if (!p || !path || path[0] != '/')
+		return NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_protect_entry *e = &p->v[i];
+		bool hit = e->kind == SB_PROT_PIN ?
+				   move && strcmp(path, e->path) == 0 :
+				   ar_path_under(path, e->path);
+
+		if (hit && (!best || strlen(e->path) > strlen(best->path)))
+			best = e;
+	}
+	if (best || !move)
+		return best;
+	for (size_t i = 0; i < p->n; i++)
+		if (ar_path_under(p->v[i].path, path)) {
+			*below = true;
+			return &p->v[i];
+		}
+	return NULL;
+}
+
 void sb_protect_release(struct sb_protect *p)
 {
 	for (size_t i = 0; i < p->n; i++)

@@ -69,6 +69,16 @@ size_t sb_protect_after_run(const struct sb_protect *p);
 /* The entry covering `path` (absolute), or NULL. */
 const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
 					       const char *path);
+/* The entry a call that changes `path` (absolute, resolved: the audit
+ * log's write-intent syscalls) is an attempt on, or NULL: the deepest
+ * entry `path` is at or below, except pinned git directories (git writes
+ * objects, refs and the index below them, and removes empty directories
+ * up to them). With `move` (a rename of `path`, which carries what is
+ * below it along) a pinned directory counts itself, and an entry below
+ * `path` counts too (*below set). Pure: no file system access. */
+const struct sb_protect_entry *sb_protect_attempt(const struct sb_protect *p,
+						  const char *path, bool move,
+						  bool *below);
 void sb_protect_release(struct sb_protect *p);
 /* A --rw value: "~/x" -> HOME/x, an absolute path kept, then its real
  * path when it exists; NULL for a relative one. Malloc'd. */

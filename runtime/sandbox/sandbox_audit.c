@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* --audit and --learn in a sandbox run (sandbox_audit.h). */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "audit_notify.h"
@@ -90,11 +92,13 @@ int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 	if (o->learn)
 		ob->learn = sb_learn_new(h, info->workspace, ob->audit);
 	if (ob->audit)
-		what |= SB_NOTIFY_EXEC | SB_NOTIFY_CONNECT;
+		what |= SB_NOTIFY_EXEC | SB_NOTIFY_CONNECT | SB_NOTIFY_WRITES;
 	if (ob->learn)
 		what |= SB_NOTIFY_PATHS;
 	if (sb_notify_start(ob->audit, ob->learn, &ob->notify, err) < 0)
 		return -1;
+	if (ob->audit && info->protect && info->protect->n)
+		sb_notify_protect(ob->notify, info->protect, &ob->attempts);
 	if (sb_notify_rules(cfg->linux_.seccomp, &cfg->arena, what,
 			    sb_notify_socket(ob->notify), err) < 0)
 		return -1;
@@ -133,6 +137,45 @@ void sb_observe_egress(struct sb_observe *ob, struct sb_egress *e)
 	}
 }
 
+/* One line on stderr (and in the --log file):
+ *   agentrun: 2 attempts on protected paths: .git/hooks/pre-commit
+ *   (open), .git/config (rename) — see FILE */
+static void attempts_summary(const struct sb_attempts *at, const char *audit,
+			     const char *ws)
+{
+	char line[2048];
+	size_t o;
+
+	if (at->n == 0)
+		return;
+	o = (size_t)snprintf(line, sizeof(line),
+			     "agentrun: %zu attempt%s on protected paths:",
+			     at->n, at->n == 1 ? "" : "s");
+	for (size_t i = 0; i < at->n_named && o < sizeof(line); i++) {
+		const char *p = at->named[i].path;
+
+		if (ws && ar_path_under(p, ws) && strcmp(p, ws) != 0)
+			p += strlen(ws) + (strcmp(ws, "/") != 0);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s (%s)",
+				      i ? "," : "", p, at->named[i].op);
+	}
+	if (at->more && o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o,
+				      " and other paths");
+	if (o < sizeof(line))
+		o += (size_t)snprintf(line + o, sizeof(line) - o,
+				      " \xe2\x80\x94 see %s",
+				      strcmp(audit, "-") == 0 ?
+					      "the audit log above" :
+					      audit);
+	if (ar_log_fd() >= 0)
+		ar_log(AR_LOG_INFO, "%s", line + strlen("agentrun: "));
+	if (o >= sizeof(line) - 1)
+		o = sizeof(line) - 2;
+	line[o++] = '\n';
+	(void)!ar_write_all(STDERR_FILENO, line, o);
+}
+
 int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 		      const struct ar_sandbox_info *info,
 		      const struct ar_overlay *ov, int run_rc, int exit_status,
@@ -153,6 +196,7 @@ int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 			      (double)(t1.tv_sec - ob->t0.tv_sec) +
 				      (double)(t1.tv_nsec - ob->t0.tv_nsec) /
 					      1e9);
+		attempts_summary(&ob->attempts, o->audit, info->workspace);
 	}
 	if (run_rc < 0)
 		return run_rc; /* err says why the run failed */
@@ -172,6 +216,7 @@ void sb_observe_release(struct sb_observe *ob)
 	ob->notify = NULL;
 	sb_learn_free(ob->learn);
 	ob->learn = NULL;
+	sb_attempts_free(&ob->attempts);
 	ar_audit_close(ob->audit);
 	ob->audit = NULL;
 	if (ob->scanned)

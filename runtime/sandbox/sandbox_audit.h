@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "audit_files.h"
+#include "audit_notify.h"
 #include "oci_config.h"
 #include "sandbox_types.h"
 
@@ -27,6 +28,7 @@ struct sb_observe {
 	struct ar_audit *audit;
 	struct sb_learn *learn;
 	struct sb_notify *notify;
+	struct sb_attempts attempts; /* on protected paths */
 	struct sb_scan before;
 	bool scanned;
 	struct timespec t0;
@@ -59,8 +61,10 @@ int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
 int sb_observe_on_spawn(pid_t pid, void *arg, struct ar_error *err);
 /* Route the egress proxy's decisions to the log / the learner. */
 void sb_observe_egress(struct sb_observe *ob, struct sb_egress *e);
-/* After the run: stop the listener, log "files" and "exit", write the
- * learned profile (only when the run succeeded). ov: the overlay or
+/* After the run: stop the listener, log "files" and "exit", sum the
+ * attempts on protected paths up on stderr (one line, like the egress
+ * proxy's blocked connections), write the learned profile (only when
+ * the run succeeded). ov: the overlay or
  * NULL. Returns run_rc when it is < 0 (err untouched), else 0 or -1
  * when the profile cannot be written. */
 int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,

@@ -132,6 +132,61 @@ t_zero_cost_without_audit()
 	wait
 }
 
+# au_debug ARGS: au with the global --debug (the listener's count)
+au_debug()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --debug --root "$AR_ROOT" \
+			sandbox --no-tty "$@")
+	else
+		as_test_user env HOME="$H" bash -c 'cd "$1" && shift && exec "$@"' \
+			_ "$WS" "$AGENTRUN" --debug --root "$AR_USER_ROOT" \
+			sandbox --no-tty "$@"
+	fi
+}
+
+notifications()
+{
+	sed -n 's/.*the audit listener answered \([0-9]*\) notifications.*/\1/p' "$ERR_FILE"
+}
+
+# --audit observes writes by path only: 300 reads of a file cost no
+# round trip to the listener, 300 writes cost one each.
+t_reads_not_notified()
+{
+	au_setup "$1"
+	local n
+	# shellcheck disable=SC2016 # expanded by the sandbox's shell
+	assert_status 0 au_debug --audit /dev/null -- sh -c \
+		'i=0; while [ $i -lt 300 ]; do read x <in.txt; i=$((i+1)); done'
+	n=$(notifications)
+	[ -n "$n" ] || fail "no count in the debug log"
+	[ "$n" -lt 20 ] || fail "$n notifications for 300 reads"
+	# shellcheck disable=SC2016
+	assert_status 0 au_debug --audit /dev/null -- sh -c \
+		'i=0; while [ $i -lt 300 ]; do echo x >out.txt; i=$((i+1)); done'
+	n=$(notifications)
+	[ "$n" -ge 300 ] || fail "$n notifications for 300 writes"
+}
+
+# The listener takes over chmod and the creating opens: a setuid or
+# setgid mode stays refused (EPERM), as the profile's own rules do.
+t_setid_refused_under_audit()
+{
+	au_setup "$1"
+	# shellcheck disable=SC2016 # expanded by the sandbox's shell
+	assert_status 0 au --audit /dev/null -- sh -c '
+		touch x; chmod 4755 x 2>/dev/null || echo CHMOD-REFUSED
+		chmod 2755 x 2>/dev/null || echo CHMOD-G-REFUSED
+		"$1" -c "import os; os.open(\"y\", os.O_CREAT | os.O_WRONLY, 0o4755)" 2>/dev/null || echo OPEN-REFUSED
+		chmod 755 x && echo CHMOD-PLAIN' _ "$PY"
+	assert_contains "$OUT" CHMOD-REFUSED
+	assert_contains "$OUT" CHMOD-G-REFUSED
+	assert_contains "$OUT" OPEN-REFUSED
+	assert_contains "$OUT" CHMOD-PLAIN
+	assert_eq "$(find "$WS" -perm /6000 | head -n3)" "" "setuid/setgid files"
+}
+
 t_overlay_files()
 {
 	au_setup "$1"
@@ -247,6 +302,8 @@ for mode in user root; do
 	run_test "audit ($mode): --audit - streams to stderr; a refused connection" t_refused_connection_and_stderr $mode
 	run_test "audit ($mode): argv with quotes, newlines, invalid UTF-8" t_argv_escaping $mode
 	run_test "audit ($mode): without --audit no listener (zero cost)" t_zero_cost_without_audit $mode
+	run_test "audit ($mode): reads are not notified, writes are" t_reads_not_notified $mode
+	run_test "audit ($mode): setuid/setgid modes stay refused under the listener" t_setid_refused_under_audit $mode
 	run_test "audit ($mode): --overlay: files changed from the upper layer" t_overlay_files $mode
 	run_test "learn ($mode): learn -> enforce round trip" t_learn_round_trip $mode
 	run_test "learn ($mode): a write outside the workspace is learned as rw" t_learn_write $mode

@@ -185,6 +185,126 @@ t_audit_records_git_writes()
 	assert_contains "$(cat "$H/audit.jsonl")" '.git/refs/heads'
 }
 
+# attempts LOG: the protected_attempt events of an audit log, one
+# "op path" line each (path relative to $WS), sorted.
+attempts()
+{
+	/usr/bin/python3 -c '
+import json, sys
+ws = sys.argv[2] + "/"
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+out = set()
+for e in ev:
+    if e["event"] == "protected_attempt":
+        p = e["path"]
+        out.add(e["op"] + " " + (p[len(ws):] if p.startswith(ws) else p))
+print("\n".join(sorted(out)))' "$1" "$WS"
+}
+
+# A hostile agent under --audit: each attempt on a protected path is an
+# event (op, the path as the kernel resolves it: through a symbolic link,
+# relative to another cwd), the summary line counts them, nothing lands.
+t_audit_records_attempts()
+{
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (to read the JSON lines)"
+	repo_setup "${1:-user}"
+	rm -rf "$WS/.vscode"
+	host git -C "$WS" commit -qam "no .vscode"
+	local log=$H/audit-attempts.jsonl
+	assert_status 0 sb_run --audit "$log" -- sh -c '
+		echo x >.git/hooks/pre-commit
+		git config core.fsmonitor "echo fsmonitor >>$1; false"
+		mkdir .vscode; echo >.vscode/tasks.json
+		ln -s .git/hooks h; echo x >h/post-checkout
+		(cd .git/hooks && echo x >pre-push)
+		mv .git .git-old
+		true' _ "$MARK"
+	assert_eq "$(attempts "$log")" "mkdir .vscode
+open .git/hooks/post-checkout
+open .git/hooks/pre-commit
+open .git/hooks/pre-push
+open .vscode/tasks.json
+rename .git
+rename .git/config"
+	assert_contains "$ERR" "agentrun: 7 attempts on protected paths: .git/hooks/pre-commit (open), .git/config (rename), .vscode (mkdir) and other paths"
+	assert_contains "$ERR" "see $log"
+	# each event says what protects the path
+	assert_eq "$(/usr/bin/python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "protected_attempt" and e["path"].endswith("/.git/config"):
+        print(e["syscall"], e["how"], e["why"], e["arg"].endswith(".git/config"))' "$log")" \
+		"rename read-only git config True"
+	[ ! -e "$WS/.git/hooks/pre-commit" ] && [ ! -e "$WS/.git/hooks/pre-push" ] &&
+		[ ! -e "$WS/.git/hooks/post-checkout" ] || fail "a hook was written"
+	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
+	[ ! -e "$WS/.vscode" ] || fail ".vscode created (or its placeholder left)"
+	[ -d "$WS/.git" ] && [ ! -e "$WS/.git-old" ] || fail ".git renamed"
+	host_git_runs_nothing
+}
+
+# Renaming a directory that holds protected paths (a nested repository)
+# is an attempt on them: the event names the path and what is below.
+t_audit_rename_above()
+{
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (to read the JSON lines)"
+	repo_setup user
+	local log=$H/audit-above.jsonl
+	assert_status 0 sb_run --audit "$log" -- sh -c 'mv sub sub-moved 2>/dev/null; true'
+	assert_eq "$(attempts "$log")" "rename sub"
+	assert_contains "$(cat "$log")" "\"protected\":\"$WS/sub/"
+	assert_contains "$(cat "$log")" '"below":true'
+}
+
+# Git at work inside (status, add, commit, branch, stash, checkout, log)
+# writes objects, refs, the index and logs below the pinned .git: not one
+# protected_attempt event, no summary line.
+t_audit_git_no_false_positive()
+{
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (to read the JSON lines)"
+	repo_setup "${1:-user}"
+	local log=$H/audit-git.jsonl
+	assert_status 0 sb_run --audit "$log" -- sh -c '
+		set -e
+		git status --short
+		echo c >c.txt; git add c.txt; git commit -qm three
+		git branch feature; git checkout -q feature
+		echo d >>c.txt; git stash -q; git stash pop -q; git commit -qam four
+		git checkout -q -; git log --oneline >/dev/null
+		cd sub && echo s >s && git add s && git commit -qm s && cd ..
+		echo ok'
+	assert_contains "$OUT" "ok"
+	assert_eq "$(attempts "$log")" ""
+	assert_not_contains "$ERR" "attempt"
+	# the audit log has the commit's writes under .git
+	assert_contains "$(cat "$log")" '.git/refs/heads/feature'
+	assert_eq "$(host git -C "$WS" log -1 --format=%s feature)" "four"
+}
+
+# The workspace is a linked worktree: its .git is a gitdir file. Removing
+# it fails (a read-only bind) and is an event; a commit in the worktree
+# is not.
+t_audit_worktree_gitfile()
+{
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (to read the JSON lines)"
+	repo_setup user
+	host git -C "$WS" worktree add -q "$H/wt" -b feature
+	local main=$WS log=$H/audit-wt.jsonl
+	WS=$H/wt
+	assert_status 0 sb_run --audit "$log" -- sh -c '
+		echo w >w.txt; git add w.txt; git commit -qm from-wt && echo COMMITTED
+		rm -f .git 2>/dev/null || echo RM-FAILED
+		true'
+	assert_contains "$OUT" COMMITTED
+	assert_contains "$OUT" RM-FAILED
+	assert_eq "$(attempts "$log")" "unlink .git"
+	assert_contains "$(cat "$log")" '"how":"read-only","why":"gitdir file"'
+	assert_contains "$ERR" "agentrun: 1 attempt on protected paths: .git (unlink)"
+	assert_eq "$(cat "$WS/.git")" "gitdir: $main/.git/worktrees/wt"
+	assert_eq "$(host git -C "$main" log -1 --format=%s feature)" "from-wt"
+}
+
 # Root on a user's checkout: the workspace and the pinned .git are
 # idmapped binds, so what git writes lands with the owner's ids; the
 # hooks stay read-only.
@@ -211,4 +331,10 @@ run_test "protect: git works inside (status add commit log diff stash branch wor
 run_test "protect: --rw opts a protected path back in, with a warning" t_rw_opts_back_in
 run_test "protect: a symlinked .git is refused" t_symlinked_git_refused
 run_test "protect: the audit log records writes under .git" t_audit_records_git_writes
+run_test "protect: --audit records each attempt on a protected path (rootless)" t_audit_records_attempts user
+run_test "protect: --audit records each attempt on a protected path (root)" t_audit_records_attempts root
+run_test "protect: --audit: git status/add/commit/branch/stash are no attempt (rootless)" t_audit_git_no_false_positive user
+run_test "protect: --audit: git status/add/commit/branch/stash are no attempt (root)" t_audit_git_no_false_positive root
+run_test "protect: --audit records removing a worktree's gitdir file" t_audit_worktree_gitfile
+run_test "protect: --audit records renaming a directory that holds protected paths" t_audit_rename_above
 finish

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the audit log (runtime/sandbox/audit.c, audit_files.c,
- * audit_notify.c's rules) and learn mode's profile (learn.c). */
+ * audit_notify.c's rules, audit_paths.c's decoding and resolution) and
+ * learn mode's profile (learn.c). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -12,12 +13,14 @@
 #include "../../runtime/sandbox/audit.h"
 #include "../../runtime/sandbox/audit_files.h"
 #include "../../runtime/sandbox/audit_notify.h"
+#include "../../runtime/sandbox/audit_paths.h"
 #include "../../runtime/sandbox/egress_policy.h"
 #include "../../runtime/sandbox/egress_proxy.h"
 #include "../../runtime/sandbox/learn.h"
 #include "oci_config.h"
 #include "profile.h"
 #include "../../runtime/sandbox/sandbox.h"
+#include "seccomp.h"
 #include "unit.h"
 #include "utils.h"
 
@@ -218,6 +221,241 @@ UNIT_TEST(notify_rules_move_allowed_syscalls)
 	CHECK_STR_CONTAINS(err.msg, "listener");
 	CHECK(sb_notify_rules(NULL, &a, SB_NOTIFY_EXEC, "/tmp/y", &err) < 0);
 	oci_arena_free(&a);
+}
+
+/* The action and conditions of the rules naming `name` after
+ * sb_notify_rules: bit 0 an unconditional NOTIFY, 1 a conditional
+ * NOTIFY, 2 an unconditional ALLOW, 3 a conditional ALLOW. */
+static int rules_for(const struct oci_seccomp *sc, const char *name)
+{
+	int m = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
+
+		for (size_t j = 0; j < s->names.n; j++) {
+			if (strcmp(s->names.v[j], name) != 0)
+				continue;
+			if (s->action == OCI_SCMP_ACT_NOTIFY)
+				m |= s->n_args ? 2 : 1;
+			else if (s->action == OCI_SCMP_ACT_ALLOW)
+				m |= s->n_args ? 8 : 4;
+		}
+	}
+	return m;
+}
+
+UNIT_TEST(notify_rules_writes_reads_stay_allowed)
+{
+	struct ar_arena a;
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_seccomp *sc = NULL;
+	struct ar_seccomp_filter *f = NULL;
+
+	memset(&a, 0, sizeof(a));
+	CHECK_INT_EQ(oci_seccomp_default(&a, &sc, &err), 0);
+	CHECK_INT_EQ(sb_notify_rules(sc, &a,
+				     SB_NOTIFY_EXEC | SB_NOTIFY_CONNECT |
+					     SB_NOTIFY_WRITES,
+				     "/tmp/x/listener", &err),
+		     0);
+	/* open/openat: a read is allowed by the kernel, a write notified */
+	CHECK_INT_EQ(rules_for(sc, "openat"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "open"), 2 | 8);
+	/* the rest: notified whatever the arguments; the profile's setid
+	 * conditions (chmod, creat, mknod) are the listener's now */
+	CHECK_INT_EQ(rules_for(sc, "unlinkat"), 1);
+	CHECK_INT_EQ(rules_for(sc, "renameat2"), 1);
+	CHECK_INT_EQ(rules_for(sc, "chmod"), 1);
+	CHECK_INT_EQ(rules_for(sc, "fchmodat"), 1);
+	CHECK_INT_EQ(rules_for(sc, "creat"), 1);
+	CHECK_INT_EQ(rules_for(sc, "linkat"), 1);
+	CHECK_INT_EQ(rules_for(sc, "symlinkat"), 1);
+	CHECK_INT_EQ(rules_for(sc, "setxattr"), 1);
+	/* reads, fd-based changes and what the profile refuses are not */
+	CHECK_INT_EQ(rules_for(sc, "read"), 4);
+	CHECK_INT_EQ(rules_for(sc, "stat") & 3, 0);
+	CHECK_INT_EQ(rules_for(sc, "fchmod"), 8);
+	CHECK_INT_EQ(rules_for(sc, "openat2"), 0);
+	/* the result compiles (libseccomp: two actions on one syscall) */
+	CHECK_INT_EQ(ar_seccomp_compile(sc, &f, &err), 0);
+	CHECK(ar_seccomp_filter_needs_notify(f));
+	ar_seccomp_filter_free(f);
+	oci_arena_free(&a);
+
+	/* learn mode sees every open */
+	memset(&a, 0, sizeof(a));
+	CHECK_INT_EQ(oci_seccomp_default(&a, &sc, &err), 0);
+	CHECK_INT_EQ(sb_notify_rules(sc, &a, SB_NOTIFY_PATHS | SB_NOTIFY_WRITES,
+				     "/tmp/x/listener", &err),
+		     0);
+	CHECK_INT_EQ(rules_for(sc, "openat"), 1);
+	oci_arena_free(&a);
+}
+
+UNIT_TEST(notify_rules_refuse_a_condition_the_listener_cannot_keep)
+{
+	struct ar_arena a;
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_seccomp *sc = NULL;
+
+	memset(&a, 0, sizeof(a));
+	CHECK_INT_EQ(oci_seccomp_default(&a, &sc, &err), 0);
+	/* a rule allowing unlinkat only with dirfd 3 */
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		struct oci_seccomp_syscall *s = &sc->syscalls[i];
+
+		if (s->action != OCI_SCMP_ACT_ALLOW || s->n_args == 0)
+			continue;
+		s->names.v[0] = (char *)"unlinkat";
+		s->args[0].index = 0;
+		s->args[0].value = 3;
+		s->args[0].op = OCI_SCMP_CMP_EQ;
+		break;
+	}
+	CHECK(sb_notify_rules(sc, &a, SB_NOTIFY_WRITES, "/tmp/x/l", &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "`unlinkat` under a condition");
+	oci_arena_free(&a);
+}
+
+UNIT_TEST(fcall_decode_paths_flags_follow)
+{
+	const char *p1 = "a/b", *p2 = "c";
+	uint64_t args[6] = { 0 };
+	struct sb_fcall fc;
+	int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	char *s;
+
+	CHECK(mem >= 0);
+	/* openat(AT_FDCWD, "a/b", O_RDONLY): no write */
+	args[0] = (uint64_t)(int64_t)AT_FDCWD;
+	args[1] = (uint64_t)(uintptr_t)p1;
+	args[2] = O_RDONLY;
+	CHECK(sb_fcall_decode("openat", args, mem, &fc));
+	CHECK(!fc.write);
+	CHECK_INT_EQ((int)fc.n, 1);
+	CHECK_INT_EQ(fc.p[0].dfd, AT_FDCWD);
+	CHECK(fc.p[0].follow);
+	s = sb_read_str(mem, fc.p[0].addr);
+	CHECK_STR_EQ(s, "a/b");
+	free(s);
+	/* O_WRONLY|O_CREAT|O_EXCL: a write that does not follow a link */
+	args[2] = O_WRONLY | O_CREAT | O_EXCL;
+	CHECK(sb_fcall_decode("openat", args, mem, &fc));
+	CHECK(fc.write);
+	CHECK(!fc.p[0].follow);
+	CHECK_STR_EQ(fc.op_name, "open");
+	args[2] = O_RDONLY | O_NOFOLLOW | O_TRUNC;
+	CHECK(sb_fcall_decode("openat", args, mem, &fc));
+	CHECK(fc.write);
+	CHECK(!fc.p[0].follow);
+	/* renameat2(5, "a/b", 6, "c", 0): two names, both moved */
+	args[0] = 5;
+	args[2] = 6;
+	args[3] = (uint64_t)(uintptr_t)p2;
+	args[4] = 0;
+	CHECK(sb_fcall_decode("renameat2", args, mem, &fc));
+	CHECK_INT_EQ((int)fc.n, 2);
+	CHECK_INT_EQ(fc.p[0].dfd, 5);
+	CHECK_INT_EQ(fc.p[1].dfd, 6);
+	CHECK(fc.p[0].move && fc.p[1].move);
+	CHECK_STR_EQ(fc.op_name, "rename");
+	/* unlinkat with AT_REMOVEDIR is an rmdir */
+	args[2] = AT_REMOVEDIR;
+	CHECK(sb_fcall_decode("unlinkat", args, mem, &fc));
+	CHECK_STR_EQ(fc.op_name, "rmdir");
+	CHECK(!fc.p[0].move);
+	/* symlink(target, linkpath): the link path only */
+	args[0] = (uint64_t)(uintptr_t)p2;
+	args[1] = (uint64_t)(uintptr_t)p1;
+	CHECK(sb_fcall_decode("symlink", args, mem, &fc));
+	CHECK_INT_EQ((int)fc.n, 1);
+	CHECK(fc.p[0].addr == (uint64_t)(uintptr_t)p1);
+	/* fchownat with AT_SYMLINK_NOFOLLOW; chmod follows; lchown not */
+	args[4] = AT_SYMLINK_NOFOLLOW;
+	CHECK(sb_fcall_decode("fchownat", args, mem, &fc));
+	CHECK(!fc.p[0].follow);
+	CHECK(sb_fcall_decode("chmod", args, mem, &fc));
+	CHECK(fc.p[0].follow && fc.write);
+	CHECK(sb_fcall_decode("lchown", args, mem, &fc));
+	CHECK(!fc.p[0].follow);
+	CHECK(!sb_fcall_decode("read", args, mem, &fc));
+	close(mem);
+}
+
+UNIT_TEST(path_resolve_as_the_kernel)
+{
+	char tmpl[] = "/tmp/agentrun-unit-resolve-XXXXXX", cmd[128], *r;
+	char *hooks, *want, *dir;
+	int dfd;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	dir = realpath(tmpl, NULL); /* /tmp may be a link */
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	hooks = ar_xasprintf("%s/.git/hooks", dir);
+	CHECK(ar_mkdir_p(hooks, 0755) == 0);
+	CHECK(chdir(dir) == 0);
+	CHECK(symlink(".git/hooks", "h") == 0); /* relative */
+	CHECK(symlink(hooks, "abs") == 0); /* absolute */
+	CHECK(symlink(".git/hooks/pre-commit", "dangling") == 0);
+
+	want = ar_xasprintf("%s/pre-commit", hooks);
+	/* through a directory link, relative to the cwd */
+	r = sb_path_resolve(getpid(), AT_FDCWD, "h/pre-commit", false);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	r = sb_path_resolve(getpid(), AT_FDCWD, "abs/../hooks/./pre-commit",
+			    false);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	/* a link as the last component: followed only when asked (even
+	 * when it dangles: O_CREAT creates the target) */
+	r = sb_path_resolve(getpid(), AT_FDCWD, "dangling", true);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	want = ar_xasprintf("%s/dangling", dir);
+	r = sb_path_resolve(getpid(), AT_FDCWD, "dangling", false);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	/* relative to a directory fd; an empty path is the fd itself */
+	dfd = open(hooks, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CHECK(dfd >= 0);
+	want = ar_xasprintf("%s/x", hooks);
+	r = sb_path_resolve(getpid(), dfd, "x", true);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	r = sb_path_resolve(getpid(), dfd, "", false);
+	CHECK_STR_EQ(r, hooks);
+	free(r);
+	r = sb_path_resolve(getpid(), dfd, "..", false);
+	want = ar_xasprintf("%s/.git", dir);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	close(dfd);
+	/* a missing directory: the rest by name */
+	want = ar_xasprintf("%s/no/such/x", dir);
+	r = sb_path_resolve(getpid(), AT_FDCWD, "no/such/../such/x", true);
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	/* lexical (learn mode): the link is not followed */
+	want = ar_xasprintf("%s/h/pre-commit", dir);
+	r = sb_path_lexical(getpid(), AT_FDCWD, "./h//pre-commit");
+	CHECK_STR_EQ(r, want);
+	free(r);
+	free(want);
+	CHECK(sb_path_resolve(getpid(), AT_FDCWD, NULL, true) == NULL);
+	CHECK(chdir("/") == 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(hooks);
+	free(dir);
 }
 
 UNIT_TEST(learn_writes_a_profile_that_parses)
