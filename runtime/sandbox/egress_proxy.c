@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -237,6 +238,42 @@ static void addr_text(const struct sockaddr *sa, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
+/* A socket of the proxy whose peer is on a loopback address (the
+ * sandbox's end of every connection, a host loopback service) sends
+ * with Reno, from the start. Such a hop never leaves the machine: no
+ * loss, a round trip of microseconds. The host's default congestion
+ * control may be BBR, whose pacing and per-ACK model cost the relay a
+ * quarter more CPU per byte there and slow a bulk transfer down when
+ * the CPU is contended (docs/performance.md). A socket toward a network
+ * keeps the host's choice. Reno is open to every user; when refused,
+ * nothing changes. */
+static void loopback_tune(int fd)
+{
+	static const char reno[] = "reno";
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct sockaddr_storage ss = { 0 };
+	socklen_t len = sizeof(ss);
+	bool lo = false;
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&ss;
+
+		lo = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
+	} else if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+		const uint8_t *a = in6->sin6_addr.s6_addr;
+
+		lo = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+		     (memcmp(a, v4mapped, sizeof(v4mapped)) == 0 &&
+		      a[12] == 127);
+	}
+	if (lo)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, reno,
+				 sizeof(reno) - 1);
+}
+
 /* Non-blocking connect of fd (a fresh TCP socket, taken over) bounded by
  * CONNECT_TIMEOUT_MS; the blocking socket on success. */
 static int connect_fd_timeout(int fd, const struct addrinfo *ai)
@@ -271,6 +308,7 @@ static int connect_fd_timeout(int fd, const struct addrinfo *ai)
 		}
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	loopback_tune(fd);
 	return fd;
 }
 
@@ -1219,6 +1257,7 @@ static void *setup_main(void *arg)
 
 	free(s);
 	tls_target.tls = false;
+	loopback_tune(c);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (fwd)

@@ -10,7 +10,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -204,6 +207,82 @@ UNIT_TEST(connect_tunnel)
 	out = talk_str(req);
 	CHECK_STR_CONTAINS(out, "HTTP/1.1 200 Connection established\r\n\r\n");
 	CHECK_STR_CONTAINS(out, "GET /tunnel HTTP/1.1");
+}
+
+/* The congestion control of this process's socket connected to the
+ * address `peer` ("" when there is none). */
+static void cc_of_peer(const struct sockaddr_in *peer, char *cc, size_t size)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	cc[0] = '\0';
+	while (d && (e = readdir(d))) {
+		struct sockaddr_in sa = { 0 };
+		socklen_t len = sizeof(sa);
+		socklen_t cl = (socklen_t)size - 1;
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' ||
+		    getpeername(fd, (struct sockaddr *)&sa, &len) < 0 ||
+		    sa.sin_family != AF_INET ||
+		    sa.sin_addr.s_addr != peer->sin_addr.s_addr ||
+		    sa.sin_port != peer->sin_port)
+			continue;
+		if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cl) == 0)
+			cc[cl < size ? cl : size - 1] = '\0';
+		break;
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Both of the proxy's sockets of a tunnel between loopback peers send
+ * with Reno (whatever the host's default), from before the tunnel is
+ * announced. */
+UNIT_TEST(loopback_sockets_send_with_reno)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(proxy_port) };
+	struct sockaddr_in me,
+		echo = { .sin_family = AF_INET, .sin_port = htons(echo_port) };
+	socklen_t len = sizeof(me);
+	struct timeval tv = { .tv_sec = 10 };
+	char def[32] = "", cc_in[32], cc_up[32], buf[64];
+	_cleanup_free_ char *req = NULL;
+	size_t got = 0;
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	setup();
+	if (f) {
+		if (fscanf(f, "%31s", def) != 1)
+			def[0] = '\0';
+		fclose(f);
+	}
+	if (strcmp(def, "reno") == 0)
+		printf("# the host's default is reno already: this case cannot tell\n");
+	sa.sin_addr.s_addr = echo.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	CHECK(getsockname(fd, (struct sockaddr *)&me, &len) == 0);
+	/* the echo server waits for a request head: the tunnel stays open */
+	req = ar_xasprintf("CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n",
+			   (unsigned)echo_port);
+	CHECK(write(fd, req, strlen(req)) == (ssize_t)strlen(req));
+	while (got < 39) {
+		ssize_t r = read(fd, buf + got, 39 - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	CHECK(got == 39 && memcmp(buf, "HTTP/1.1 200", 12) == 0);
+	cc_of_peer(&me, cc_in, sizeof(cc_in));
+	cc_of_peer(&echo, cc_up, sizeof(cc_up));
+	CHECK_STR_EQ(cc_in, "reno");
+	CHECK_STR_EQ(cc_up, "reno");
+	close(fd);
 }
 
 UNIT_TEST(refusals)
