@@ -108,6 +108,17 @@ static int listen_fds_from_env(void)
 	return (int)n;
 }
 
+/* Whether a rule of the profile (or its default) is SCMP_ACT_NOTIFY. */
+static bool seccomp_notifies(const struct oci_seccomp *sc)
+{
+	if (sc->default_action == OCI_SCMP_ACT_NOTIFY)
+		return true;
+	for (size_t i = 0; i < sc->n_syscalls; i++)
+		if (sc->syscalls[i].action == OCI_SCMP_ACT_NOTIFY)
+			return true;
+	return false;
+}
+
 static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 			  struct ar_launch *l, struct ar_error *err)
 {
@@ -202,20 +213,31 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		_cleanup_free_ char *cache =
 			o->root ? ar_xasprintf("%s/.seccomp-cache", o->root) :
 				  NULL;
+		const struct oci_seccomp *sc = cfg->linux_.seccomp;
+		struct oci_seccomp with_refusals;
+		struct ar_arena tmp = { 0 };
+		int r;
 
 		if (cfg->linux_.seccomp && o->seccomp_default)
 			return ar_error_set_plain(
 				err, EINVAL,
 				"linux.seccomp: the config has a profile and the embedded one was asked for");
-		l->refusal_listener = !cfg->linux_.seccomp && o->on_refusal &&
-				      run_fg;
-		if (cfg->linux_.seccomp ?
-			    ar_seccomp_compile_cached(cfg->linux_.seccomp,
-						      cache, &l->seccomp,
-						      err) < 0 :
-			    ar_seccomp_compile_default_cached(
-				    cache, l->refusal_listener, &l->seccomp,
-				    err) < 0)
+		/* A profile with a listener of its own keeps it (the kernel
+		 * allows one per process) and its refusals unobserved. */
+		l->refusal_listener =
+			o->on_refusal && run_fg &&
+			!(sc && (sc->listener_path || seccomp_notifies(sc)));
+		if (sc && l->refusal_listener) {
+			with_refusals = *sc;
+			ar_seccomp_refusal_rules(&with_refusals, &tmp);
+			sc = &with_refusals;
+		}
+		r = sc ? ar_seccomp_compile_cached(sc, cache, &l->seccomp,
+						   err) :
+			 ar_seccomp_compile_default_cached(
+				 cache, l->refusal_listener, &l->seccomp, err);
+		oci_arena_free(&tmp);
+		if (r < 0)
 			return -1;
 	}
 	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);

@@ -70,11 +70,13 @@ struct ar_create_opts {
 	 * applies before execve (landlock.h), instead of the config's
 	 * run.agentrun.landlock annotation. NULL: the annotation's. */
 	const struct ar_landlock_rules *landlock;
-	/* With seccomp_default, in `run` in the foreground: the embedded
-	 * profile's refusals of namespace creation (clone/unshare with
-	 * namespace flags, setns) go to a seccomp user notification that
-	 * the runtime answers EPERM while it supervises, calling this for
-	 * each (seccomp_refusal.h). NULL: plain EPERM, nothing observed. */
+	/* agentrun sandbox without --nested, `run` in the foreground: the
+	 * agent profile's refusals of namespace creation (clone/unshare
+	 * with namespace flags, setns) go to a seccomp user notification
+	 * that the runtime answers EPERM while it supervises, calling this
+	 * for each (seccomp_refusal.h). Only for a profile that refuses
+	 * them and has no listener of its own (then: plain EPERM). NULL:
+	 * nothing observed. */
 	ar_refusal_fn on_refusal;
 	void *on_refusal_arg;
 };

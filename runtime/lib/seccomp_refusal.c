@@ -4,6 +4,7 @@
 #include "seccomp_refusal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stdio.h>
@@ -103,6 +104,28 @@ static const char *syscall_name(int nr)
 	}
 }
 
+/* The process's name (/proc/PID/comm), printable ASCII only: a name is
+ * the program's to choose. */
+static void comm_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+	if (n <= 0) {
+		snprintf(buf, len, "pid %d", (int)pid);
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
+}
+
 int ar_seccomp_refusal_answer(int nfd, ar_refusal_fn fn, void *data)
 {
 	struct seccomp_notif_sizes sizes = { 0 };
@@ -119,15 +142,22 @@ int ar_seccomp_refusal_answer(int nfd, ar_refusal_fn fn, void *data)
 	}
 	req = ar_xcalloc(1, req_size);
 	resp = ar_xcalloc(1, resp_size);
+	char comm[32];
+
 	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_RECV, req) < 0)
 		/* ENOENT: the caller died meanwhile */
 		return errno == ENOENT || errno == EINTR ? 0 : -1;
+	/* The name while the caller waits for the answer (it is gone soon
+	 * after), and only if the pid is still that caller's. */
+	comm_of((pid_t)req->pid, comm, sizeof(comm));
+	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &req->id) < 0)
+		snprintf(comm, sizeof(comm), "pid %d", (int)req->pid);
 	resp->id = req->id;
 	resp->error = -EPERM;
 	if (ioctl(nfd, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno != ENOENT)
 		return -1;
 	if (fn)
-		fn((pid_t)req->pid, syscall_name(req->data.nr),
-		   req->data.args[0], req->data.args[1], data);
+		fn(comm, syscall_name(req->data.nr), req->data.args[0],
+		   req->data.args[1], data);
 	return 0;
 }

@@ -18,11 +18,12 @@
 
 #include "oci_config.h"
 
-/* One refused call: the process (pid in the runtime's pid namespace),
- * the syscall name ("clone", "unshare", "setns") and its first
- * argument (the flags; for setns the nstype). */
-typedef void (*ar_refusal_fn)(pid_t pid, const char *syscall, uint64_t arg0,
-			      uint64_t arg1, void *data);
+/* One refused call: the process (its name as the kernel has it, read
+ * while the process waits in the call: "pid N" when it could not be), the
+ * syscall name ("clone", "unshare", "setns") and its first two arguments
+ * (clone/unshare: the flags; setns: the fd and the nstype). */
+typedef void (*ar_refusal_fn)(const char *comm, const char *syscall,
+			      uint64_t arg0, uint64_t arg1, void *data);
 
 /* Add SCMP_ACT_NOTIFY rules for clone and unshare with any namespace
  * flag and for setns to a profile that refuses them (the agent profile:

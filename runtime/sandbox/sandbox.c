@@ -299,9 +299,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	co.config_file = sess_config;
 	co.tmpfs_root = &content.content;
 	co.seccomp_default = o->seccomp_deferred;
-	/* without --nested: refused namespaces are reported, naming it */
+	/* without --nested: refused namespaces are reported, naming it
+	 * (not under --audit/--learn: their listener is the one a process
+	 * may have) */
 	refusals.verbose = o->verbose;
-	if (o->seccomp_deferred) {
+	if (!nested) {
 		co.on_refusal = sb_refusal_event;
 		co.on_refusal_arg = &refusals;
 	}

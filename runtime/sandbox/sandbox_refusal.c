@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "sandbox_refusal.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,35 +20,12 @@
 	"podman, unshare, Codex's sandbox; docs/sandbox.md \"Nested "          \
 	"sandboxes and containers\")"
 
-/* The process's name, as the kernel has it (/proc/PID/comm). */
-static void comm_of(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, len - 1) : -1;
-	if (n <= 0) {
-		snprintf(buf, len, "pid %d", (int)pid);
-		return;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	/* a name is the program's to choose: printable ASCII only */
-	for (char *p = buf; *p; p++)
-		if (*p < 0x20 || *p > 0x7e)
-			*p = '?';
-}
-
-void sb_refusal_event(pid_t pid, const char *syscall, uint64_t arg0,
+void sb_refusal_event(const char *comm, const char *syscall, uint64_t arg0,
 		      uint64_t arg1, void *data)
 {
 	struct sb_refusals *r = data;
-	char comm[32], flags[160], what[sizeof(r->first) + 200];
+	char flags[160], what[sizeof(r->first) + 200];
 
-	comm_of(pid, comm, sizeof(comm));
 	ar_seccomp_ns_flags_str(strcmp(syscall, "setns") == 0 ? arg1 : arg0,
 				flags, sizeof(flags));
 	snprintf(what, sizeof(what), "%s: %s(%s)", comm, syscall, flags);

@@ -25,7 +25,7 @@ struct sb_refusals {
 };
 
 /* An ar_refusal_fn; data: the struct sb_refusals. */
-void sb_refusal_event(pid_t pid, const char *syscall, uint64_t arg0,
+void sb_refusal_event(const char *comm, const char *syscall, uint64_t arg0,
 		      uint64_t arg1, void *data);
 /* The summary line, when something was refused. */
 void sb_refusal_summary(const struct sb_refusals *r);

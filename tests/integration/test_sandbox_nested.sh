@@ -36,6 +36,10 @@ t_refused_without_nested()
 	# with --verbose each one as it happens, before the command's own
 	assert_status 0 sb_run --verbose -- sh -c 'unshare -Un true; echo status=$?'
 	assert_contains "$ERR" "agentrun: namespace creation refused: unshare: unshare(CLONE_NEWUSER|CLONE_NEWNET); rerun with --nested"
+	# a session too (its profile is in its config, for exec)
+	assert_status 0 sb_run --name "nested-$$" -- sh -c 'unshare -U true; echo status=$?'
+	assert_contains "$OUT" "status=1"
+	assert_contains "$ERR" "namespace creation refused 1 time (unshare: unshare(CLONE_NEWUSER))"
 	# nothing refused, nothing said
 	assert_status 0 sb_run -- true
 	assert_not_contains "$ERR" "namespace creation"
