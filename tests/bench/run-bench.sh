@@ -540,12 +540,12 @@ fig_sandbox()
 }
 
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
-# (throughput through it vs direct, added time to first byte), measured by
+# (throughput and CPU through it vs direct, added connection setup), measured by
 # tests/bench/egress-bench.sh; its ROW lines join the table. As root, also
 # as the test user (rootless: how agents run).
 fig_egress()
 {
-	want egress_tput || want egress_ttfb || return 0
+	want egress_tput || want egress_setup || return 0
 	egress_pass env
 	if [ "$EUID_NOW" = 0 ] && [ "${BENCH_HOST_USER:-1}" != 0 ]; then
 		ensure_test_user
