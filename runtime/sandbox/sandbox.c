@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `agentrun sandbox`, end to end: host -> config (sandbox_config.c) ->
- * preflight (the doctor checks the sandbox depends on; the ones that fork
- * a probe only after a failed start) -> ar_container_run(), the path of
- * every `agentrun run`, with the config in memory and a tmpfs root filled
- * in the sandbox (sandbox_rootfs.c): nothing is written on the host.
+ * `agentrun sandbox`, end to end: host -> plan (sandbox_plan.c) ->
+ * config (sandbox_config.c) -> preflight (the doctor checks the sandbox
+ * depends on; the ones that fork a probe only after a failed start) ->
+ * ar_container_run(), the path of every `agentrun run`, with the config
+ * in memory and a tmpfs root that the container process fills from the
+ * plan's entries (sandbox_rootfs.c): nothing is written on the host.
  * With --print-bundle the bundle is written to the user's directory
  * instead, and runs unchanged with `agentrun run` (or another runtime).
  */
@@ -28,7 +29,7 @@
 #include "sandbox.h"
 #include "sandbox_config.h"
 #include "sandbox_egress.h"
-#include "sandbox_nested.h"
+#include "sandbox_plan.h"
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
 #include "session.h"
@@ -59,26 +60,21 @@ static int prepare_dir(const char *dir, struct ar_error *err)
 }
 
 int ar_sandbox_bundle_write(const struct oci_config *cfg,
-			    const struct ar_sandbox_host *h, const char *dir,
-			    struct ar_error *err)
+			    const struct ar_rootfs_content *rootfs,
+			    const char *dir, struct ar_error *err)
 {
-	_cleanup_free_ char *rootfs = NULL;
+	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int rfd = -1;
-	struct sb_rootfs content;
-	int r;
 
 	if (prepare_dir(dir, err) < 0)
 		return -1;
-	rootfs = ar_xasprintf("%s/rootfs", dir);
-	if (mkdir(rootfs, 0755) < 0)
-		return ar_error_set(err, errno, "create `%s`", rootfs);
-	rfd = open(rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	path = ar_xasprintf("%s/rootfs", dir);
+	if (mkdir(path, 0755) < 0)
+		return ar_error_set(err, errno, "create `%s`", path);
+	rfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (rfd < 0)
-		return ar_error_set(err, errno, "open `%s`", rootfs);
-	sb_rootfs_init(&content, h, NULL);
-	r = ar_rootfs_fill(rfd, &content.content, err);
-	sb_rootfs_release(&content);
-	if (r < 0)
+		return ar_error_set(err, errno, "open `%s`", path);
+	if (ar_rootfs_fill(rfd, rootfs, err) < 0)
 		return ar_error_wrap(err, "bundle `%s`", dir);
 	return oci_config_write_file(cfg, dir, err);
 }
@@ -120,41 +116,24 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 
 /* ---- run ---- */
 
-/* --overlay: the sandbox directory, and a copy of the options pointing
- * at its layers. */
-static int overlay_prepare(const struct ar_sandbox_opts *o,
-			   const struct ar_sandbox_host *h,
-			   struct ar_sandbox_opts *oo, struct ar_overlay *ov,
-			   struct ar_error *err)
+/* What runs beside the container: the audit listener and the egress
+ * proxy (each NULL when the plan has none). */
+struct sb_beside {
+	struct sb_observe *ob;
+	struct sb_egress *egress;
+};
+
+/* ar_create_opts.on_spawn: the container process exists in its
+ * namespaces. The listener first (it sees the first exec), then the
+ * proxy's sockets in the netns. */
+static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 {
-	_cleanup_free_ char *ws = NULL;
+	const struct sb_beside *b = arg;
 
-	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
+	if (b->ob && sb_observe_on_spawn(b->ob, pid, err) < 0)
 		return -1;
-	/* holds the sandbox's lock until ar_overlay_release */
-	if (ar_overlay_create(o->name, ws, ov, err) < 0)
+	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
-	*oo = *o;
-	oo->overlay_upper = ov->upper;
-	oo->overlay_work = ov->work;
-	return 0;
-}
-
-/* --nested: Landlock off (the kernel refuses mounts to a process under
- * Landlock); asking for both is an error. */
-static int nested_opts(const struct ar_sandbox_opts **o,
-		       struct ar_sandbox_opts *no, struct ar_error *err)
-{
-	const struct oci_profile *p = (*o)->profile;
-
-	if ((*o)->landlock == 1 ||
-	    ((*o)->landlock < 0 && p && p->landlock.set && p->landlock.v))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"sandbox: --nested needs Landlock off (the kernel refuses every mount to a Landlock-restricted process, and a nested sandbox mounts); drop --landlock on (or the profile's \"landlock\": true)");
-	*no = **o;
-	no->landlock = 0;
-	*o = no;
 	return 0;
 }
 
@@ -164,87 +143,57 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 {
 	_cleanup_config_ struct oci_config *cfg = NULL;
 	_cleanup_free_ char *bundle = NULL;
+	_cleanup_free_ char *sess_config = NULL;
 	struct ar_sandbox_host h;
-	struct ar_sandbox_info info;
+	struct sb_plan plan;
 	struct ar_create_opts co;
-	struct ar_landlock_rules ll;
-	struct ar_sandbox_opts oo, lo, no;
-	struct ar_overlay ov;
-	struct sb_rootfs content;
 	struct sb_egress egress = { 0 };
-	struct sb_secrets secrets = { 0 };
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
+	struct sb_beside beside = { NULL, NULL };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
-	_cleanup_free_ char *sess_config = NULL;
+	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
-	bool nested = o->nested || (o->profile && o->profile->nested.set &&
-				    o->profile->nested.v);
-	bool remove_bundle = false, quiet, egress_on = false;
+	bool remove_bundle = false, quiet;
 	char id[64];
 	int r;
 
 	*exit_status = 1;
-	memset(&info, 0, sizeof(info));
-	memset(&ov, 0, sizeof(ov));
-	ov.lock_fd = -1;
+	memset(&plan, 0, sizeof(plan));
+	plan.overlay.lock_fd = -1;
 	if (ar_sandbox_host_detect(&h, err) < 0) {
 		ar_sandbox_host_release(&h);
 		return -1;
 	}
-	if (o->overlay) {
-		r = overlay_prepare(o, &h, &oo, &ov, err);
-		o = &oo;
-		if (r < 0)
-			goto out;
-	}
-	/* --audit/--learn (sandbox_audit.c); nothing without them */
-	r = sb_observe_wanted(o) ? sb_observe_opts(&ob, &o, &h, err) : 0;
-	/* A plain run: the embedded seccomp profile is not parsed; the
-	 * runtime loads it from its compiled-filter cache (parsed on a
-	 * miss only). --print-bundle and --audit/--learn need it, and a
-	 * session keeps the full config on disk for exec. */
-	if (r == 0 && nested)
-		r = nested_opts(&o, &no, err);
-	if (r == 0 && !ro->print_bundle && !sb_observe_wanted(o) && !named &&
-	    !nested) {
-		lo = *o;
-		lo.seccomp_deferred = true;
-		o = &lo;
-	}
-	/* --secret: placeholders and the CA, in the options the config is
-	 * built from */
-	if (r == 0 && sb_secrets_wanted(o))
-		r = sb_secrets_prepare(&secrets, &o, err);
+	r = sb_plan_make(&plan, o, &h, ro, err);
 	if (r == 0)
-		r = ar_sandbox_build_config(o, &h, &cfg, &info, err);
-	if (r == 0 && nested)
-		r = sb_nested_apply(cfg, &h, info.protections,
-				    sizeof(info.protections), err);
+		r = ar_sandbox_build_config(p, &cfg, err);
 	if (r == 0 && !ro->print_bundle)
-		r = preflight(&h, info.workspace, o->overlay, false, err);
+		r = preflight(&h, p->workspace, o->overlay, false, err);
 	if (r == 0 && named)
 		r = sb_session_begin(&sess, ro->state_root, o->name, cfg,
-				     sb_observe_wanted(o), err);
-	if (r != 0) { /* not only < 0: past here cfg is set */
-		if (ov.dir) {
+				     p->observe, err);
+	if (r != 0) {
+		if (plan.overlay.dir) {
 			struct ar_error ignored = AR_ERROR_INIT;
 
-			ar_overlay_discard(&ov, &ignored);
+			ar_overlay_discard(&plan.overlay, &ignored);
 		}
 		goto out;
 	}
 	if (ro->print_bundle) {
-		if (info.net_allow)
+		if (p->net == AR_SANDBOX_NET_ALLOW)
 			ar_warn("sandbox: --print-bundle: the egress proxy of --net allow runs only with `agentrun sandbox`; the bundle has the network namespace and the proxy variables, but nothing will listen on 127.0.0.1:%d",
 				AR_EGRESS_PORT);
-		r = ar_sandbox_bundle_write(cfg, &h, ro->print_bundle, err);
+		r = ar_sandbox_bundle_write(cfg, &p->rootfs, ro->print_bundle,
+					    err);
+		sb_plan_keep_files(&plan);
 		goto out;
 	}
-	if (info.workspace_home)
+	if (p->workspace_home)
 		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (docs/sandbox.md)",
-			info.workspace);
-	if (info.net_host)
+			p->workspace);
+	if (p->net == AR_SANDBOX_NET_HOST)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
 	/* the terminal is the command's: the start lines only with
 	 * --verbose (or in the --log file) */
@@ -252,8 +201,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (!quiet)
 		ar_log(AR_LOG_INFO,
 		       "sandbox: workspace %s (%s); protections: %s",
-		       info.workspace, ov.dir ? "overlay" : "read-write",
-		       info.protections);
+		       p->workspace,
+		       plan.overlay.dir ? "overlay" : "read-write",
+		       oci_config_annotation(cfg, SB_ANNOTATION_PROTECTIONS));
 
 	if (named && ro->detach) {
 		r = sb_session_detach(&sess, ro->state_root, o->name,
@@ -264,6 +214,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			/* the caller: the monitor owns the session now */
 			free(sess.dir);
 			sess.dir = NULL;
+			sb_plan_keep_files(&plan);
 			if (r > 0) {
 				r = 0;
 				ar_log(AR_LOG_INFO,
@@ -273,7 +224,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			goto out;
 		}
 		/* the monitor holds the --overlay lock now (inherited) */
-		ar_overlay_lock_owner(&ov);
+		ar_overlay_lock_owner(&plan.overlay);
 	}
 	snprintf(id, sizeof(id), "sandbox-%d-%lx", (int)getpid(),
 		 (unsigned long)time(NULL));
@@ -288,80 +239,67 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
-	sb_rootfs_init(&content, &h, cfg);
-	memset(&co, 0, sizeof(co));
-	co.root = ro->state_root;
-	co.id = named ? o->name : id;
-	co.bundle = bundle;
-	co.rootless = -1;
-	co.cgroups_disabled = ro->cgroups_disabled;
-	co.config = cfg;
-	co.config_file = sess_config;
-	co.tmpfs_root = &content.content;
-	co.seccomp_default = o->seccomp_deferred;
+	/* --audit/--learn (sandbox_audit.c), --net allow and --publish
+	 * (sandbox_egress.c): started with the container process */
+	if (p->observe) {
+		r = sb_observe_start(&ob, p, cfg, err);
+		beside.ob = &ob;
+	}
+	if (r == 0 && p->egress) {
+		r = sb_egress_init(&egress, p, err);
+		beside.egress = &egress;
+		sb_observe_egress(&ob, &egress);
+	}
+	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
+		ar_log(AR_LOG_INFO,
+		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
+		       AR_EGRESS_PORT, p->policy.n_rules);
+	co = (struct ar_create_opts){
+		.root = ro->state_root,
+		.id = named ? o->name : id,
+		.bundle = bundle,
+		.rootless = -1,
+		.cgroups_disabled = ro->cgroups_disabled,
+		.config = cfg,
+		.config_file = sess_config,
+		.tmpfs_root = &p->rootfs,
+		.on_spawn = beside.ob || beside.egress ? on_spawn : NULL,
+		.on_spawn_arg = &beside,
+		.seccomp_default = p->seccomp_deferred,
+		.landlock = p->landlock ? &p->landlock_rules : NULL,
+	};
 	/* without --nested: refused namespaces are reported, naming it
 	 * (not under --audit/--learn: their listener is the one a process
 	 * may have) */
 	refusals.verbose = o->verbose;
-	if (!nested) {
+	if (!p->nested) {
 		co.on_refusal = sb_refusal_event;
 		co.on_refusal_arg = &refusals;
-	}
-	ll = (struct ar_landlock_rules){ info.landlock_rules,
-					 info.n_landlock_rules };
-	co.landlock = info.landlock ? &ll : NULL;
-	r = sb_observe_wanted(o) ?
-		    sb_observe_start(&ob, o, &h, cfg, &info, err) :
-		    0;
-	/* --net allow, --publish: the proxy starts once the sandbox's
-	 * netns exists */
-	egress_on = info.net_allow || sb_egress_publish_wanted(o);
-	if (r == 0 && egress_on)
-		r = sb_egress_init(&egress, o, info.net_allow, info.net_host,
-				   err);
-	if (r == 0 && egress_on) {
-		egress.secrets = secrets.n ? &secrets : NULL;
-		sb_observe_egress(&ob, &egress);
-		co.on_spawn = sb_egress_on_spawn;
-		co.on_spawn_arg = &egress;
-	}
-	if (r == 0 && info.net_allow && !quiet) {
-		ar_log(AR_LOG_INFO,
-		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
-		       AR_EGRESS_PORT, egress.policy.n_rules);
-	}
-	if (r == 0 && sb_observe_wanted(o)) {
-		ob.next_on_spawn = co.on_spawn;
-		ob.next_arg = co.on_spawn_arg;
-		co.on_spawn = sb_observe_on_spawn;
-		co.on_spawn_arg = &ob;
 	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
 	sb_refusal_summary(&refusals);
 	/* placeholders' mount points go; late redirect files are reported */
-	sb_protect_after_run(info.protect);
-	if (egress_on)
+	sb_protect_after_run(&p->protect);
+	if (beside.egress)
 		sb_egress_release(&egress);
-	sb_secrets_release(&secrets);
-	if (sb_observe_wanted(o))
-		r = sb_observe_finish(&ob, o, &info, &ov, r, *exit_status, err);
-	sb_rootfs_release(&content);
+	if (p->observe)
+		r = sb_observe_finish(&ob, p, r, *exit_status, err);
 	if (remove_bundle)
 		rmdir(bundle);
 	/* Explain a failed start with the checks left out before it. */
 	if (r < 0)
-		preflight(&h, info.workspace, o->overlay, true, err);
-	if (ov.dir)
+		preflight(&h, p->workspace, o->overlay, true, err);
+	if (plan.overlay.dir)
 		ar_log(AR_LOG_INFO,
 		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",
-		       ov.name, ov.upper, ov.name, ov.name, ov.name, ov.name);
+		       plan.overlay.name, plan.overlay.upper, plan.overlay.name,
+		       plan.overlay.name, plan.overlay.name, plan.overlay.name);
 out:
 	if (sess.dir || sess.ready_fd >= 0)
 		sb_session_end(&sess, r, *exit_status, err);
 	sb_observe_release(&ob);
-	ar_sandbox_info_release(&info);
-	ar_overlay_release(&ov);
+	sb_plan_release(&plan);
 	ar_sandbox_host_release(&h);
 	return r;
 }

@@ -31,29 +31,23 @@
 #include "oci_config.h"
 #include "sandbox_types.h"
 
-/* Write BUNDLE/config.json and BUNDLE/rootfs (mount points, the
- * merged-/usr symlinks of the host, etc/passwd, etc/group). `dir` must
- * exist and be empty or absent. */
+/* Write BUNDLE/config.json and BUNDLE/rootfs (the merged-/usr symlinks
+ * of the host, etc/passwd, etc/group: `rootfs`). `dir` must be absent,
+ * or a directory without a bundle in it. */
 int ar_sandbox_bundle_write(const struct oci_config *cfg,
-			    const struct ar_sandbox_host *h, const char *dir,
-			    struct ar_error *err);
+			    const struct ar_rootfs_content *rootfs,
+			    const char *dir, struct ar_error *err);
 
-/* Build, check the protections this machine offers (doctor), run it in
- * the foreground through ar_container_run() with the config in memory
- * and a tmpfs root (nothing is written on the host; sandbox_rootfs.c).
- * *exit_status: the command's status. */
-struct ar_sandbox_run_opts {
-	const char *state_root; /* --root */
-	const char *print_bundle; /* --print-bundle DIR: write, don't run */
-	bool cgroups_disabled; /* --cgroup-manager disabled */
-	bool detach; /* --detach (needs a name): run on in a monitor */
-};
 /* --profile VALUE: a path as it is, or a profile name looked up as
  * NAME.json in ~/.config/agentrun/profiles, then the installed profiles
  * (profile_lookup.c). *path is malloc'd. */
 int ar_sandbox_profile_resolve(const char *value, char **path,
 			       struct ar_error *err);
 
+/* Plan, build, check the protections this machine offers (doctor), run it in
+ * the foreground through ar_container_run() with the config in memory
+ * and a tmpfs root (nothing is written on the host; sandbox_rootfs.c).
+ * *exit_status: the command's status. */
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		   const struct ar_sandbox_run_opts *r, int *exit_status,
 		   struct ar_error *err);

@@ -17,45 +17,6 @@
 #include "sandbox_egress.h"
 #include "utils.h"
 
-static const char *learn_allow[] = { "*" };
-
-int sb_observe_opts(struct sb_observe *ob, const struct ar_sandbox_opts **op,
-		    const struct ar_sandbox_host *h, struct ar_error *err)
-{
-	const struct ar_sandbox_opts *o = *op;
-	_cleanup_free_ char *ws = NULL;
-	size_t n = 0, k;
-
-	clock_gettime(CLOCK_MONOTONIC, &ob->t0);
-	if (!o->learn)
-		return 0;
-	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
-		return -1;
-	if (sb_net_mode(o) == AR_SANDBOX_NET_HOST)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"sandbox: --learn records network destinations through the egress proxy; it cannot be combined with --net host");
-	ob->opts = *o;
-	ob->extra_ro = sb_learn_extra_ro(ws);
-	while (ob->extra_ro[n])
-		n++;
-	ob->ro = ar_xcalloc(o->ro.n + n + 1, sizeof(char *));
-	memcpy(ob->ro, o->ro.v, o->ro.n * sizeof(char *));
-	k = o->ro.n;
-	for (size_t i = 0; i < n; i++) {
-		/* the home directory stays the sandbox's tmpfs */
-		if (strcmp(ob->extra_ro[i], h->home) != 0)
-			ob->ro[k++] = ob->extra_ro[i];
-	}
-	ob->opts.ro.v = ob->ro;
-	ob->opts.ro.n = k;
-	ob->opts.net = AR_SANDBOX_NET_ALLOW;
-	ob->opts.net_allow.v = learn_allow;
-	ob->opts.net_allow.n = 1;
-	*op = &ob->opts;
-	return 0;
-}
-
 /* The protected paths of the run, one "protected" event. */
 static void audit_protected(struct ar_audit *a, const struct sb_protect *p)
 {
@@ -80,55 +41,51 @@ static void audit_protected(struct ar_audit *a, const struct sb_protect *p)
 	ar_audit_emit(a, &b);
 }
 
-int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
-		     const struct ar_sandbox_host *h, struct oci_config *cfg,
-		     const struct ar_sandbox_info *info, struct ar_error *err)
+int sb_observe_start(struct sb_observe *ob, const struct sb_plan *p,
+		     struct oci_config *cfg, struct ar_error *err)
 {
+	const struct ar_sandbox_opts *o = &p->o;
 	int what = 0;
 
+	clock_gettime(CLOCK_MONOTONIC, &ob->t0);
 	ob->argv = o->argv;
 	if (o->audit && ar_audit_open(o->audit, &ob->audit, err) < 0)
 		return -1;
 	if (o->learn)
-		ob->learn = sb_learn_new(h, info->workspace, ob->audit);
+		ob->learn = sb_learn_new(p->h, p->workspace, ob->audit);
 	if (ob->audit)
 		what |= SB_NOTIFY_EXEC | SB_NOTIFY_CONNECT | SB_NOTIFY_WRITES;
 	if (ob->learn)
 		what |= SB_NOTIFY_PATHS;
 	if (sb_notify_start(ob->audit, ob->learn, &ob->notify, err) < 0)
 		return -1;
-	if (ob->audit && info->protect && info->protect->n)
-		sb_notify_protect(ob->notify, info->protect, &ob->attempts);
+	if (ob->audit && p->protect.n)
+		sb_notify_protect(ob->notify, &p->protect, &ob->attempts);
 	if (sb_notify_rules(cfg->linux_.seccomp, &cfg->arena, what,
 			    sb_notify_socket(ob->notify), err) < 0)
 		return -1;
 	if (ob->audit) {
-		ar_audit_start(ob->audit, o->argv, info->workspace,
-			       info->protections,
+		ar_audit_start(ob->audit, o->argv, p->workspace,
+			       oci_config_annotation(cfg,
+						     SB_ANNOTATION_PROTECTIONS),
 			       o->learn ? "learn" : "enforce");
-		audit_protected(ob->audit, info->protect);
+		audit_protected(ob->audit, &p->protect);
 		if (!o->overlay) {
-			sb_scan_take(info->workspace, &ob->before);
+			sb_scan_take(p->workspace, &ob->before);
 			ob->scanned = true;
 		}
 	}
 	return 0;
 }
 
-int sb_observe_on_spawn(pid_t pid, void *arg, struct ar_error *err)
+int sb_observe_on_spawn(struct sb_observe *ob, pid_t pid, struct ar_error *err)
 {
-	struct sb_observe *ob = arg;
-
-	if (sb_notify_run(ob->notify, pid, ob->argv, err) < 0)
-		return -1;
-	return ob->next_on_spawn ? ob->next_on_spawn(pid, ob->next_arg, err) :
-				   0;
+	return sb_notify_run(ob->notify, pid, ob->argv, err);
 }
 
 void sb_observe_egress(struct sb_observe *ob, struct sb_egress *e)
 {
 	if (ob->learn) {
-		e->policy.learn = true;
 		e->fn = sb_learn_egress_event;
 		e->fn_data = ob->learn;
 	} else if (ob->audit) {
@@ -176,27 +133,27 @@ static void attempts_summary(const struct sb_attempts *at, const char *audit,
 	(void)!ar_write_all(STDERR_FILENO, line, o);
 }
 
-int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,
-		      const struct ar_sandbox_info *info,
-		      const struct ar_overlay *ov, int run_rc, int exit_status,
-		      struct ar_error *err)
+int sb_observe_finish(struct sb_observe *ob, const struct sb_plan *p,
+		      int run_rc, int exit_status, struct ar_error *err)
 {
+	const struct ar_sandbox_opts *o = &p->o;
+	const struct ar_overlay *ov = &p->overlay;
 	struct timespec t1;
 
 	sb_notify_stop(ob->notify);
 	ob->notify = NULL;
 	if (ob->audit) {
-		if (ov && ov->dir)
+		if (ov->dir)
 			sb_audit_files_overlay(ob->audit, ov);
 		else if (ob->scanned)
 			sb_audit_files_scan(ob->audit, &ob->before,
-					    info->workspace, info->protect);
+					    p->workspace, &p->protect);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		ar_audit_exit(ob->audit, run_rc < 0 ? -1 : exit_status,
 			      (double)(t1.tv_sec - ob->t0.tv_sec) +
 				      (double)(t1.tv_nsec - ob->t0.tv_nsec) /
 					      1e9);
-		attempts_summary(&ob->attempts, o->audit, info->workspace);
+		attempts_summary(&ob->attempts, o->audit, p->workspace);
 	}
 	if (run_rc < 0)
 		return run_rc; /* err says why the run failed */
@@ -222,10 +179,4 @@ void sb_observe_release(struct sb_observe *ob)
 	if (ob->scanned)
 		sb_scan_free(&ob->before);
 	ob->scanned = false;
-	for (size_t i = 0; ob->extra_ro && ob->extra_ro[i]; i++)
-		free(ob->extra_ro[i]);
-	free(ob->extra_ro);
-	ob->extra_ro = NULL;
-	free(ob->ro);
-	ob->ro = NULL;
 }

@@ -20,7 +20,6 @@
 struct sb_egress;
 
 struct ar_audit;
-struct ar_overlay;
 struct sb_learn;
 struct sb_notify;
 
@@ -33,44 +32,24 @@ struct sb_observe {
 	bool scanned;
 	struct timespec t0;
 	char *const *argv; /* the command, for the first exec event */
-	/* the runtime's on_spawn callback this one chains to */
-	int (*next_on_spawn)(pid_t pid, void *arg, struct ar_error *err);
-	void *next_arg;
-	/* --learn: the options with the learn run's extras */
-	struct ar_sandbox_opts opts;
-	const char **ro;
-	char **extra_ro;
 };
 
-static inline bool sb_observe_wanted(const struct ar_sandbox_opts *o)
-{
-	return o->audit || o->learn;
-}
-
-/* --learn: *o becomes a copy with the top-level host directories added
- * read-only and the network in learn mode (allow=*, every address). */
-int sb_observe_opts(struct sb_observe *ob, const struct ar_sandbox_opts **o,
-		    const struct ar_sandbox_host *h, struct ar_error *err);
-/* After the config is built: open the log, start the listener, add its
- * rules to the config, log "start", scan the workspace. */
-int sb_observe_start(struct sb_observe *ob, const struct ar_sandbox_opts *o,
-		     const struct ar_sandbox_host *h, struct oci_config *cfg,
-		     const struct ar_sandbox_info *info, struct ar_error *err);
-/* ar_create_opts.on_spawn (arg: the struct sb_observe): start the
- * listener thread, then call next_on_spawn (the egress proxy's). */
-int sb_observe_on_spawn(pid_t pid, void *arg, struct ar_error *err);
+/* With --audit/--learn (plan->observe), after the config is built: open
+ * the log, start the listener, add its rules to the config, log "start",
+ * scan the workspace. */
+int sb_observe_start(struct sb_observe *ob, const struct sb_plan *p,
+		     struct oci_config *cfg, struct ar_error *err);
+/* Once the container process exists: start the listener thread. */
+int sb_observe_on_spawn(struct sb_observe *ob, pid_t pid, struct ar_error *err);
 /* Route the egress proxy's decisions to the log / the learner. */
 void sb_observe_egress(struct sb_observe *ob, struct sb_egress *e);
 /* After the run: stop the listener, log "files" and "exit", sum the
  * attempts on protected paths up on stderr (one line, like the egress
  * proxy's blocked connections), write the learned profile (only when
- * the run succeeded). ov: the overlay or
- * NULL. Returns run_rc when it is < 0 (err untouched), else 0 or -1
- * when the profile cannot be written. */
-int sb_observe_finish(struct sb_observe *ob, const struct ar_sandbox_opts *o,
-		      const struct ar_sandbox_info *info,
-		      const struct ar_overlay *ov, int run_rc, int exit_status,
-		      struct ar_error *err);
+ * the run succeeded). Returns run_rc when it is < 0 (err untouched),
+ * else 0 or -1 when the profile cannot be written. */
+int sb_observe_finish(struct sb_observe *ob, const struct sb_plan *p,
+		      int run_rc, int exit_status, struct ar_error *err);
 /* Free everything (safe after a failed start). */
 void sb_observe_release(struct sb_observe *ob);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sandbox as an ordinary OCI config, built from the host
- * (sandbox_config.c): the host facts, the workspace, the config.
+ * The sandbox as an ordinary OCI config (sandbox_config.c): the host
+ * facts, and the config built from a plan (sandbox_plan.h).
  */
 #ifndef AGENTRUN_SANDBOX_CONFIG_H
 #define AGENTRUN_SANDBOX_CONFIG_H
@@ -13,24 +13,13 @@
 int ar_sandbox_host_detect(struct ar_sandbox_host *h, struct ar_error *err);
 void ar_sandbox_host_release(struct ar_sandbox_host *h);
 
-/*
- * Build the config (root.path "rootfs"). Fails naming the offending
- * option for paths that do not exist or that are on the never-share list.
- */
-int ar_sandbox_build_config(const struct ar_sandbox_opts *o,
-			    const struct ar_sandbox_host *h,
-			    struct oci_config **out,
-			    struct ar_sandbox_info *info, struct ar_error *err);
-void ar_sandbox_info_release(struct ar_sandbox_info *info);
+/* What the sandbox's protections are, in its config: the plan's line,
+ * and with --nested what sandbox_nested.c made of the host. */
+#define SB_ANNOTATION_PROTECTIONS "run.agentrun.sandbox.protections"
 
-/* The workspace the options select (--workspace, the profile's, else
- * ar_sandbox_find_workspace of the cwd), a real path; malloc'd. */
-int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
-			 const struct ar_sandbox_host *h, char **out,
-			 struct ar_error *err);
-
-/* Workspace of a directory: the nearest ancestor (or itself) holding a
- * .git entry, else the directory itself. Malloc'd. */
-char *ar_sandbox_find_workspace(const char *cwd);
+/* The config of a plan (root.path "rootfs"): everything it holds is
+ * copied into the config's arena. */
+int ar_sandbox_build_config(const struct sb_plan *p, struct oci_config **out,
+			    struct ar_error *err);
 
 #endif

@@ -31,42 +31,6 @@
 #include "sandbox_egress.h"
 #include "utils.h"
 
-enum ar_sandbox_net sb_net_mode(const struct ar_sandbox_opts *o)
-{
-	const struct oci_profile *pf = o->profile;
-
-	if (o->net != AR_SANDBOX_NET_DEFAULT)
-		return o->net;
-	if (pf && pf->net_allow.n > 0)
-		return AR_SANDBOX_NET_ALLOW;
-	if (pf && pf->net && strcmp(pf->net, "host") == 0)
-		return AR_SANDBOX_NET_HOST;
-	return AR_SANDBOX_NET_NONE;
-}
-
-int sb_egress_policy(const struct ar_sandbox_opts *o,
-		     struct ar_egress_policy *p, struct ar_error *err)
-{
-	const struct oci_profile *pf = o->profile;
-
-	memset(p, 0, sizeof(*p));
-	/* the profile's patterns, then the command line's: a union */
-	for (size_t i = 0; pf && i < pf->net_allow.n; i++) {
-		if (ar_egress_policy_add(p, pf->net_allow.v[i], err) < 0) {
-			ar_egress_policy_release(p);
-			return ar_error_wrap(err, "%s: net.allow[%zu]",
-					     pf->filename, i);
-		}
-	}
-	for (size_t i = 0; i < o->net_allow.n; i++) {
-		if (ar_egress_policy_add(p, o->net_allow.v[i], err) < 0) {
-			ar_egress_policy_release(p);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 void sb_egress_mounts(struct sb_mounts *m)
 {
 	/* no resolver of the host's inside: resolvers fall back to
@@ -96,11 +60,6 @@ const char *const sb_egress_env[] = {
 	"no_proxy=localhost,127.0.0.1,::1",
 	NULL,
 };
-
-bool sb_egress_publish_wanted(const struct ar_sandbox_opts *o)
-{
-	return o->publish.n > 0 || (o->profile && o->profile->publish.n > 0);
-}
 
 /* "[ADDR:]HOSTPORT:PORT": ADDR an IPv4 address or [IPv6] (default
  * 127.0.0.1). */
@@ -228,25 +187,20 @@ static int publish_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 	return 0;
 }
 
-int sb_egress_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
-		   bool allow, bool host, struct ar_error *err)
+int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
+		   struct ar_error *err)
 {
 	memset(e, 0, sizeof(*e));
-	e->verbose = o->verbose;
-	e->audit_path = o->audit;
-	e->allow = allow;
-	if (host && sb_egress_publish_wanted(o))
+	e->verbose = p->o.verbose;
+	e->audit_path = p->o.audit;
+	e->allow = p->net == AR_SANDBOX_NET_ALLOW;
+	e->policy = &p->policy;
+	e->secrets = p->secrets.n ? &p->secrets : NULL;
+	if (p->net == AR_SANDBOX_NET_HOST && p->publish)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: --publish forwards into the sandbox's own network; with --net host its ports are the host's already");
-	if (sb_egress_policy(o, &e->policy, err) < 0)
-		return -1;
-	if (ar_egress_policy_load_self(&e->policy, err) < 0 ||
-	    publish_init(e, o, err) < 0) {
-		ar_egress_policy_release(&e->policy);
-		return -1;
-	}
-	return 0;
+	return publish_init(e, &p->o, err);
 }
 
 /* The host loopback services of the policy: every loopback address
@@ -296,9 +250,8 @@ static size_t loopback_forwards(const struct ar_egress_policy *p,
  * DNS (UDP 127.0.0.1:53, [::1]:53), then the loopback forwards. */
 #define SB_FIXED 4
 
-int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
+int sb_egress_on_spawn(struct sb_egress *e, pid_t pid, struct ar_error *err)
 {
-	struct sb_egress *e = arg;
 	struct ar_egress_forward fw[AR_EGRESS_MAX_FORWARDS];
 	struct ar_egress_addr addrs[SB_FIXED + AR_EGRESS_MAX_FORWARDS] = {
 		{ .family = AF_INET,
@@ -318,7 +271,7 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		  .optional = true },
 	};
 	int fds[SB_FIXED + AR_EGRESS_MAX_FORWARDS];
-	size_t n = loopback_forwards(&e->policy, fw, AR_EGRESS_MAX_FORWARDS);
+	size_t n = loopback_forwards(e->policy, fw, AR_EGRESS_MAX_FORWARDS);
 	size_t nfixed = SB_FIXED;
 	int r = 0;
 
@@ -357,7 +310,7 @@ int sb_egress_on_spawn(pid_t pid, void *arg, struct ar_error *err)
 	}
 	e->diag = ar_egress_diag_new(e->verbose, e->audit_path, e->fn,
 				     e->fn_data);
-	if (ar_egress_proxy_start(fds[0], &e->policy, ar_egress_diag_event,
+	if (ar_egress_proxy_start(fds[0], e->policy, ar_egress_diag_event,
 				  e->diag, &e->proxy, err) < 0) {
 		for (size_t i = 1; i < SB_FIXED + n; i++)
 			if (fds[i] >= 0)
@@ -404,22 +357,9 @@ void sb_egress_release(struct sb_egress *e)
 	ar_egress_diag_summary(e->diag);
 	ar_egress_diag_free(e->diag);
 	e->diag = NULL;
-	ar_egress_policy_release(&e->policy);
 }
 
 /* ---- --secret ---- */
-
-static char *sb_strdup_keep(struct sb_secrets *s, char *str)
-{
-	s->strs = ar_xrealloc(s->strs, (s->n_strs + 1) * sizeof(*s->strs));
-	s->strs[s->n_strs++] = str;
-	return str;
-}
-
-bool sb_secrets_wanted(const struct ar_sandbox_opts *o)
-{
-	return o->secrets.n > 0 || (o->profile && o->profile->secret.n > 0);
-}
 
 /* One NAME=HOST-PATTERN[,...]: 1 added, 0 skipped (a profile's NAME
  * that is not set), -1 error. */
@@ -476,20 +416,21 @@ static int secret_add(struct sb_secrets *s, const char *spec, bool optional,
 	return 1;
 }
 
-int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **op,
-		       struct ar_error *err)
+int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
+		       enum ar_sandbox_net net, struct ar_error *err)
 {
-	const struct ar_sandbox_opts *o = *op;
 	const struct oci_profile *pf = o->profile;
 	static const char *const ca_vars[] = { "SSL_CERT_FILE",
 					       "CURL_CA_BUNDLE",
 					       "REQUESTS_CA_BUNDLE",
 					       "GIT_SSL_CAINFO", NULL };
 	char tmpl[] = "/tmp/agentrun-ca-XXXXXX";
-	size_t ne = 0, np = pf ? pf->secret.n : 0;
+	size_t np = pf ? pf->secret.n : 0;
 
 	memset(s, 0, sizeof(*s));
-	if (sb_net_mode(o) != AR_SANDBOX_NET_ALLOW) {
+	if (o->secrets.n == 0 && np == 0)
+		return 0;
+	if (net != AR_SANDBOX_NET_ALLOW) {
 		if (o->secrets.n == 0)
 			return 0; /* the profile's: nothing to put them in */
 		return ar_error_set_plain(
@@ -512,28 +453,16 @@ int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts **op,
 	if (chmod(s->dir, 0755) < 0 ||
 	    ar_egress_tls_new(s->dir, &s->tls, err) < 0)
 		return -1;
-	/* the options: env and ro extended */
-	s->opts = *o;
-	s->env = ar_xcalloc(o->env.n + s->n + 8, sizeof(char *));
-	memcpy(s->env, o->env.v, o->env.n * sizeof(char *));
-	ne = o->env.n;
+	/* the variables: placeholders, then where the CA is */
+	s->env = ar_xcalloc(s->n + 8, sizeof(char *));
 	for (size_t i = 0; i < s->n; i++)
-		s->env[ne++] =
-			sb_strdup_keep(s, ar_xasprintf("%s=%s", s->v[i].name,
-						       s->v[i].placeholder));
+		s->env[s->n_env++] = ar_xasprintf("%s=%s", s->v[i].name,
+						  s->v[i].placeholder);
 	for (const char *const *v = ca_vars; *v; v++)
-		s->env[ne++] = sb_strdup_keep(
-			s, ar_xasprintf("%s=%s/bundle.pem", *v, s->dir));
-	s->env[ne++] = sb_strdup_keep(
-		s, ar_xasprintf("NODE_EXTRA_CA_CERTS=%s/ca.pem", s->dir));
-	s->opts.env.v = s->env;
-	s->opts.env.n = ne;
-	s->ro = ar_xcalloc(o->ro.n + 1, sizeof(char *));
-	memcpy(s->ro, o->ro.v, o->ro.n * sizeof(char *));
-	s->ro[o->ro.n] = s->dir;
-	s->opts.ro.v = s->ro;
-	s->opts.ro.n = o->ro.n + 1;
-	*op = &s->opts;
+		s->env[s->n_env++] =
+			ar_xasprintf("%s=%s/bundle.pem", *v, s->dir);
+	s->env[s->n_env++] =
+		ar_xasprintf("NODE_EXTRA_CA_CERTS=%s/ca.pem", s->dir);
 	return 0;
 }
 
@@ -561,10 +490,8 @@ void sb_secrets_release(struct sb_secrets *s)
 		rmdir(s->dir);
 		free(s->dir);
 	}
-	for (size_t i = 0; i < s->n_strs; i++)
-		free(s->strs[i]);
-	free(s->strs);
+	for (size_t i = 0; i < s->n_env; i++)
+		free(s->env[i]);
 	free(s->env);
-	free(s->ro);
 	memset(s, 0, sizeof(*s));
 }

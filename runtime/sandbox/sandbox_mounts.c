@@ -88,20 +88,22 @@ static size_t depth(const char *p)
 	return d;
 }
 
-void sb_mounts_finish(struct sb_mounts *m, struct oci_config *cfg)
+void sb_mounts_finish(struct sb_mounts *m, struct oci_mount **out,
+		      size_t *n_out)
 {
 	size_t k = 0, maxd = 0;
+	struct oci_mount *v;
 
 	for (size_t i = 0; i < m->n; i++)
 		if (depth(m->v[i].destination) > maxd)
 			maxd = depth(m->v[i].destination);
-	cfg->mounts =
-		oci_arena_calloc(&cfg->arena, m->n + 1, sizeof(*cfg->mounts));
+	v = oci_arena_calloc(m->a, m->n + 1, sizeof(*v));
 	for (size_t d = 0; d <= maxd; d++)
 		for (size_t i = 0; i < m->n; i++)
 			if (depth(m->v[i].destination) == d)
-				cfg->mounts[k++] = m->v[i];
-	cfg->n_mounts = k;
+				v[k++] = m->v[i];
+	*out = v;
+	*n_out = k;
 	free(m->v);
 	m->v = NULL;
 	m->n = m->cap = 0;

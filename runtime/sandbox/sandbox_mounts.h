@@ -12,9 +12,9 @@
 #include "oci_config.h"
 #include "sandbox_types.h"
 
-/* Mounts in the order added; strings live in the config's arena, the
- * vector is malloc'd and copied into the arena at the end (sorted parents
- * first, see sb_mounts_finish). */
+/* Mounts in the order added; strings live in the arena `a` (the plan's),
+ * the vector is malloc'd and copied into the arena at the end (sorted
+ * parents first, see sb_mounts_finish). */
 struct sb_mounts {
 	struct ar_arena *a;
 	struct oci_mount *v;
@@ -36,10 +36,11 @@ bool sb_has_dest(const struct sb_mounts *m, const char *dest);
 /* As root on a workspace owned by someone else: make the last mount
  * (a bind of `path`) idmapped to the owner of `path` (no-op otherwise). */
 void sb_workspace_idmap(struct sb_mounts *m, const char *path);
-/* Move the list into cfg->mounts (in its arena), parents before children
- * (a stable sort by depth), so that a bind lands on top of the tmpfs or
+/* Move the list into *out (in its arena), parents before children (a
+ * stable sort by depth), so that a bind lands on top of the tmpfs or
  * bind that contains it and later entries for the same path win. */
-void sb_mounts_finish(struct sb_mounts *m, struct oci_config *cfg);
+void sb_mounts_finish(struct sb_mounts *m, struct oci_mount **out,
+		      size_t *n_out);
 
 /* "DIR/NAME" in the arena (no printf: it runs ~80 times per start). */
 char *sb_path_join(struct ar_arena *a, const char *dir, const char *name);

@@ -27,6 +27,13 @@
 #include "sandbox_rootfs.h"
 #include "utils.h"
 
+/* The list being built (malloc'd; copied into the arena at the end). */
+struct sb_rootfs {
+	struct ar_arena *a;
+	struct ar_rootfs_entry *v;
+	size_t n, cap;
+};
+
 static void add(struct sb_rootfs *r, const char *path, enum ar_rootfs_kind kind,
 		mode_t mode, const char *data, bool optional)
 {
@@ -95,10 +102,11 @@ static bool plain_dest(const struct sb_rootfs *r, size_t links_from,
  * anything unexpected is left to the runtime, which reports it.
  */
 static void mount_points(struct sb_rootfs *r, size_t links_from,
-			 size_t links_to, const struct oci_config *cfg)
+			 size_t links_to, const struct oci_mount *mounts,
+			 size_t n_mounts)
 {
-	for (size_t i = 0; i < cfg->n_mounts; i++) {
-		const struct oci_mount *m = &cfg->mounts[i];
+	for (size_t i = 0; i < n_mounts; i++) {
+		const struct oci_mount *m = &mounts[i];
 		const char *d = m->destination, *rel;
 		bool dir = true, covered = false;
 		struct stat st;
@@ -106,8 +114,8 @@ static void mount_points(struct sb_rootfs *r, size_t links_from,
 		if (!d || !plain_dest(r, links_from, links_to, d))
 			continue;
 		for (size_t j = 0; j < i && !covered; j++)
-			covered = cfg->mounts[j].destination &&
-				  ar_path_under(d, cfg->mounts[j].destination);
+			covered = mounts[j].destination &&
+				  ar_path_under(d, mounts[j].destination);
 		if (covered)
 			continue;
 		if (mount_is_bind(m)) {
@@ -115,12 +123,12 @@ static void mount_points(struct sb_rootfs *r, size_t links_from,
 				continue;
 			dir = S_ISDIR(st.st_mode);
 		}
-		rel = oci_arena_strdup(&r->a, d + 1);
+		rel = oci_arena_strdup(r->a, d + 1);
 		for (const char *p = strchr(rel, '/'); p;
 		     p = strchr(p + 1, '/'))
 			if (!listed(r, rel, (size_t)(p - rel)))
 				add(r,
-				    oci_arena_strndup(&r->a, rel,
+				    oci_arena_strndup(r->a, rel,
 						      (size_t)(p - rel)),
 				    AR_ROOTFS_DIR, 0755, NULL, true);
 		if (!listed(r, rel, strlen(rel)))
@@ -129,23 +137,26 @@ static void mount_points(struct sb_rootfs *r, size_t links_from,
 	}
 }
 
-void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h,
-		    const struct oci_config *cfg)
+struct ar_rootfs_content sb_rootfs_content(struct ar_arena *a,
+					   const struct ar_sandbox_host *h,
+					   const struct oci_mount *mounts,
+					   size_t n_mounts)
 {
 	static const char *const links[] = { "bin",   "sbin",  "lib",
 					     "lib32", "lib64", "libx32" };
 	_cleanup_free_ char *passwd = ar_sandbox_passwd(h);
 	_cleanup_free_ char *group = ar_sandbox_group(h);
+	struct sb_rootfs r = { .a = a };
+	struct ar_rootfs_entry *v;
 	size_t links_from;
 
-	memset(r, 0, sizeof(*r));
-	add(r, "etc", AR_ROOTFS_DIR, 0755, NULL, false);
-	add(r, "etc/passwd", AR_ROOTFS_FILE, 0644,
-	    oci_arena_strdup(&r->a, passwd), false);
-	add(r, "etc/group", AR_ROOTFS_FILE, 0644,
-	    oci_arena_strdup(&r->a, group), false);
+	add(&r, "etc", AR_ROOTFS_DIR, 0755, NULL, false);
+	add(&r, "etc/passwd", AR_ROOTFS_FILE, 0644, oci_arena_strdup(a, passwd),
+	    false);
+	add(&r, "etc/group", AR_ROOTFS_FILE, 0644, oci_arena_strdup(a, group),
+	    false);
 	/* Merged /usr: /bin -> usr/bin and friends, as on the host. */
-	links_from = r->n;
+	links_from = r.n;
 	for (size_t i = 0; i < AR_ARRAY_SIZE(links); i++) {
 		char host[32], target[256];
 		ssize_t n;
@@ -155,20 +166,14 @@ void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h,
 		if (n <= 0)
 			continue;
 		target[n] = '\0';
-		add(r, links[i], AR_ROOTFS_SYMLINK, 0,
-		    oci_arena_strdup(&r->a, target), false);
+		add(&r, links[i], AR_ROOTFS_SYMLINK, 0,
+		    oci_arena_strdup(a, target), false);
 	}
-	if (cfg)
-		mount_points(r, links_from, r->n, cfg);
-	r->content.v = r->v;
-	r->content.n = r->n;
-}
-
-void sb_rootfs_release(struct sb_rootfs *r)
-{
-	free(r->v);
-	oci_arena_free(&r->a);
-	memset(r, 0, sizeof(*r));
+	mount_points(&r, links_from, r.n, mounts, n_mounts);
+	v = oci_arena_calloc(a, r.n + 1, sizeof(*v));
+	memcpy(v, r.v, r.n * sizeof(*v));
+	free(r.v);
+	return (struct ar_rootfs_content){ v, r.n };
 }
 
 /* A directory of ours (not a link, owned by uid), or false. */

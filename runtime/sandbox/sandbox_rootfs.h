@@ -13,20 +13,14 @@
 
 /* Its content, as data for the runtime (rootfs_fill.h): etc/passwd and
  * etc/group generated for the user, the host's merged-/usr links (bin ->
- * usr/bin, ...) and, for a run, the mount points of the config's mounts
- * that land in the root itself. Computed before any process exists; the
+ * usr/bin, ...) and the mount points of `mounts` (a run's; NULL for
+ * --print-bundle) that land in the root itself. In the arena `a`. The
  * container process makes it in its fresh tmpfs root
  * (ar_create_opts.tmpfs_root), --print-bundle in DIR/rootfs. */
-struct sb_rootfs {
-	struct ar_rootfs_content content; /* points into v */
-	struct ar_rootfs_entry *v;
-	size_t n, cap;
-	struct ar_arena a; /* the strings */
-};
-/* cfg: the config whose mount points are made too (a run), or NULL. */
-void sb_rootfs_init(struct sb_rootfs *r, const struct ar_sandbox_host *h,
-		    const struct oci_config *cfg);
-void sb_rootfs_release(struct sb_rootfs *r);
+struct ar_rootfs_content sb_rootfs_content(struct ar_arena *a,
+					   const struct ar_sandbox_host *h,
+					   const struct oci_mount *mounts,
+					   size_t n_mounts);
 /* The empty host directory a run's tmpfs root is mounted over (in the
  * sandbox's mount namespace only); *remove: a fresh one to rmdir after
  * the run. NULL with errno on failure. */

@@ -2,7 +2,7 @@
 /*
  * The types every runtime/sandbox/ file shares: the options of one
  * `agentrun sandbox` (the command line and the profile), the facts of the
- * host it runs on, and what the sandbox ended up with. Types only: no
+ * host it runs on, and the plan resolved from both. Types only: no
  * file's functions are declared here, so any file can include it without
  * depending on the files that fill these structs.
  */
@@ -13,9 +13,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-struct ar_landlock_rule;
+#include "arena.h"
+#include "egress_policy.h"
+#include "landlock.h"
+#include "oci_config.h"
+#include "overlay.h"
+#include "protect.h"
+#include "rootfs_fill.h"
+
 struct oci_profile;
-struct sb_protect;
 
 enum ar_sandbox_net {
 	AR_SANDBOX_NET_DEFAULT = 0, /* the profile's, else none */
@@ -53,13 +59,14 @@ struct ar_sandbox_opts {
 	const char *learn; /* --learn PROFILE: record, write a profile */
 	bool verbose; /* --verbose: the runtime's lines on stderr while the
 		       * command runs (egress decisions) */
-	/* Set by ar_sandbox_run for --overlay (overlay.h): */
-	const char *overlay_upper;
-	const char *overlay_work;
-	/* Set by ar_sandbox_run for a plain run: the config gets no
-	 * linux.seccomp; the runtime loads the embedded agent profile from
-	 * its compiled-filter cache (ar_create_opts.seccomp_default). */
-	bool seccomp_deferred;
+};
+
+/* How one sandbox runs (the CLI's global options and --print-bundle). */
+struct ar_sandbox_run_opts {
+	const char *state_root; /* --root */
+	const char *print_bundle; /* --print-bundle DIR: write, don't run */
+	bool cgroups_disabled; /* --cgroup-manager disabled */
+	bool detach; /* --detach (needs a name): run on in a monitor */
 };
 
 /* Who and where: filled from the process by ar_sandbox_host_detect();
@@ -77,21 +84,73 @@ struct ar_sandbox_host {
 	const char *proc; /* "/proc": for the doctor checks */
 };
 
-/* What the sandbox ended up with, for the start log and annotations. */
-struct ar_sandbox_info {
-	char *workspace;
-	bool net_host;
-	bool net_allow; /* the egress proxy runs (sandbox_egress.c) */
-	bool landlock;
-	/* Landlock on: the rules (their paths are the config's), for
-	 * ar_create_opts.landlock; free with ar_sandbox_info_release. */
-	struct ar_landlock_rule *landlock_rules;
-	size_t n_landlock_rules;
+/* --secret (sandbox_egress.c, egress_tls.h): the secrets, the sandbox's
+ * CA in a private directory shown read-only inside, the variables that
+ * name them and the placeholders. */
+struct ar_egress_secret;
+struct ar_egress_tls;
+struct sb_secrets {
+	struct ar_egress_secret *v;
+	size_t n;
+	struct ar_egress_tls *tls;
+	char *dir;
+	char **env; /* NAME=placeholder, VAR=CA path; NULL ended */
+	size_t n_env;
+};
+
+/*
+ * One sandbox, resolved before any process exists (sb_plan_make,
+ * sandbox_plan.c): the options with the profile and the host facts
+ * worked out once. The config (sandbox_config.c), the egress proxy
+ * (sandbox_egress.c) and the audit log (sandbox_audit.c) only read it.
+ */
+struct sb_plan {
+	/* The options the run is made of: the caller's, with what the run
+	 * adds (--learn: the host's top-level directories read-only and the
+	 * network in learn mode; --secret: its variables and CA directory;
+	 * --nested: Landlock off). The lists live in `arena`. */
+	struct ar_sandbox_opts o;
+	const struct ar_sandbox_host *h;
+	struct ar_arena arena; /* everything below that is not malloc'd */
+
+	const char *workspace; /* real path */
 	bool workspace_home; /* --workspace ~ (or above): said loudly */
-	char protections[512]; /* "userns,mountns,pidns,netns,..." */
-	/* The protected paths inside the workspace (protect.h); free with
-	 * ar_sandbox_info_release. */
-	struct sb_protect *protect;
+	enum ar_sandbox_net net; /* NONE, HOST or ALLOW */
+	bool publish; /* --publish (command line or profile) */
+	bool egress; /* the proxy runs: --net allow or --publish */
+	bool nested; /* --nested or the profile's */
+	bool observe; /* --audit or --learn */
+	bool landlock;
+	/* the config leaves out linux.seccomp: the runtime loads the
+	 * embedded agent profile from its compiled-filter cache
+	 * (ar_create_opts.seccomp_default) */
+	bool seccomp_deferred;
+
+	/* --net allow: the allowlist, parsed once (--learn: every
+	 * destination, in learn mode); the host's own addresses when the
+	 * proxy runs */
+	struct ar_egress_policy policy;
+	struct sb_secrets secrets;
+	/* --overlay: the sandbox directory, locked (overlay.h) */
+	struct ar_overlay overlay;
+	/* the protected paths inside the workspace (protect.h) */
+	struct sb_protect protect;
+
+	/* Mounts in order (parents first), the command's cwd and
+	 * environment, the Landlock rules mirroring the mounts. */
+	struct oci_mount *mounts;
+	size_t n_mounts;
+	const char *cwd;
+	struct oci_strv env;
+	struct ar_landlock_rules landlock_rules;
+	/* the root's content (rootfs_fill.h): etc/passwd, etc/group, the
+	 * merged-/usr links, for a run the mount points too */
+	struct ar_rootfs_content rootfs;
+	/* "userns(keep-id 1000:1000),mountns,...": what the config's
+	 * annotation run.agentrun.sandbox.protections starts with (--nested
+	 * adds what it made of the host's subordinate ids: the start line
+	 * and the audit log read the annotation) */
+	char protections[512];
 };
 
 #endif

@@ -13,6 +13,8 @@
 #include "../../runtime/sandbox/sandbox_config.h"
 #include "../../runtime/sandbox/sandbox_etc.h"
 #include "../../runtime/sandbox/sandbox_nested.h"
+#include "../../runtime/sandbox/sandbox_plan.h"
+#include "landlock.h"
 #include "config_write.h"
 #include "error.h"
 #include "unit.h"
@@ -85,17 +87,16 @@ static char *argv_true[] = { "true", NULL };
 static struct oci_config *build(struct ar_sandbox_opts *o, struct ar_error *err)
 {
 	struct ar_sandbox_host h;
-	struct ar_sandbox_info info;
+	struct sb_plan p;
 	struct oci_config *cfg = NULL;
 
 	fake_host(&h);
 	if (!o->argv)
 		o->argv = argv_true;
-	if (o->tty == 0)
-		o->tty = 0;
-	if (ar_sandbox_build_config(o, &h, &cfg, &info, err) < 0)
+	if (sb_plan_make(&p, o, &h, NULL, err) < 0 ||
+	    ar_sandbox_build_config(&p, &cfg, err) < 0)
 		cfg = NULL;
-	ar_sandbox_info_release(&info);
+	sb_plan_release(&p);
 	return cfg;
 }
 
@@ -435,6 +436,82 @@ UNIT_TEST(nested_id_map_goes_around_own_id)
 	CHECK(n == 2 && m[1].container_id == 1 && m[1].size == 65536);
 	/* room for the own id only */
 	CHECK(sb_nested_id_map(1000, r, 2, m, 1) == 1);
+}
+
+/* The plan: the allowlist parsed once (the config only says "allow"),
+ * --learn's additions in its options, the Landlock rules that the
+ * config's annotation records, the root's content. */
+UNIT_TEST(plan_resolves_once)
+{
+	const char *allow[] = { "example.com", "10.0.0.1:5432" };
+	struct ar_sandbox_opts o = { .tty = 0,
+				     .argv = argv_true,
+				     .net = AR_SANDBOX_NET_ALLOW,
+				     .net_allow = { allow, 2 } };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sandbox_host h;
+	struct oci_config *c = NULL;
+	struct sb_plan p;
+	bool passwd = false;
+
+	fake_host(&h);
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) == 0);
+	CHECK_INT_EQ(p.policy.n_rules, 2);
+	CHECK(!p.policy.learn);
+	CHECK(p.egress);
+	CHECK_STR_EQ(p.workspace, proj);
+	CHECK(ar_sandbox_build_config(&p, &c, &err) == 0);
+	if (c) {
+		CHECK_STR_EQ(oci_config_annotation(c,
+						   "run.agentrun.sandbox.net"),
+			     "allow");
+		if (p.landlock) {
+			char *t = ar_landlock_rules_text(&p.landlock_rules);
+
+			CHECK_STR_EQ(oci_config_annotation(
+					     c, AR_ANNOTATION_LANDLOCK),
+				     t);
+			free(t);
+		}
+		/* the config holds copies: it outlives the plan */
+		CHECK_INT_EQ(c->n_mounts, p.n_mounts);
+	}
+	for (size_t i = 0; i < p.rootfs.n; i++)
+		passwd |= strcmp(p.rootfs.v[i].path, "etc/passwd") == 0 &&
+			  strstr(p.rootfs.v[i].data, "alice:x:1234:2345:");
+	CHECK(passwd);
+	sb_plan_release(&p);
+	CHECK(c && strcmp(c->mounts[0].destination, "/proc") == 0);
+	oci_config_free(c);
+	/* a bad pattern fails the plan, naming it */
+	allow[1] = "x:99999";
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "x:99999");
+	sb_plan_release(&p);
+}
+
+UNIT_TEST(plan_learn_adds_to_the_options)
+{
+	struct ar_sandbox_opts o = { .tty = 0,
+				     .argv = argv_true,
+				     .learn = "/tmp/learned.json" };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sandbox_host h;
+	struct sb_plan p;
+
+	fake_host(&h);
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) == 0);
+	CHECK(p.observe);
+	CHECK(p.net == AR_SANDBOX_NET_ALLOW);
+	CHECK(p.policy.learn);
+	CHECK_INT_EQ(p.policy.n_rules, 1);
+	CHECK(p.o.ro.n > 0);
+	CHECK(o.ro.n == 0); /* the caller's options are not changed */
+	sb_plan_release(&p);
+	o.net = AR_SANDBOX_NET_HOST;
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "--net host");
+	sb_plan_release(&p);
 }
 
 UNIT_TEST(zz_cleanup)

@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One sandbox resolved into a plan (struct sb_plan, sandbox_types.h)
+ * before any process exists: the options with the profile and the host
+ * facts, worked out once, in this order: the command, the network mode,
+ * --nested, the workspace, the --overlay directory, --learn, the
+ * allowlist (parsed once), --secret, the protected paths, Landlock, the
+ * mounts, the cwd, the environment, the Landlock rules, the root's
+ * content, the protections line. What comes after only reads the plan:
+ * the config (sandbox_config.c), the egress proxy (sandbox_egress.c),
+ * the audit log and learn mode (sandbox_audit.c).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "home_secrets.h"
+#include "landlock.h"
+#include "learn.h"
+#include "log.h"
+#include "profile.h"
+#include "sandbox_egress.h"
+#include "sandbox_env.h"
+#include "sandbox_etc.h"
+#include "sandbox_home.h"
+#include "sandbox_mounts.h"
+#include "sandbox_plan.h"
+#include "sandbox_rootfs.h"
+#include "utils.h"
+
+/* ---- the workspace ---- */
+
+char *ar_sandbox_find_workspace(const char *cwd)
+{
+	_cleanup_free_ char *dir = ar_xstrdup(cwd);
+	struct stat st;
+
+	/* Walk up looking for .git (a directory, or a file for worktrees
+	 * and submodules) instead of exec'ing git on every start. */
+	for (;;) {
+		_cleanup_free_ char *g = ar_xasprintf(
+			"%s/.git", strcmp(dir, "/") == 0 ? "" : dir);
+		char *slash;
+
+		if (lstat(g, &st) == 0)
+			return ar_steal_ptr(&dir);
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			break;
+		*slash = '\0';
+	}
+	return ar_xstrdup(cwd);
+}
+
+/* Never a workspace: binding one read-write would share the host. */
+static const char *const shared_dirs[] = {
+	"/",	"/tmp", "/var/tmp", "/dev",   "/dev/shm", "/proc",
+	"/sys", "/run", "/etc",	    "/usr",   "/var",	  "/home",
+	"/opt", "/srv", "/mnt",	    "/media", "/boot",	  NULL,
+};
+
+int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
+			 const struct ar_sandbox_host *h, char **out,
+			 struct ar_error *err)
+{
+	const char *w = o->workspace;
+
+	if (!w && o->profile && o->profile->workspace)
+		w = o->profile->workspace;
+	if (!w) {
+		*out = ar_sandbox_find_workspace(h->cwd);
+		/* a dotfiles repository in ~ makes ~ the git top-level of
+		 * every directory below it: take the current directory */
+		if (ar_path_under(h->home, *out) &&
+		    !ar_path_under(h->home, h->cwd)) {
+			ar_log(AR_LOG_INFO,
+			       "sandbox: the git top-level `%s` is your home directory (or above it), not taken as the workspace: using the current directory",
+			       *out);
+			free(*out);
+			*out = ar_xstrdup(h->cwd);
+		}
+	} else {
+		*out = sb_expand_path(h, w);
+		if (!*out)
+			return ar_error_set(err, errno,
+					    "sandbox: workspace `%s`", w);
+	}
+	for (const char *const *d = shared_dirs; *d; d++)
+		if (strcmp(*out, *d) == 0)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
+				*out);
+	/* The home directory (or above it) only when named on the command
+	 * line: everything in it would be readable and writable. */
+	if (ar_path_under(h->home, *out) && !o->workspace)
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: the workspace would be `%s`, %s: the command could read every file in it and write your shell rc files, ~/.config and systemd user units; run from a project directory, or pass --workspace %s if you mean it",
+			*out,
+			strcmp(*out, h->home) == 0 ?
+				"your home directory" :
+				"a directory that contains your home directory",
+			*out);
+	if (ar_sandbox_path_is_secret(h->home, *out))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: workspace `%s` is a secret store (on the never-share list)",
+			*out);
+	return 0;
+}
+
+/* ---- the options ---- */
+
+/* A list with `n_add` more entries at its end (in the plan's arena). */
+static void list_append(struct sb_plan *p, struct ar_sandbox_list *l,
+			const char *const *add, size_t n_add)
+{
+	const char **v;
+
+	if (n_add == 0)
+		return;
+	v = oci_arena_calloc(&p->arena, l->n + n_add + 1, sizeof(char *));
+	if (l->n)
+		memcpy(v, l->v, l->n * sizeof(char *));
+	memcpy(v + l->n, add, n_add * sizeof(char *));
+	l->v = v;
+	l->n += n_add;
+}
+
+/* none, host or allow: the command line's, else the profile's. */
+static enum ar_sandbox_net net_mode(const struct ar_sandbox_opts *o)
+{
+	const struct oci_profile *pf = o->profile;
+
+	if (o->net != AR_SANDBOX_NET_DEFAULT)
+		return o->net;
+	if (pf && pf->net_allow.n > 0)
+		return AR_SANDBOX_NET_ALLOW;
+	if (pf && pf->net && strcmp(pf->net, "host") == 0)
+		return AR_SANDBOX_NET_HOST;
+	return AR_SANDBOX_NET_NONE;
+}
+
+/* --learn: the host's top-level directories read-only (the home
+ * directory stays the sandbox's tmpfs), every destination through the
+ * proxy, in learn mode. */
+static const char *learn_allow[] = { "*" };
+
+static void learn_opts(struct sb_plan *p)
+{
+	char **extra;
+	const char **add;
+	size_t n = 0, k = 0;
+
+	extra = sb_learn_extra_ro(p->workspace);
+	while (extra[n])
+		n++;
+	add = oci_arena_calloc(&p->arena, n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(extra[i], p->h->home) != 0)
+			add[k++] = oci_arena_strdup(&p->arena, extra[i]);
+		free(extra[i]);
+	}
+	free(extra);
+	list_append(p, &p->o.ro, add, k);
+	p->o.net = AR_SANDBOX_NET_ALLOW;
+	p->o.net_allow.v = learn_allow;
+	p->o.net_allow.n = 1;
+	p->net = AR_SANDBOX_NET_ALLOW;
+}
+
+/* --nested: Landlock off (the kernel refuses mounts to a process under
+ * Landlock); asking for both is an error. */
+static int nested_opts(struct sb_plan *p, struct ar_error *err)
+{
+	const struct oci_profile *pf = p->o.profile;
+
+	if (p->o.landlock == 1 ||
+	    (p->o.landlock < 0 && pf && pf->landlock.set && pf->landlock.v))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --nested needs Landlock off (the kernel refuses every mount to a Landlock-restricted process, and a nested sandbox mounts); drop --landlock on (or the profile's \"landlock\": true)");
+	p->o.landlock = 0;
+	return 0;
+}
+
+/* The allowlist: the profile's patterns, then the command line's (a
+ * union; errors name the profile file and net.allow[i], or the
+ * option). */
+static int egress_policy(struct sb_plan *p, struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = &p->o;
+	const struct oci_profile *pf = o->profile;
+
+	for (size_t i = 0; pf && i < pf->net_allow.n; i++)
+		if (ar_egress_policy_add(&p->policy, pf->net_allow.v[i], err) <
+		    0)
+			return ar_error_wrap(err, "%s: net.allow[%zu]",
+					     pf->filename, i);
+	for (size_t i = 0; i < o->net_allow.n; i++)
+		if (ar_egress_policy_add(&p->policy, o->net_allow.v[i], err) <
+		    0)
+			return -1;
+	p->policy.learn = o->learn != NULL;
+	return 0;
+}
+
+/* --secret: the placeholders and the CA's variables in the environment,
+ * the CA directory read-only. */
+static int secrets_opts(struct sb_plan *p, struct ar_error *err)
+{
+	const char *dir[1];
+
+	if (sb_secrets_prepare(&p->secrets, &p->o, p->net, err) < 0)
+		return -1;
+	if (!p->secrets.dir)
+		return 0;
+	list_append(p, &p->o.env, (const char *const *)p->secrets.env,
+		    p->secrets.n_env);
+	dir[0] = p->secrets.dir;
+	list_append(p, &p->o.ro, dir, 1);
+	return 0;
+}
+
+/* ---- the mounts ---- */
+
+/* Host system directories, read-only. Merged-/usr links (/bin -> usr/bin)
+ * are recreated in the rootfs by ar_sandbox_bundle_write instead. */
+static void system_mounts(struct sb_mounts *m)
+{
+	static const char *const sys_dirs[] = {
+		"/usr",	  "/bin",    "/sbin", "/lib", "/lib32",
+		"/lib64", "/libx32", "/opt",  "/nix", NULL,
+	};
+	struct stat st;
+
+	sb_mount_add(m, "/proc", "proc", "proc",
+		     SB_OPTS("nosuid", "noexec", "nodev"));
+	sb_mount_add(m, "/dev", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "strictatime", "mode=755",
+			     "size=65536k"));
+	sb_mount_add(m, "/dev/pts", "devpts", "devpts",
+		     SB_OPTS("nosuid", "noexec", "newinstance", "ptmxmode=0666",
+			     "mode=0620"));
+	sb_mount_add(m, "/dev/shm", "tmpfs", "shm",
+		     SB_OPTS("nosuid", "noexec", "nodev", "mode=1777",
+			     "size=65536k"));
+	sb_mount_add(m, "/sys", "sysfs", "sysfs",
+		     SB_OPTS("nosuid", "noexec", "nodev", "ro"));
+	for (const char *const *d = sys_dirs; *d; d++) {
+		if (lstat(*d, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue; /* absent, or a link made in the rootfs */
+		sb_mount_add(m, *d, "bind", *d,
+			     SB_OPTS("rbind", "rro", "rnodev"));
+	}
+	sb_mount_add(m, "/tmp", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=50%"));
+	sb_mount_add(m, "/var/tmp", "tmpfs", "tmpfs",
+		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=10%"));
+}
+
+/* A user-requested bind (--ro/--rw or the profile). Command-line paths
+ * must exist; profile paths are skipped when absent. */
+static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *what, const char *path, bool rw,
+		     bool from_profile, struct ar_error *err)
+{
+	_cleanup_free_ char *real = sb_expand_path(h, path);
+
+	if (!real) {
+		if (from_profile && errno == ENOENT) {
+			ar_debug(
+				"sandbox: profile %s `%s` does not exist, skipped",
+				what, path);
+			return 0;
+		}
+		return ar_error_set(err, errno, "sandbox: %s `%s`", what, path);
+	}
+	if (ar_sandbox_path_is_secret(h->home, real))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
+			what, path);
+	sb_bind(m, real, rw);
+	return 0;
+}
+
+/* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
+ * path may not exist yet). Malloc'd, NULL for anything else. */
+static char *profile_lexical(const struct ar_sandbox_host *h, const char *p)
+{
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0'))
+		return ar_xasprintf("%s%s", h->home, p + 1);
+	return p[0] == '/' ? ar_xstrdup(p) : NULL;
+}
+
+static bool ends_with_slash(const char *p)
+{
+	size_t n = strlen(p);
+
+	return n > 1 && p[n - 1] == '/';
+}
+
+/* mkdir -p below the home directory (0700; the user's, since agentrun
+ * runs as the user). Components are made one by one without following
+ * a symbolic link at the end of each. */
+static int mkdir_below_home(const struct ar_sandbox_host *h, const char *path)
+{
+	_cleanup_free_ char *p = ar_xstrdup(path);
+	struct stat st;
+
+	if (!ar_path_under(p, h->home) || strcmp(p, h->home) == 0 ||
+	    strstr(p, "/../") || strstr(p, "/./"))
+		return -1;
+	for (char *s = strchr(p + strlen(h->home) + 1, '/');;
+	     s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -1;
+		if (lstat(p, &st) < 0 || !S_ISDIR(st.st_mode))
+			return -1; /* a link or a file: not ours to follow */
+		if (!s)
+			return 0;
+		*s = '/';
+	}
+}
+
+/* Before the profile's binds: its directories ("~/.claude/", a trailing
+ * '/') are created on the host when missing, so what the agent CLI
+ * writes there (its login) persists; its read-only entries below one of
+ * its read-write directories are created too (a directory for a
+ * trailing '/', else a file: "{}" for .json, empty otherwise), so that
+ * the agent cannot create them with content the CLI runs outside the
+ * sandbox later (hooks, notify commands). Only below $HOME. */
+static void profile_prepare(const struct oci_profile *pf,
+			    const struct ar_sandbox_host *h)
+{
+	for (size_t i = 0; pf && i < pf->rw.n; i++) {
+		_cleanup_free_ char *p = profile_lexical(h, pf->rw.v[i]);
+
+		if (p && ends_with_slash(p) && access(p, F_OK) < 0) {
+			p[strlen(p) - 1] = '\0';
+			if (mkdir_below_home(h, p) == 0)
+				ar_log(AR_LOG_INFO,
+				       "sandbox: profile: created %s (0700) for the agent's config",
+				       p);
+		}
+	}
+	for (size_t i = 0; pf && i < pf->ro.n; i++) {
+		_cleanup_free_ char *p = profile_lexical(h, pf->ro.v[i]);
+		bool under_rw = false;
+		struct stat st;
+
+		if (!p || lstat(p, &st) == 0)
+			continue;
+		for (size_t j = 0; j < pf->rw.n && !under_rw; j++) {
+			_cleanup_free_ char *d =
+				profile_lexical(h, pf->rw.v[j]);
+
+			under_rw = d && ends_with_slash(d) &&
+				   ar_path_under(p, d) && strcmp(p, d) != 0;
+		}
+		if (!under_rw)
+			continue;
+		if (ends_with_slash(p)) {
+			p[strlen(p) - 1] = '\0';
+			mkdir_below_home(h, p);
+		} else {
+			_cleanup_close_ int fd =
+				open(p,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					     O_CLOEXEC,
+				     0600);
+			size_t n = strlen(p);
+
+			if (fd >= 0 && n > 5 && strcmp(p + n - 5, ".json") == 0)
+				(void)!write(fd, "{}\n", 3);
+		}
+	}
+}
+
+static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *path, bool from_profile, struct ar_error *err)
+{
+	_cleanup_free_ char *real = sb_expand_path(h, path);
+
+	if (!real) {
+		if (errno == ENOENT && from_profile)
+			return 0;
+		return ar_error_set(err, errno, "sandbox: --hide `%s`", path);
+	}
+	sb_hide(m, real);
+	return 0;
+}
+
+/* The protected paths' mounts (protect.h); overlay: the workspace is an
+ * overlay (only the read-only binds: nothing of the run reaches the
+ * workspace before a commit); idmap_root: the workspace bind is
+ * idmapped (root on another user's workspace), pinned gitdirs get the
+ * same mapping. */
+static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
+			   bool overlay, bool idmap_root)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct sb_protect_entry *e = &p->v[i];
+
+		switch (e->kind) {
+		case SB_PROT_RO:
+			sb_bind(m, e->path, false);
+			break;
+		case SB_PROT_PIN:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "bind", e->path,
+				     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+			if (idmap_root)
+				sb_workspace_idmap(m, e->path);
+			break;
+		case SB_PROT_ABSENT:
+			if (overlay)
+				break;
+			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
+				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
+					     "mode=0500", "size=4k"));
+			break;
+		case SB_PROT_WATCH:
+			break;
+		}
+	}
+}
+
+/* --overlay: the workspace as an overlay (userxattr: the kernel's
+ * unprivileged overlayfs) whose upper layer is outside it. */
+static int overlay_mount(struct sb_mounts *m, const char *ws,
+			 const struct ar_overlay *ov, struct ar_error *err)
+{
+	const char *paths[] = { ws, ov->upper, ov->work };
+	char *lower, *upper, *work;
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(paths); i++)
+		if (strpbrk(paths[i], ",:\\"))
+			return ar_error_set_plain(
+				err, EINVAL,
+				"--overlay: `%s` contains ',', ':' or '\\', which overlayfs options cannot carry",
+				paths[i]);
+	lower = oci_arena_printf(m->a, "lowerdir=%s", ws);
+	upper = oci_arena_printf(m->a, "upperdir=%s", ov->upper);
+	work = oci_arena_printf(m->a, "workdir=%s", ov->work);
+	sb_mount_add(m, ws, "overlay", "overlay",
+		     SB_OPTS(lower, upper, work, "userxattr", "nosuid",
+			     "nodev"));
+	return 0;
+}
+
+static bool visible_rw_or_ro(const struct sb_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct oci_mount *mt = &p->mounts[i];
+
+		if ((strcmp(mt->type, "bind") == 0 ||
+		     strcmp(mt->type, "overlay") == 0) &&
+		    strcmp(mt->source, "/dev/null") != 0 &&
+		    ar_path_under(path, mt->destination))
+			return true;
+	}
+	return false;
+}
+
+/* Landlock rules mirroring the mounts: read (and execute) everywhere,
+ * write only where a mount is writable. The paths are the mounts'. */
+static void landlock_rules(struct sb_plan *p)
+{
+	struct ar_landlock_rule *v =
+		oci_arena_calloc(&p->arena, p->n_mounts + 3, sizeof(*v));
+	size_t n = 0;
+
+	v[n++] = (struct ar_landlock_rule){ "/", false };
+	v[n++] = (struct ar_landlock_rule){ "/dev", true };
+	v[n++] = (struct ar_landlock_rule){ "/proc", true };
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct oci_mount *mt = &p->mounts[i];
+		bool rw = false;
+
+		if (strcmp(mt->type, "tmpfs") == 0 ||
+		    strcmp(mt->type, "bind") == 0 ||
+		    strcmp(mt->type, "overlay") == 0) {
+			rw = true;
+			for (size_t j = 0; j < mt->options.n; j++)
+				if (!strcmp(mt->options.v[j], "ro") ||
+				    !strcmp(mt->options.v[j], "rro"))
+					rw = false;
+		}
+		/* a newline cannot be written in the annotation: such a
+		 * path gets no write rule (denied, the safe side) */
+		if (!rw || ar_path_under(mt->destination, "/dev") ||
+		    strcmp(mt->source, "/dev/null") == 0 ||
+		    strchr(mt->destination, '\n'))
+			continue;
+		v[n++] = (struct ar_landlock_rule){ mt->destination, true };
+	}
+	p->landlock_rules.v = v;
+	p->landlock_rules.n = n;
+}
+
+static int want_landlock(const struct ar_sandbox_opts *o, bool *on,
+			 struct ar_error *err)
+{
+	int want = o->landlock;
+
+	if (want < 0 && o->profile && o->profile->landlock.set)
+		want = o->profile->landlock.v;
+	*on = want != 0 && ar_landlock_abi() > 0;
+	if (want == 1 && !*on)
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"sandbox: refusing to start without Landlock (--landlock on; doctor check `landlock`): the kernel has none");
+	return 0;
+}
+
+static int env_part(struct sb_plan *p, struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = &p->o;
+	size_t np = o->profile ? o->profile->env.n : 0, ne = 0;
+	_cleanup_free_ const char **req = NULL;
+	bool egress = p->net == AR_SANDBOX_NET_ALLOW;
+
+	while (egress && sb_egress_env[ne])
+		ne++;
+	req = ar_xcalloc(np + o->env.n + ne + 1, sizeof(char *));
+	for (size_t i = 0; i < np; i++)
+		req[i] = o->profile->env.v[i];
+	for (size_t i = 0; i < o->env.n; i++)
+		req[np + i] = o->env.v[i];
+	/* last: the proxy variables win over the host's and --env */
+	for (size_t i = 0; i < ne; i++)
+		req[np + o->env.n + i] = sb_egress_env[i];
+	return ar_sandbox_env_build(&p->arena, p->h->environ, req,
+				    np + o->env.n + ne, p->h, &p->env, err);
+}
+
+/* The mount list, in the order that decides what wins (later entries
+ * for the same path), then sorted parents first into the plan. */
+static int plan_mounts(struct sb_plan *p, struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = &p->o;
+	const struct ar_sandbox_host *h = p->h;
+	const struct oci_profile *pf = o->profile;
+	const char *ws = p->workspace;
+	struct sb_mounts m = { .a = &p->arena };
+	bool overlay = p->overlay.dir != NULL, ws_idmapped = false;
+	int r = 0;
+
+	system_mounts(&m);
+	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
+	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);
+	if (overlay) {
+		r = overlay_mount(&m, ws, &p->overlay, err);
+	} else {
+		sb_bind(&m, ws, true);
+		if (h->uid == 0)
+			sb_workspace_idmap(&m, ws);
+		ws_idmapped = m.v[m.n - 1].uid_mappings.n > 0;
+	}
+	if (!r)
+		protect_mounts(&p->protect, &m, overlay, ws_idmapped);
+	if (!r)
+		profile_prepare(pf, h);
+	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
+		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
+	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
+		r = user_bind(&m, h, "rw", pf->rw.v[i], true, true, err);
+	for (size_t i = 0; i < o->ro.n && !r; i++)
+		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
+	for (size_t i = 0; i < o->rw.n && !r; i++) {
+		_cleanup_free_ char *q =
+			sb_protect_lexical(h->home, o->rw.v[i]);
+
+		/* a protected path opted back in that does not exist yet:
+		 * nothing to bind, the workspace is writable */
+		if (q && ar_path_under(q, ws) && access(q, F_OK) < 0)
+			continue;
+		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
+	}
+	if (!r)
+		sb_hide_secrets(&m, h);
+	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
+		r = user_hide(&m, h, pf->hide.v[i], true, err);
+	for (size_t i = 0; i < o->hide.n && !r; i++)
+		r = user_hide(&m, h, o->hide.v[i], false, err);
+	if (!r && p->net == AR_SANDBOX_NET_ALLOW)
+		sb_egress_mounts(&m);
+	if (r < 0) {
+		free(m.v);
+		return -1;
+	}
+	sb_mounts_finish(&m, &p->mounts, &p->n_mounts);
+	return 0;
+}
+
+static void protections(struct sb_plan *p)
+{
+	const struct ar_sandbox_host *h = p->h;
+
+	snprintf(
+		p->protections, sizeof(p->protections),
+		"userns(keep-id %u:%u),mountns,pidns,ipcns,utsns,cgroupns,%s,seccomp,no-new-privileges,caps=none,%s%s,etc=minimal,env=filtered",
+		(unsigned)h->uid, (unsigned)h->gid,
+		p->net == AR_SANDBOX_NET_HOST ?
+			"net=host" :
+		p->net == AR_SANDBOX_NET_ALLOW ?
+			"netns(loopback only),egress-proxy(allowlist)" :
+			"netns(loopback only)",
+		p->landlock ? "landlock," : "",
+		p->workspace_home ? "home=WORKSPACE(read-write)" :
+				    "home=tmpfs");
+}
+
+static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
+		     struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = &p->o;
+	const struct ar_sandbox_host *h = p->h;
+	bool run = ro && !ro->print_bundle;
+	char *ws = NULL;
+
+	if (!o->argv || !o->argv[0])
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
+	p->net = net_mode(o);
+	if (o->learn && p->net == AR_SANDBOX_NET_HOST)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --learn records network destinations through the egress proxy; it cannot be combined with --net host");
+	p->nested = o->nested || (o->profile && o->profile->nested.set &&
+				  o->profile->nested.v);
+	if (p->nested && nested_opts(p, err) < 0)
+		return -1;
+	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: the home directory is `%s`: set HOME to your home directory",
+			h->home);
+	if (ar_sandbox_workspace(o, h, &ws, err) < 0)
+		return -1;
+	p->workspace = oci_arena_strdup(&p->arena, ws);
+	free(ws);
+	p->workspace_home = ar_path_under(h->home, p->workspace);
+	/* holds the sandbox's lock until the plan is released */
+	if (o->overlay &&
+	    ar_overlay_create(o->name, p->workspace, &p->overlay, err) < 0)
+		return -1;
+	p->observe = o->audit || o->learn;
+	if (o->learn)
+		learn_opts(p);
+	if (p->net == AR_SANDBOX_NET_ALLOW && egress_policy(p, err) < 0)
+		return -1;
+	p->publish = o->publish.n > 0 || (o->profile && o->profile->publish.n);
+	p->egress = p->net == AR_SANDBOX_NET_ALLOW || p->publish;
+	if (run && p->egress && ar_egress_policy_load_self(&p->policy, err) < 0)
+		return -1;
+	if (secrets_opts(p, err) < 0)
+		return -1;
+	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
+			    o->rw.n, err) < 0)
+		return -1;
+	if (plan_mounts(p, err) < 0)
+		return -1;
+	p->cwd = visible_rw_or_ro(p, h->cwd) || strcmp(h->cwd, h->home) == 0 ?
+			 h->cwd :
+			 p->workspace;
+	if (env_part(p, err) < 0)
+		return -1;
+	if (want_landlock(o, &p->landlock, err) < 0)
+		return -1;
+	if (p->landlock)
+		landlock_rules(p);
+	/* A plain run: the embedded seccomp profile is not parsed; the
+	 * runtime loads it from its compiled-filter cache (parsed on a
+	 * miss only). --print-bundle and --audit/--learn need it, and a
+	 * session keeps the full config on disk for exec. */
+	p->seccomp_deferred = run && !p->observe && !o->name && !p->nested;
+	p->rootfs = sb_rootfs_content(&p->arena, h, run ? p->mounts : NULL,
+				      run ? p->n_mounts : 0);
+	protections(p);
+	return 0;
+}
+
+int sb_plan_make(struct sb_plan *p, const struct ar_sandbox_opts *o,
+		 const struct ar_sandbox_host *h,
+		 const struct ar_sandbox_run_opts *ro, struct ar_error *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->o = *o;
+	p->h = h;
+	p->overlay.lock_fd = -1;
+	if (plan_make(p, ro, err) == 0)
+		return 0;
+	/* a failed start leaves no overlay directory behind */
+	if (p->overlay.dir) {
+		struct ar_error ignored = AR_ERROR_INIT;
+
+		ar_overlay_discard(&p->overlay, &ignored);
+		ar_overlay_release(&p->overlay);
+	}
+	return -1;
+}
+
+void sb_plan_keep_files(struct sb_plan *p)
+{
+	free(p->secrets.dir);
+	p->secrets.dir = NULL;
+}
+
+void sb_plan_release(struct sb_plan *p)
+{
+	sb_secrets_release(&p->secrets);
+	ar_egress_policy_release(&p->policy);
+	sb_protect_release(&p->protect);
+	ar_overlay_release(&p->overlay);
+	oci_arena_free(&p->arena);
+	memset(p, 0, sizeof(*p));
+	p->overlay.lock_fd = -1;
+}
