@@ -72,7 +72,8 @@ static void add(struct sb_protect *p, const char *path,
 		p->cap = p->cap ? 2 * p->cap : 32;
 		p->v = ar_xrealloc(p->v, p->cap * sizeof(*p->v));
 	}
-	p->v[p->n++] = (struct sb_protect_entry){ ar_xstrdup(path), kind, why };
+	p->v[p->n++] =
+		(struct sb_protect_entry){ ar_xstrdup(path), kind, why, false };
 }
 
 struct plan_ctx {
@@ -474,6 +475,81 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 	closedir(d);
 }
 
+static const struct sb_protect_entry *entry_at(const struct sb_protect *p,
+					       const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i].path, path) == 0)
+			return &p->v[i];
+	return NULL;
+}
+
+static bool below_pin(const struct sb_protect *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].kind == SB_PROT_PIN && !p->v[i].holder &&
+		    strcmp(p->v[i].path, path) != 0 &&
+		    ar_path_under(path, p->v[i].path))
+			return true;
+	return false;
+}
+
+/* The directories between the workspace (or, outside it, a pinned git
+ * directory) and each mounted protected path: pinned as holders, so that
+ * no rename carries a protected path away (mv sub x, mv .git/modules x,
+ * mv .claude x) and frees its name for the agent's own. */
+static void holders(struct plan_ctx *c)
+{
+	size_t n = c->p->n;
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *a = NULL;
+
+		if (c->p->v[i].kind == SB_PROT_WATCH)
+			continue; /* nothing mounted there */
+		a = ar_xstrdup(c->p->v[i].path);
+		for (;;) {
+			char *slash = strrchr(a, '/');
+			struct stat st;
+
+			if (!slash || slash == a)
+				break;
+			*slash = '\0';
+			if (strcmp(a, c->ws) == 0 || entry_at(c->p, a) ||
+			    (!ar_path_under(a, c->ws) && !below_pin(c->p, a)) ||
+			    lstat(a, &st) < 0 || !S_ISDIR(st.st_mode))
+				break;
+			add(c->p, a, SB_PROT_PIN,
+			    "directory holding protected paths");
+			c->p->v[c->p->n - 1].holder = true;
+		}
+	}
+}
+
+static size_t depth_of(const char *path)
+{
+	size_t d = 0;
+
+	for (; *path; path++)
+		d += *path == '/';
+	return d;
+}
+
+/* Parent before child, otherwise in the order found (stable). */
+static void order(struct sb_protect *p)
+{
+	for (size_t i = 1; i < p->n; i++) {
+		struct sb_protect_entry t = p->v[i];
+		size_t d = depth_of(t.path), j = i;
+
+		while (j > 0 && depth_of(p->v[j - 1].path) > d) {
+			p->v[j] = p->v[j - 1];
+			j--;
+		}
+		p->v[j] = t;
+	}
+}
+
 /* "~/x" -> HOME/x, absolute kept, then the real path when it exists
  * (a --rw of a protected path that does not exist yet is allowed). */
 char *sb_protect_lexical(const char *home, const char *q)
@@ -527,6 +603,10 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 			close(fd);
 	} else if (fd >= 0) {
 		close(fd);
+	}
+	if (c.r == 0) {
+		holders(&c);
+		order(p);
 	}
 	for (size_t i = 0; i < c.n_optout; i++) {
 		if (c.used[i] && c.r == 0)
@@ -584,6 +664,7 @@ const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
 
 	for (size_t i = 0; p && i < p->n; i++)
 		if (ar_path_under(path, p->v[i].path) &&
+		    (!p->v[i].holder || strcmp(path, p->v[i].path) == 0) &&
 		    (!best || strlen(p->v[i].path) > strlen(best->path)))
 			best = &p->v[i];
 	return best;

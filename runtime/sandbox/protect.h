@@ -11,7 +11,12 @@
  *                    written, replaced, renamed or removed: EROFS/EBUSY)
  *   SB_PROT_PIN      a gitdir directory: bound onto itself read-write, so
  *                    it cannot be renamed or removed (EBUSY) while git
- *                    keeps writing objects, refs, index and logs in it
+ *                    keeps writing objects, refs, index and logs in it;
+ *                    also (`holder`) every directory between the
+ *                    workspace, or a pinned gitdir, and a protected path:
+ *                    renaming it would carry the protected path's mount
+ *                    along and free its name (mv .claude x; mkdir
+ *                    .claude)
  *   SB_PROT_ABSENT   missing: an empty read-only directory is mounted
  *                    there for the run (its mount point is created on
  *                    the host and removed after the exit), so nothing
@@ -39,6 +44,7 @@ struct sb_protect_entry {
 	char *path; /* absolute, below the workspace */
 	enum sb_protect_kind kind;
 	const char *why; /* static: "git hooks", ... */
+	bool holder; /* SB_PROT_PIN only for the protected paths below */
 };
 
 struct sb_protect {
@@ -55,7 +61,8 @@ struct sb_protect {
 #define SB_PROTECT_MAX_DIRS 20000
 
 /* The plan for workspace `ws` (a real path) of the user whose home
- * directory is `home`. The --rw values `rw` at or above a protected path
+ * directory is `home`, parent before child (a bind mount covers what was
+ * mounted below it before it). The --rw values `rw` at or above a protected path
  * (inside the workspace) opt it back in, with a warning. Fails for a
  * protected path that is a symbolic link (a mount cannot hold a link)
  * unless it is opted out. The mounts are made from the plan by
@@ -66,7 +73,8 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
  * directories only), remove and report watched files the agent created.
  * Returns how many watched files were found. */
 size_t sb_protect_after_run(const struct sb_protect *p);
-/* The entry covering `path` (absolute), or NULL. */
+/* The entry covering `path` (absolute), or NULL; a holder only when
+ * `path` is the holder itself. */
 const struct sb_protect_entry *sb_protect_find(const struct sb_protect *p,
 					       const char *path);
 /* The entry a call that changes `path` (absolute, resolved: the audit

@@ -122,6 +122,39 @@ t_git_replaced()
 	assert_eq "$(cat "$WS/mod/.git")" "gitdir: ../.git/modules/mod"
 }
 
+# Rename a directory that holds protected paths (the mounts go along)
+# and put one's own in its place: a nested repository, .claude with its
+# settings, .git/modules with a submodule's gitdir, .git/worktrees.
+HOLDERS='
+m=$1
+mv sub sub-moved 2>/dev/null && git init -q sub && printf "#!/bin/sh\necho hook sub >>$m\n" >sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit
+mv .claude .claude-old 2>/dev/null && mkdir .claude && echo "{\"hooks\":\"evil\"}" >.claude/settings.json
+mv .git/modules .git/modules-old 2>/dev/null && mkdir -p .git/modules && cp -r .git/modules-old/mod .git/modules/mod &&
+	printf "#!/bin/sh\necho hook mod >>$m\n" >.git/modules/mod/hooks/pre-commit && chmod +x .git/modules/mod/hooks/pre-commit
+mv .git/worktrees .git/worktrees-old 2>/dev/null && echo WORKTREES-MOVED
+true
+'
+
+t_holders_pinned()
+{
+	repo_setup "${1:-user}"
+	mkdir "$WS/.claude"
+	echo "{}" >"$WS/.claude/settings.json"
+	host git -C "$WS" worktree add -q "$H/wt" -b feature
+	sb_home_own
+	assert_status 0 sb_run -- sh -c "$HOLDERS" _ "$MARK"
+	assert_not_contains "$OUT" WORKTREES-MOVED
+	[ ! -e "$WS/sub-moved" ] && [ ! -e "$WS/.claude-old" ] &&
+		[ ! -e "$WS/.git/modules-old" ] && [ ! -e "$WS/.git/worktrees-old" ] ||
+		fail "a directory holding protected paths was renamed: $(ls -a "$WS" "$WS/.git")"
+	assert_eq "$(cat "$WS/.claude/settings.json")" "{}"
+	[ ! -e "$WS/sub/.git/hooks/pre-commit" ] && [ ! -e "$WS/.git/modules/mod/hooks/pre-commit" ] ||
+		fail "a hook was planted"
+	host_git_runs_nothing
+	# git keeps working in them
+	assert_status 0 sb_run -- sh -c 'cd sub && echo t >t && git add t && git commit -qm t && cd ../mod && git status --short'
+}
+
 # A commondir cannot get a placeholder (git on the host would fail on
 # an empty one): the agent can create it; it is removed at the exit.
 t_commondir_removed()
@@ -245,7 +278,7 @@ for l in open(sys.argv[1]):
 }
 
 # Renaming a directory that holds protected paths (a nested repository)
-# is an attempt on them: the event names the path and what is below.
+# is an attempt on them: the event names the directory.
 t_audit_rename_above()
 {
 	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3 (to read the JSON lines)"
@@ -253,8 +286,8 @@ t_audit_rename_above()
 	local log=$H/audit-above.jsonl
 	assert_status 0 sb_run --audit "$log" -- sh -c 'mv sub sub-moved 2>/dev/null; true'
 	assert_eq "$(attempts "$log")" "rename sub"
-	assert_contains "$(cat "$log")" "\"protected\":\"$WS/sub/"
-	assert_contains "$(cat "$log")" '"below":true'
+	assert_contains "$(cat "$log")" "\"protected\":\"$WS/sub\",\"how\":\"pinned\",\"why\":\"directory holding protected paths\""
+	[ -d "$WS/sub/.git" ] && [ ! -e "$WS/sub-moved" ] || fail "sub renamed"
 }
 
 # Git at work inside (status, add, commit, branch, stash, checkout, log)
@@ -327,6 +360,8 @@ run_test "protect: git hooks, config, redirects, .git replacement, editor config
 run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace
 run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
 run_test "protect: a commondir the agent creates is removed at exit" t_commondir_removed
+run_test "protect: directories holding protected paths cannot be renamed (rootless)" t_holders_pinned user
+run_test "protect: directories holding protected paths cannot be renamed (root)" t_holders_pinned root
 run_test "protect: git works inside (status add commit log diff stash branch worktree)" t_git_works_inside
 run_test "protect: --rw opts a protected path back in, with a warning" t_rw_opts_back_in
 run_test "protect: a symlinked .git is refused" t_symlinked_git_refused

@@ -1,29 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for protect.c's matching: which protected path a write by
- * path is an attempt on (sb_protect_attempt), the audit log's rule. */
+/* Unit tests for protect.c: which protected path a write by path is an
+ * attempt on (sb_protect_attempt, the audit log's rule), and the plan's
+ * holders (the directories above protected paths) and order. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../runtime/sandbox/protect.h"
 #include "unit.h"
+#include "utils.h"
 
 /* A plan as sb_protect_plan makes it for /ws with a nested repository
  * sub/ and a linked worktree's gitdir outside the workspace. */
 static struct sb_protect_entry entries[] = {
-	{ "/ws/.vscode", SB_PROT_ABSENT, "editor config" },
-	{ "/ws/.mcp.json", SB_PROT_RO, "MCP servers" },
-	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config" },
-	{ "/ws/.git", SB_PROT_PIN, "git directory" },
-	{ "/ws/.git/config", SB_PROT_RO, "git config" },
-	{ "/ws/.git/hooks", SB_PROT_RO, "git hooks" },
-	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file" },
-	{ "/ws/.git/modules/m", SB_PROT_PIN, "git directory" },
-	{ "/ws/.git/modules/m/hooks", SB_PROT_RO, "git hooks" },
-	{ "/ws/sub/.git", SB_PROT_PIN, "git directory" },
-	{ "/ws/sub/.git/hooks", SB_PROT_RO, "git hooks" },
-	{ "/ws/wt/.git", SB_PROT_RO, "gitdir file" },
-	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory" },
+	{ "/ws/.vscode", SB_PROT_ABSENT, "editor config", false },
+	{ "/ws/.mcp.json", SB_PROT_RO, "MCP servers", false },
+	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config", false },
+	{ "/ws/.git", SB_PROT_PIN, "git directory", false },
+	{ "/ws/.git/config", SB_PROT_RO, "git config", false },
+	{ "/ws/.git/hooks", SB_PROT_RO, "git hooks", false },
+	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file", false },
+	{ "/ws/.git/modules/m", SB_PROT_PIN, "git directory", false },
+	{ "/ws/.git/modules/m/hooks", SB_PROT_RO, "git hooks", false },
+	{ "/ws/sub/.git", SB_PROT_PIN, "git directory", false },
+	{ "/ws/sub/.git/hooks", SB_PROT_RO, "git hooks", false },
+	{ "/ws/wt/.git", SB_PROT_RO, "gitdir file", false },
+	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory", false },
 };
 
 static const struct sb_protect plan = {
@@ -119,6 +123,85 @@ UNIT_TEST(protect_attempt_no_plan_or_no_path)
 	CHECK(sb_protect_attempt(&plan, NULL, false, &below) == NULL);
 	/* a relative path (unresolved) never matches */
 	CHECK(sb_protect_attempt(&plan, ".git/config", false, &below) == NULL);
+}
+
+static const struct sb_protect_entry *at(const struct sb_protect *p,
+					 const char *ws, const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", ws, rel);
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->v[i].path, path) == 0)
+			return &p->v[i];
+	return NULL;
+}
+
+/* The plan pins the directories between the workspace and a protected
+ * path (a rename would carry the mount along), lists parents first, and
+ * a holder marks no change below it as protected. */
+UNIT_TEST(protect_plan_holders_parent_first)
+{
+	char tmpl[] = "/tmp/agentrun-unit-protect-XXXXXX", cmd[256];
+	const char *dirs[] = { ".git/hooks",	 ".git/modules/m/hooks",
+			       "sub/.git/hooks", "a/b/.git/hooks",
+			       ".claude",	 "src" };
+	struct ar_error err = AR_ERROR_INIT;
+	struct sb_protect p;
+	const struct sb_protect_entry *e;
+	char *ws, *x;
+	bool below;
+
+	CHECK(mkdtemp(tmpl) != NULL);
+	ws = realpath(tmpl, NULL);
+	CHECK(ws != NULL);
+	if (!ws)
+		return;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(dirs); i++) {
+		x = ar_xasprintf("%s/%s", ws, dirs[i]);
+		CHECK(ar_mkdir_p(x, 0755) == 0);
+		free(x);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && touch .git/HEAD .git/config .git/modules/m/HEAD "
+		 ".claude/settings.json && mkdir -p .git/modules/m/objects",
+		 ws);
+	CHECK(system(cmd) == 0);
+	CHECK_INT_EQ(
+		sb_protect_plan(&p, ws, "/nonexistent-home", NULL, 0, &err), 0);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const holders[] = { "sub", "a", "a/b",
+						       ".git/modules" };
+
+		e = at(&p, ws, holders[i]);
+		CHECK(e && e->kind == SB_PROT_PIN && e->holder);
+	}
+	e = at(&p, ws, ".claude");
+	CHECK(e && e->holder);
+	CHECK(at(&p, ws, ".claude/settings.json") != NULL);
+	e = at(&p, ws, ".git");
+	CHECK(e && !e->holder);
+	CHECK(at(&p, ws, "src") == NULL);
+	/* parent before child */
+	for (size_t i = 0; i < p.n; i++)
+		for (size_t j = i + 1; j < p.n; j++)
+			CHECK(!ar_path_under(p.v[i].path, p.v[j].path) ||
+			      strcmp(p.v[i].path, p.v[j].path) == 0);
+	/* a change below a holder is not a protected change, nor a write
+	 * below it an attempt; renaming it is */
+	x = ar_xasprintf("%s/sub/src.c", ws);
+	CHECK(sb_protect_find(&p, x) == NULL);
+	CHECK(sb_protect_attempt(&p, x, true, &below) == NULL);
+	free(x);
+	x = ar_xasprintf("%s/sub", ws);
+	e = sb_protect_attempt(&p, x, true, &below);
+	CHECK(e && e->holder && !below);
+	CHECK(sb_protect_attempt(&p, x, false, &below) == NULL);
+	free(x);
+	sb_protect_release(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ws);
+	CHECK(system(cmd) == 0);
+	free(ws);
 }
 
 UNIT_MAIN()
