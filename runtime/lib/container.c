@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The OCI lifecycle, runtime side. See container.h and
- * container_internal.h for the protocol with the container process. */
+ * sync.h for the protocol with the container process. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "container_internal.h"
+#include "container_init.h"
+#include "launch.h"
 #include "crash_point.h"
 #include "agent_hooks.h"
 #include "hooks.h"
@@ -36,6 +37,8 @@
 #include "seccomp.h"
 #include "selinux_label.h"
 #include "signals.h"
+#include "supervise.h"
+#include "sync.h"
 #include "state.h"
 #include "terminal.h"
 #include "userns.h"
@@ -245,34 +248,6 @@ static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
 
 /* ---- hooks ---- */
 
-bool ar_launch_needs_host_pid(const struct oci_config *cfg)
-{
-	return cfg->hooks[OCI_HOOK_CREATE_CONTAINER].n > 0 ||
-	       cfg->hooks[OCI_HOOK_START_CONTAINER].n > 0;
-}
-
-int ar_container_run_hooks(const struct oci_config *cfg,
-			   enum oci_hook_stage stage, const char *id, pid_t pid,
-			   const char *bundle, enum ar_status status,
-			   struct ar_error *err)
-{
-	struct ar_state st = {
-		.id = (char *)id,
-		.pid = pid,
-		.bundle = (char *)bundle,
-		.annotations = cfg->annotations.items,
-		.n_annotations = cfg->annotations.n,
-	};
-	_cleanup_free_ char *json = NULL;
-	size_t len;
-
-	if (cfg->hooks[stage].n == 0)
-		return 0;
-	if (ar_state_oci_json(&st, status, &json, &len, err) < 0)
-		return -1;
-	return ar_hooks_run(cfg, stage, json, len, err);
-}
-
 /* poststart/poststop: a failure is only a warning (runtime-spec). */
 static void run_hooks_warn(const struct oci_config *cfg,
 			   enum oci_hook_stage stage, const char *id, pid_t pid,
@@ -280,7 +255,7 @@ static void run_hooks_warn(const struct oci_config *cfg,
 {
 	struct ar_error e = AR_ERROR_INIT;
 
-	if (ar_container_run_hooks(cfg, stage, id, pid, bundle, status, &e) < 0)
+	if (ar_hooks_run_state(cfg, stage, id, pid, bundle, status, &e) < 0)
 		ar_warn("%s", e.msg);
 }
 
@@ -375,7 +350,7 @@ static bool overlap_setup(const struct ar_launch *l)
 	const struct oci_config *cfg = l->cfg;
 
 	return l->o->config && !l->plan.slow && !l->use_fifo &&
-	       !cfg->process.terminal && !ar_launch_needs_host_pid(cfg) &&
+	       !cfg->process.terminal && !ar_hooks_need_host_pid(cfg) &&
 	       cfg->hooks[OCI_HOOK_PRESTART].n == 0 &&
 	       cfg->hooks[OCI_HOOK_CREATE_RUNTIME].n == 0 &&
 	       !(cfg->linux_.seccomp && cfg->linux_.seccomp->listener_path) &&
@@ -483,10 +458,10 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	/* Runtime namespace, container process created and waiting:
 	 * prestart (deprecated) then createRuntime. Their state says
 	 * "created", as crun's and as runtime-tools' hooks_stdin expects. */
-	if (ar_container_run_hooks(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
-				   l->bundle, AR_STATUS_CREATED, err) < 0 ||
-	    ar_container_run_hooks(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id, *pid,
-				   l->bundle, AR_STATUS_CREATED, err) < 0)
+	if (ar_hooks_run_state(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
+			       l->bundle, AR_STATUS_CREATED, err) < 0 ||
+	    ar_hooks_run_state(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id, *pid,
+			       l->bundle, AR_STATUS_CREATED, err) < 0)
 		return -1;
 	if (ar_sync_send(l->sync_fd, l->overlap ? AR_SYNC_EXEC : AR_SYNC_GO,
 			 denied, err) < 0) {
@@ -496,7 +471,7 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 			return -1;
 		ar_error_clear(err);
 	}
-	if (ar_launch_needs_host_pid(cfg) &&
+	if (ar_hooks_need_host_pid(cfg) &&
 	    ar_sync_send(l->sync_fd, AR_SYNC_HOST_PID, *pid, err) < 0)
 		return -1;
 
@@ -576,28 +551,6 @@ static void kill_and_reap(pid_t pid)
 }
 
 /* ---- state on disk ---- */
-
-int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
-{
-	_cleanup_free_ char *copy = ar_xstrdup(path);
-	_cleanup_close_ int dfd = -1;
-	char *slash = strrchr(copy, '/');
-	const char *dir = ".", *name = copy;
-	char buf[32];
-	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
-
-	if (slash) {
-		*slash = '\0';
-		dir = slash == copy ? "/" : copy;
-		name = slash + 1;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return ar_error_set(err, errno, "--pid-file `%s`", path);
-	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) < 0)
-		return ar_error_wrap(err, "--pid-file `%s`", path);
-	return 0;
-}
 
 static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
 		       struct ar_error *err)
@@ -722,133 +675,7 @@ int ar_container_create(const struct ar_create_opts *o, struct ar_error *err)
 	return r;
 }
 
-/* ---- run in the foreground ---- */
-
-static int wait_status_code(int st)
-{
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 1;
-}
-
-/* Forward signals, relay the terminal, answer the refusal listener
- * (nfd, -1: none; closed here), reap; returns the exit code. */
-static int supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
-		     ar_refusal_fn on_refusal, void *on_refusal_arg)
-{
-	_cleanup_close_ int sfd = -1, refusals = nfd;
-	struct ar_tty_relay relay;
-	struct pollfd pfd[4];
-	bool exited = false, master_open = master >= 0;
-	int code = 1;
-
-	sfd = signalfd(-1, mask, SFD_CLOEXEC);
-	if (sfd < 0) {
-		int st;
-
-		ar_warn("signalfd: %m: signals are not forwarded");
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		return wait_status_code(st);
-	}
-	if (master >= 0) {
-		ar_tty_relay_init(&relay, master);
-		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-	}
-	for (;;) {
-		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1;
-
-		if (exited && !master_open)
-			break;
-		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (refusals >= 0 && !exited) {
-			nfd_idx = n;
-			pfd[n++] = (struct pollfd){ .fd = refusals,
-						    .events = POLLIN };
-		}
-		if (master_open) {
-			master_idx = n;
-			pfd[n++] = (struct pollfd){ .fd = master,
-						    .events = POLLIN };
-			if (relay.stdin_open && !exited) {
-				stdin_idx = n;
-				pfd[n++] = (struct pollfd){ .fd = STDIN_FILENO,
-							    .events = POLLIN };
-			}
-		}
-		if (exited) {
-			/* drain what the container wrote before exiting */
-			while (ar_tty_pump(master, STDOUT_FILENO) > 0)
-				;
-			master_open = false;
-			continue;
-		}
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				int sig = (int)si.ssi_signo;
-
-				if (sig == SIGCHLD) {
-					int st;
-					pid_t w;
-
-					while ((w = waitpid(-1, &st, WNOHANG)) >
-					       0) {
-						if (w == pid) {
-							code = wait_status_code(
-								st);
-							exited = true;
-						}
-					}
-				} else if (sig == SIGWINCH && master >= 0) {
-					ar_tty_relay_winsize(&relay);
-				} else {
-					kill(pid, sig);
-				}
-			}
-		}
-		if (nfd_idx >= 0 && pfd[nfd_idx].revents) {
-			/* POLLHUP: no process of the filter is left */
-			if (!(pfd[nfd_idx].revents & POLLIN) ||
-			    ar_seccomp_refusal_answer(refusals, on_refusal,
-						      on_refusal_arg) < 0) {
-				close(refusals);
-				refusals = -1;
-			}
-		}
-		if (master_idx >= 0 && pfd[master_idx].revents) {
-			if (ar_tty_pump(master, STDOUT_FILENO) == 0)
-				master_open = false;
-		}
-		if (stdin_idx >= 0 && pfd[stdin_idx].revents) {
-			if (ar_tty_pump(STDIN_FILENO, master) == 0)
-				ar_tty_relay_stdin_eof(&relay);
-		}
-	}
-	if (master >= 0)
-		ar_tty_relay_restore(&relay);
-	if (!exited) {
-		int st;
-
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-		code = wait_status_code(st);
-	}
-	return code;
-}
-
-int ar_container_supervise(pid_t pid, int master, const sigset_t *mask)
-{
-	return supervise(pid, master, mask, -1, NULL, NULL);
-}
+/* ---- run ---- */
 
 int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		     struct ar_error *err)
@@ -921,8 +748,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	refusal_fd = ar_steal_fd(&l.refusal_fd);
 	launch_release(&l);
 
-	*exit_status = supervise(pid, master, &mask, refusal_fd, o->on_refusal,
-				 o->on_refusal_arg);
+	*exit_status = ar_supervise(pid, master, &mask, refusal_fd,
+				    o->on_refusal, o->on_refusal_arg);
 	if (master >= 0)
 		close(master);
 	sigprocmask(SIG_SETMASK, &old, NULL);

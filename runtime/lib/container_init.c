@@ -27,7 +27,8 @@
 #include <unistd.h>
 
 #include "capabilities.h"
-#include "container_internal.h"
+#include "container_init.h"
+#include "hooks.h"
 #include "landlock.h"
 #include "log.h"
 #include "mounts.h"
@@ -37,63 +38,12 @@
 #include "process.h"
 #include "seccomp.h"
 #include "selinux_label.h"
-#include "terminal.h"
 #include "signals.h"
+#include "sync.h"
+#include "terminal.h"
 #include "utils.h"
 
 #define KEYCTL_JOIN_SESSION_KEYRING_ 1
-
-int ar_sync_send(int fd, int type, int value, struct ar_error *err)
-{
-	struct ar_sync_msg m = { .type = type, .value = value };
-	ssize_t n;
-
-	do
-		n = send(fd, &m, offsetof(struct ar_sync_msg, err),
-			 MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return ar_error_set(
-			err, errno, "sync with the %s",
-			type == AR_SYNC_GO || type == AR_SYNC_USERNS_DONE ?
-				"container process" :
-				"runtime");
-	return 0;
-}
-
-int ar_sync_send_error(int fd, const struct ar_error *e)
-{
-	struct ar_sync_msg m = { .type = AR_SYNC_ERROR, .value = 0 };
-	size_t len = strnlen(e->msg, sizeof(e->msg) - 1);
-
-	m.err.code = e->code;
-	memcpy(m.err.msg, e->msg, len);
-	m.err.msg[len] = '\0';
-	return send(fd, &m, offsetof(struct ar_sync_msg, err.msg) + len + 1,
-		    MSG_NOSIGNAL) < 0 ?
-		       -1 :
-		       0;
-}
-
-int ar_sync_recv(int fd, struct ar_sync_msg *m, struct ar_error *err)
-{
-	ssize_t n;
-
-	memset(m, 0, sizeof(*m));
-	do
-		n = recv(fd, m, sizeof(*m), 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return ar_error_set(err, errno, "sync");
-	if (n == 0) {
-		m->type = 0;
-		return 0;
-	}
-	if ((size_t)n < offsetof(struct ar_sync_msg, err))
-		return ar_error_set_plain(err, EBADMSG, "sync: short message");
-	m->err.msg[sizeof(m->err.msg) - 1] = '\0';
-	return 0;
-}
 
 __attribute__((noreturn)) static void die(struct ar_launch *l,
 					  struct ar_error *err)
@@ -213,9 +163,9 @@ static int create_container_hooks(void *arg, struct ar_error *err)
 {
 	struct ar_launch *l = arg;
 
-	return ar_container_run_hooks(l->cfg, OCI_HOOK_CREATE_CONTAINER,
-				      l->o->id, l->host_pid, l->bundle,
-				      AR_STATUS_CREATED, err);
+	return ar_hooks_run_state(l->cfg, OCI_HOOK_CREATE_CONTAINER, l->o->id,
+				  l->host_pid, l->bundle, AR_STATUS_CREATED,
+				  err);
 }
 
 static int setup(struct ar_launch *l, struct ar_error *err)
@@ -349,9 +299,9 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		prctl(PR_SET_PDEATHSIG, 0);
 	}
 	/* After start, before the user's program, in the container. */
-	if (ar_container_run_hooks(cfg, OCI_HOOK_START_CONTAINER, l->o->id,
-				   l->host_pid, l->bundle, AR_STATUS_CREATED,
-				   err) < 0)
+	if (ar_hooks_run_state(cfg, OCI_HOOK_START_CONTAINER, l->o->id,
+			       l->host_pid, l->bundle, AR_STATUS_CREATED,
+			       err) < 0)
 		goto fail_late;
 	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
 		goto fail_late;
@@ -392,7 +342,7 @@ void ar_container_init(struct ar_launch *l)
 	if (ar_sync_recv(l->sync_fd, &m, &err) < 0 || m.type != AR_SYNC_GO)
 		_exit(1); /* the runtime failed and reports it */
 	l->setgroups_denied = m.value != 0;
-	if (ar_launch_needs_host_pid(l->cfg)) {
+	if (ar_hooks_need_host_pid(l->cfg)) {
 		if (ar_sync_recv(l->sync_fd, &m, &err) < 0 ||
 		    m.type != AR_SYNC_HOST_PID)
 			_exit(1);

@@ -33,7 +33,6 @@
 
 #include "capabilities.h"
 #include "cgroup.h"
-#include "container_internal.h"
 #include "landlock.h"
 #include "log.h"
 #include "parent_death.h"
@@ -42,6 +41,8 @@
 #include "selinux_label.h"
 #include "signals.h"
 #include "state.h"
+#include "supervise.h"
+#include "sync.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -640,7 +641,7 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		r = 0;
 		goto out;
 	}
-	*exit_status = ar_container_supervise(pid, master, &mask);
+	*exit_status = ar_supervise(pid, master, &mask, -1, NULL, NULL);
 	r = 0;
 out_mask:
 	if (!o->detach)

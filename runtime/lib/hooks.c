@@ -176,3 +176,30 @@ int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 	}
 	return 0;
 }
+
+int ar_hooks_run_state(const struct oci_config *cfg, enum oci_hook_stage stage,
+		       const char *id, pid_t pid, const char *bundle,
+		       enum ar_status status, struct ar_error *err)
+{
+	struct ar_state st = {
+		.id = (char *)id,
+		.pid = pid,
+		.bundle = (char *)bundle,
+		.annotations = cfg->annotations.items,
+		.n_annotations = cfg->annotations.n,
+	};
+	_cleanup_free_ char *json = NULL;
+	size_t len;
+
+	if (cfg->hooks[stage].n == 0)
+		return 0;
+	if (ar_state_oci_json(&st, status, &json, &len, err) < 0)
+		return -1;
+	return ar_hooks_run(cfg, stage, json, len, err);
+}
+
+bool ar_hooks_need_host_pid(const struct oci_config *cfg)
+{
+	return cfg->hooks[OCI_HOOK_CREATE_CONTAINER].n > 0 ||
+	       cfg->hooks[OCI_HOOK_START_CONTAINER].n > 0;
+}

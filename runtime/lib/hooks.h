@@ -7,10 +7,13 @@
 #ifndef AGENTRUN_HOOKS_H
 #define AGENTRUN_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "oci_config.h"
+#include "state.h"
 
 /*
  * Run the hooks of `stage` from cfg. state_json is the OCI state (compact).
@@ -27,5 +30,19 @@ int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 /* Same, for a single hook (unit-testable). */
 int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		    const char *state_json, size_t len, struct ar_error *err);
+
+/*
+ * Run the hooks of one stage with the OCI state of the container (id, pid
+ * in the runtime's pid namespace, bundle, the config's annotations, the
+ * given status) on their stdin. 0 when there are none.
+ */
+int ar_hooks_run_state(const struct oci_config *cfg, enum oci_hook_stage stage,
+		       const char *id, pid_t pid, const char *bundle,
+		       enum ar_status status, struct ar_error *err);
+
+/* True when the container process needs its pid in the runtime's pid
+ * namespace (AR_SYNC_HOST_PID): it runs the createContainer or
+ * startContainer hooks. */
+bool ar_hooks_need_host_pid(const struct oci_config *cfg);
 
 #endif

@@ -514,3 +514,25 @@ char *ar_rfc3339_now(void)
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
 	return ar_xasprintf("%s.%09ldZ", buf, ts.tv_nsec);
 }
+
+int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(path);
+	_cleanup_close_ int dfd = -1;
+	char *slash = strrchr(copy, '/');
+	const char *dir = ".", *name = copy;
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+		name = slash + 1;
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "--pid-file `%s`", path);
+	if (ar_write_file_atomic_at(dfd, name, buf, (size_t)len, 0644, err) < 0)
+		return ar_error_wrap(err, "--pid-file `%s`", path);
+	return 0;
+}

@@ -103,4 +103,7 @@ int ar_state_list_ids(int rootfd, char ***ids_out, struct ar_error *err);
 /* Current time in RFC 3339 with nanoseconds, UTC (malloc'ed). */
 char *ar_rfc3339_now(void);
 
+/* Write PID atomically to the --pid-file PATH (create, run and exec). */
+int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err);
+
 #endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One launch of a container process (create, run): the options, the
+ * config, the namespace plan and every resource made for it. Filled by
+ * the runtime (container.c), read by the container process
+ * (container_init.c) after the clone. The messages between the two:
+ * sync.h.
+ */
+#ifndef AGENTRUN_LAUNCH_H
+#define AGENTRUN_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "create_opts.h"
+#include "namespaces.h"
+#include "oci_config.h"
+
+struct ar_seccomp_filter;
+
+struct ar_launch {
+	const struct ar_create_opts *o;
+	struct oci_config *cfg;
+	struct ar_ns_plan plan;
+	char *bundle; /* absolute */
+	char *config_path; /* absolute; NULL for an in-memory config */
+	char *rootfs; /* absolute */
+	bool rootless;
+	bool use_fifo; /* create: wait on the exec fifo before execve */
+	bool detached; /* create / run --detach (recorded in state.json) */
+	bool relay_tty; /* run in the foreground owns the terminal */
+	int sync_fd; /* our end of the socketpair */
+	int console_fd; /* --console-socket, connected; -1 */
+	int fifo_fd; /* O_PATH fd of the exec fifo; -1 */
+	int listen_fds; /* LISTEN_FDS of the runtime's environment */
+	int preserve_fds; /* --preserve-fds + listen_fds */
+	struct ar_seccomp_filter *seccomp; /* compiled before the clone */
+	/* the filter's listener is the runtime's own (o->on_refusal): the
+	 * fd comes up with the filter loaded last, as usual */
+	bool refusal_listener;
+	int refusal_fd; /* that listener, received; -1 */
+	bool setgroups_denied; /* filled in the child from GO */
+	/* GO as soon as the ids, oom_score_adj and cgroup are set: the
+	 * container process sets itself up while the runtime writes
+	 * state.json, and waits for EXEC before its execve (no hooks run
+	 * before the container's, no exec fifo, no terminal, no seccomp
+	 * listener; see overlap_setup() in container.c) */
+	bool overlap;
+	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
+	int *premade_mounts; /* ar_premade_mounts_open(): per mounts[] entry,
+			      * closed in the runtime after the clone */
+	struct ar_cgroup *cgroup; /* from ar_cgroup_create(); path NULL when
+				   * the container runs without one */
+	const char *cgroup_planned; /* the path ar_cgroup_create() is about
+				     * to make, while l->cgroup is NULL */
+	pid_t state_pid; /* the container process, for state.json written
+			  * from the cgroup callback */
+	bool cgroup_recorded; /* that state.json holds pid and cgroup */
+	int state_fds[2]; /* state root and the locked container directory:
+			   * closed first thing in the child (the flock is
+			   * on the open file, shared by the clone) */
+};
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Foreground supervision of a child process (run, exec). */
+#ifndef AGENTRUN_SUPERVISE_H
+#define AGENTRUN_SUPERVISE_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "seccomp_refusal.h"
+
+/* Forward the signals of `mask` (blocked by the caller, SIGCHLD included)
+ * to pid, relay the pty master when >= 0 (the terminal), answer the
+ * seccomp refusal listener nfd (-1: none; closed here) through
+ * on_refusal (seccomp_refusal.h), reap; returns the exit code (128+N on
+ * signal). */
+int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
+		 ar_refusal_fn on_refusal, void *on_refusal_arg);
+
+#endif
