@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "cgroup_internal.h"
+#include "cgroup_file.h"
 #include "log.h"
 #include "utils.h"
 
@@ -30,166 +30,12 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-#define CG_FILE_MAX (1u << 20)
 #define CG_MAX_DEPTH 256
 
 struct ar_cgroup {
 	char *path; /* absolute, NULL when none */
 	int dirfd;
 };
-
-/* ---- interface-file helpers (shared via cgroup_internal.h) ---- */
-
-int ar_cg_write(int dirfd, const char *file, const char *val,
-		struct ar_error *err)
-{
-	return ar_cg_write_lines(dirfd, file, (char *const *)&val, 1, err);
-}
-
-int ar_cg_write_lines(int dirfd, const char *file, char *const *vals, size_t n,
-		      struct ar_error *err)
-{
-	_cleanup_close_ int fd = -1;
-
-	fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return ar_error_set(err, errno, "open cgroup file `%s`", file);
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(vals[i]);
-		ssize_t w;
-
-		do
-			w = write(fd, vals[i], len);
-		while (w < 0 && errno == EINTR);
-		if (w < 0)
-			return ar_error_set(err, errno, "write `%s` to `%s`",
-					    vals[i], file);
-	}
-	return 0;
-}
-
-int ar_cg_read(int dirfd, const char *file, char **out, struct ar_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	size_t cap = 4096, len = 0;
-
-	fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return ar_error_set(err, errno, "open cgroup file `%s`", file);
-	buf = ar_xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			if (cap >= CG_FILE_MAX)
-				return ar_error_set_plain(
-					err, EFBIG, "`%s` is too large", file);
-			cap *= 2;
-			buf = ar_xrealloc(buf, cap);
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return ar_error_set(err, errno, "read `%s`", file);
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*out = ar_steal_ptr(&buf);
-	return 0;
-}
-
-int ar_cg_read_u64(int dirfd, const char *file, uint64_t *out,
-		   struct ar_error *err)
-{
-	_cleanup_free_ char *buf = NULL;
-	unsigned long long v;
-
-	if (ar_cg_read(dirfd, file, &buf, err) < 0)
-		return -1;
-	buf[strcspn(buf, " \n")] = '\0';
-	if (strcmp(buf, "max") == 0) {
-		*out = AR_CG_MAX;
-		return 0;
-	}
-	if (ar_parse_u64(buf, &v) < 0)
-		return ar_error_set_plain(err, EINVAL,
-					  "`%s`: unexpected content `%s`", file,
-					  buf);
-	*out = v;
-	return 0;
-}
-
-int ar_cg_keyed(const char *buf, const char *key, uint64_t *out)
-{
-	size_t klen = strlen(key);
-	const char *p = buf;
-
-	while (p && *p) {
-		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
-			const char *v = p + klen + 1;
-
-			if (strncmp(v, "max", 3) == 0)
-				*out = AR_CG_MAX;
-			else
-				*out = strtoull(v, NULL, 10);
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;
-}
-
-static bool path_has_dotdot(const char *path)
-{
-	const char *p = path;
-
-	while (*p) {
-		size_t n;
-
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return true;
-		p += n;
-	}
-	return false;
-}
-
-int ar_cg_open(const char *path, struct ar_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct statfs sfs;
-
-	if (!path || path[0] != '/' || path_has_dotdot(path))
-		return ar_error_set_plain(err, EINVAL,
-					  "invalid cgroup path `%s`",
-					  path ? path : "");
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return ar_error_set(err, errno, "open cgroup `%s`", path);
-	if (fstatfs(fd, &sfs) < 0)
-		return ar_error_set(err, errno, "statfs `%s`", path);
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return ar_error_set_plain(
-			err, EINVAL, "`%s` is not on a cgroup2 file system",
-			path);
-	/* cgroup.events is not on the root cgroup: never treat the root of
-	 * a hierarchy as a container's cgroup. */
-	if (faccessat(fd, "cgroup.events", F_OK, 0) < 0)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"`%s` is the root of a cgroup hierarchy, not a container cgroup",
-			path);
-	return ar_steal_fd(&fd);
-}
 
 /* ---- where ---- */
 
@@ -211,7 +57,7 @@ int ar_cgroup_own(char **out, struct ar_error *err)
 	_cleanup_free_ char *buf = NULL;
 	char *line, *save = NULL;
 
-	if (ar_read_file_at(AT_FDCWD, "/proc/self/cgroup", CG_FILE_MAX, &buf,
+	if (ar_read_file_at(AT_FDCWD, "/proc/self/cgroup", AR_CG_FILE_MAX, &buf,
 			    NULL, err) < 0)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
@@ -971,29 +817,18 @@ bool ar_cgroup_is_frozen(const char *path)
 	return ar_cg_keyed(buf, "frozen", &v) == 0 && v == 1;
 }
 
-/* Collect the pids of dirfd's cgroup and all below. */
-static int collect_pids(int dirfd, pid_t **v, size_t *n, int depth,
-			struct ar_error *err)
+/* Call fn for every child cgroup of dirfd: its name and an fd of it (-1
+ * when it could not be opened: removed meanwhile). Stops at the first
+ * error. */
+static int for_each_child(int dirfd,
+			  int (*fn)(int dirfd, const char *name, int sub,
+				    void *arg, struct ar_error *err),
+			  void *arg, struct ar_error *err)
 {
-	_cleanup_free_ char *buf = NULL;
 	DIR *d;
 	struct dirent *de;
-	int dfd;
+	int dfd, r = 0;
 
-	if (depth > 64)
-		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
-	if (ar_cg_read(dirfd, "cgroup.procs", &buf, err) < 0)
-		return -1;
-	for (char *p = buf; *p;) {
-		char *end;
-		long pid = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		*v = ar_xrealloc(*v, (*n + 1) * sizeof(pid_t));
-		(*v)[(*n)++] = (pid_t)pid;
-		p = end + strspn(end, "\n");
-	}
 	dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	if (dfd < 0)
 		return ar_error_set(err, errno, "dup");
@@ -1003,24 +838,69 @@ static int collect_pids(int dirfd, pid_t **v, size_t *n, int depth,
 		return ar_error_set(err, errno, "opendir");
 	}
 	rewinddir(d);
-	while ((de = readdir(d))) {
+	while (r == 0 && (de = readdir(d))) {
 		int sub;
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		sub = openat(dirfd, de->d_name,
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (sub < 0)
-			continue; /* removed meanwhile */
-		if (collect_pids(sub, v, n, depth + 1, err) < 0) {
+		r = fn(dirfd, de->d_name, sub, arg, err);
+		if (sub >= 0)
 			close(sub);
-			closedir(d);
-			return -1;
-		}
-		close(sub);
 	}
 	closedir(d);
-	return 0;
+	return r;
+}
+
+struct pid_list {
+	pid_t *v;
+	size_t n;
+	int depth;
+};
+
+static void pid_list_free(struct pid_list *l)
+{
+	free(l->v);
+}
+
+static int collect_child_pids(int dirfd, const char *name, int sub, void *arg,
+			      struct ar_error *err);
+
+/* Collect the pids of dirfd's cgroup and all below. */
+static int collect_pids(int dirfd, struct pid_list *l, struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	if (l->depth > 64)
+		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
+	if (ar_cg_read(dirfd, "cgroup.procs", &buf, err) < 0)
+		return -1;
+	for (char *p = buf; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		l->v = ar_xrealloc(l->v, (l->n + 1) * sizeof(pid_t));
+		l->v[l->n++] = (pid_t)pid;
+		p = end + strspn(end, "\n");
+	}
+	l->depth++;
+	r = for_each_child(dirfd, collect_child_pids, l, err);
+	l->depth--;
+	return r;
+}
+
+static int collect_child_pids(int dirfd, const char *name, int sub, void *arg,
+			      struct ar_error *err)
+{
+	(void)dirfd;
+	(void)name;
+	if (sub < 0)
+		return 0; /* removed meanwhile */
+	return collect_pids(sub, arg, err);
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -1034,18 +914,17 @@ int ar_cgroup_pids(const char *path, pid_t **out, size_t *n,
 		   struct ar_error *err)
 {
 	_cleanup_close_ int fd = ar_cg_open(path, err);
-	_cleanup_free_ pid_t *v = NULL;
-	size_t cnt = 0;
+	_cleanup_(pid_list_free) struct pid_list l = { 0 };
 
 	if (fd < 0)
 		return -1;
-	if (collect_pids(fd, &v, &cnt, 0, err) < 0)
+	if (collect_pids(fd, &l, err) < 0)
 		return ar_error_wrap(err, "list processes of cgroup `%s`",
 				     path);
-	if (cnt)
-		qsort(v, cnt, sizeof(pid_t), cmp_pid);
-	*out = ar_steal_ptr(&v);
-	*n = cnt;
+	if (l.n)
+		qsort(l.v, l.n, sizeof(pid_t), cmp_pid);
+	*n = l.n;
+	*out = ar_steal_ptr(&l.v);
 	return 0;
 }
 
@@ -1069,14 +948,13 @@ static int not_ours(const char *path, struct ar_error *err)
 
 static int signal_all(int dirfd, int sig, struct ar_error *err)
 {
-	_cleanup_free_ pid_t *v = NULL;
-	size_t n = 0;
+	_cleanup_(pid_list_free) struct pid_list l = { 0 };
 
-	if (collect_pids(dirfd, &v, &n, 0, err) < 0)
+	if (collect_pids(dirfd, &l, err) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (kill(v[i], sig) < 0 && errno != ESRCH)
-			return ar_error_set(err, errno, "kill %d", (int)v[i]);
+	for (size_t i = 0; i < l.n; i++)
+		if (kill(l.v[i], sig) < 0 && errno != ESRCH)
+			return ar_error_set(err, errno, "kill %d", (int)l.v[i]);
 	return 0;
 }
 
@@ -1113,47 +991,25 @@ static int rmdir_retry(int parentfd, const char *name, struct ar_error *err)
 	}
 }
 
+static int remove_child(int dirfd, const char *name, int sub, void *arg,
+			struct ar_error *err);
+
 /* Remove every child cgroup of dirfd, depth first. */
 static int remove_children(int dirfd, int depth, struct ar_error *err)
 {
-	DIR *d;
-	struct dirent *de;
-	int dfd;
-
 	if (depth > 64)
 		return ar_error_set_plain(err, ELOOP, "cgroup tree too deep");
-	dfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-	if (dfd < 0)
-		return ar_error_set(err, errno, "dup");
-	d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return ar_error_set(err, errno, "opendir");
-	}
-	rewinddir(d);
-	while ((de = readdir(d))) {
-		int sub;
+	return for_each_child(dirfd, remove_child, &depth, err);
+}
 
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		sub = openat(dirfd, de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (sub >= 0) {
-			int r = remove_children(sub, depth + 1, err);
+static int remove_child(int dirfd, const char *name, int sub, void *arg,
+			struct ar_error *err)
+{
+	const int *depth = arg;
 
-			close(sub);
-			if (r < 0) {
-				closedir(d);
-				return -1;
-			}
-		}
-		if (rmdir_retry(dirfd, de->d_name, err) < 0) {
-			closedir(d);
-			return -1;
-		}
-	}
-	closedir(d);
-	return 0;
+	if (sub >= 0 && remove_children(sub, *depth + 1, err) < 0)
+		return -1;
+	return rmdir_retry(dirfd, name, err);
 }
 
 int ar_cgroup_destroy(const char *path, struct ar_error *err)

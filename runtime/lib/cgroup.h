@@ -13,6 +13,9 @@
  *   cgroup_stats.c      cpu/memory/pids/io statistics, OOM counters, the
  *                       runc-compatible `events` JSON
  *   cgroup_devices.c    linux.resources.devices -> an eBPF device program
+ *   cgroup_file.c       reading and writing interface files (below the
+ *                       others: cgroup.c calls cgroup_resources.c, both
+ *                       call cgroup_file.c)
  *
  * Only cgroup v2 is supported.  On hosts where /sys/fs/cgroup is a v1 or
  * hybrid layout, the v2 tree (/sys/fs/cgroup/unified) is used, with the
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cgroup_file.h" /* AR_CG_MAX */
 #include "error.h"
 #include "oci_config.h"
 
@@ -262,8 +266,6 @@ struct ar_cgroup_io_stat {
 	unsigned major, minor;
 	uint64_t rbytes, wbytes, rios, wios, dbytes, dios;
 };
-
-#define AR_CG_MAX UINT64_MAX /* "max" in a limit file */
 
 struct ar_cgroup_stats {
 	bool has_cpu;

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "cgroup_internal.h"
+#include "cgroup_file.h"
 #include "log.h"
 #include "utils.h"
 

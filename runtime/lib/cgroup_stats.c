@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "cgroup_internal.h"
+#include "cgroup_file.h"
 #include "json_gen.h"
 #include "utils.h"
 

@@ -107,12 +107,57 @@ ssize_t ar_read_all(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+int ar_read_fd(int fd, const char *name, size_t max_size, size_t size_hint,
+	       char **out, size_t *len_out, struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = size_hint ? size_hint : 4096, len = 0;
+
+	buf = ar_xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			if (cap > max_size) {
+				/* Freed here too, not only by _cleanup_free_:
+				 * clang's analyzer before 17 does not see
+				 * cleanup attributes and reports a leak. */
+				free(buf);
+				buf = NULL;
+				return ar_error_set_plain(
+					err, EFBIG,
+					"`%s` is too large (at most %zu bytes)",
+					name, max_size);
+			}
+			cap *= 2;
+			buf = ar_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return ar_error_set(err, errno, "read `%s`", name);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max_size)
+		return ar_error_set_plain(
+			err, EFBIG, "`%s` is too large (at most %zu bytes)",
+			name, max_size);
+	buf[len] = '\0';
+	if (len_out)
+		*len_out = len;
+	*out = ar_steal_ptr(&buf);
+	return 0;
+}
+
 int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 		    size_t *len_out, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	size_t cap = 8192, len = 0;
+	size_t hint = 8192;
 	struct stat st;
 
 	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -129,46 +174,9 @@ int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,
 				err, EFBIG,
 				"`%s` is too large (%lld bytes, at most %zu)",
 				path, (long long)st.st_size, max_size);
-		cap = (size_t)st.st_size + 1;
+		hint = (size_t)st.st_size + 1;
 	}
-	buf = ar_xmalloc(cap);
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= cap) {
-			if (cap > max_size) {
-				/* Freed here too, not only by _cleanup_free_:
-				 * clang's analyzer before 17 does not see
-				 * cleanup attributes and reports a leak. */
-				free(buf);
-				buf = NULL;
-				return ar_error_set_plain(
-					err, EFBIG,
-					"`%s` is too large (at most %zu bytes)",
-					path, max_size);
-			}
-			cap *= 2;
-			buf = ar_xrealloc(buf, cap);
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return ar_error_set(err, errno, "read `%s`", path);
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max_size)
-		return ar_error_set_plain(
-			err, EFBIG, "`%s` is too large (at most %zu bytes)",
-			path, max_size);
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	*out = ar_steal_ptr(&buf);
-	return 0;
+	return ar_read_fd(fd, path, max_size, hint, out, len_out, err);
 }
 
 static int write_replace(int dirfd, const char *name, const void *data,

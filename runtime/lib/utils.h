@@ -85,6 +85,12 @@ int ar_write_all(int fd, const void *buf, size_t len);
  * read or -1 with errno. */
 ssize_t ar_read_all(int fd, void *buf, size_t len);
 
+/* Read fd to its end (at most max_size bytes; larger is an EFBIG error
+ * naming `name`), starting with a buffer of size_hint bytes (0: 4096).
+ * The result is NUL terminated; *len_out (if non-NULL) excludes the NUL. */
+int ar_read_fd(int fd, const char *name, size_t max_size, size_t size_hint,
+	       char **out, size_t *len_out, struct ar_error *err);
+
 /* Read a whole file (at most max_size bytes; larger is an EFBIG error).
  * The result is NUL terminated; *len_out (if non-NULL) excludes the NUL. */
 int ar_read_file_at(int dirfd, const char *path, size_t max_size, char **out,

@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Shared between the runtime/lib/cgroup*.c files; not for other users. */
-#ifndef AGENTRUN_CGROUP_INTERNAL_H
-#define AGENTRUN_CGROUP_INTERNAL_H
+/*
+ * cgroup v2 interface files (cgroup_file.c), for the runtime/lib/cgroup*.c
+ * files; not for other users.
+ */
+#ifndef AGENTRUN_CGROUP_FILE_H
+#define AGENTRUN_CGROUP_FILE_H
 
 #include <stdint.h>
 
 #include "error.h"
+
+#define AR_CG_MAX UINT64_MAX /* "max" in a limit file */
+/* The largest interface file (or /proc/self/cgroup) read. */
+#define AR_CG_FILE_MAX (1u << 20)
 
 /* One write(2) of `val` to `file` in the cgroup dirfd (O_TRUNC so a fake
  * tree of regular files holds exactly the value). */
