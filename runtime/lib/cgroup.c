@@ -34,7 +34,11 @@
 
 struct ar_cgroup {
 	char *path; /* absolute, NULL when none */
-	int dirfd;
+	int dirfd; /* -1 until made */
+	/* from ar_cgroup_plan(), for ar_cgroup_make() */
+	int mountfd;
+	char *rel; /* relative to the mount ("/a/b") */
+	unsigned req, avail; /* controllers needed, and those available */
 };
 
 /* ---- where ---- */
@@ -552,7 +556,10 @@ void ar_cgroup_free(struct ar_cgroup *cg)
 		return;
 	if (cg->dirfd >= 0)
 		close(cg->dirfd);
+	if (cg->mountfd >= 0)
+		close(cg->mountfd);
 	free(cg->path);
+	free(cg->rel);
 	free(cg);
 }
 
@@ -578,19 +585,17 @@ static char *rootless_base(int mountfd, const char *own)
 	return NULL;
 }
 
-int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
-		     struct ar_error *err)
+int ar_cgroup_plan(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
+		   struct ar_error *err)
 {
 	struct ar_cgroup *cg = ar_xcalloc(1, sizeof(*cg));
 	_cleanup_cgroup_ struct ar_cgroup *guard = cg;
-	_cleanup_close_ int mountfd = -1, leaf = -1;
-	_cleanup_free_ char *own = NULL, *base = NULL, *rel = NULL;
+	_cleanup_free_ char *own = NULL, *base = NULL;
 	_cleanup_free_ char *why = NULL;
 	const char *mount = o->mount;
-	unsigned req = 0, avail, missing;
-	bool created = false;
+	unsigned missing;
 
-	cg->dirfd = -1;
+	cg->dirfd = cg->mountfd = -1;
 	if (o->manager == AR_CGROUP_MGR_DISABLED) {
 		/* an explicit choice of the user, as in crun: no error */
 		if (ar_cgroup_resources_any(o->resources))
@@ -601,7 +606,7 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		*out = ar_steal_ptr(&guard);
 		return 0;
 	}
-	if (ar_cgroup_resources_ctrls(o->resources, &req, err) < 0)
+	if (ar_cgroup_resources_ctrls(o->resources, &cg->req, err) < 0)
 		return -1;
 	if (!mount)
 		mount = ar_cgroup_mount();
@@ -611,8 +616,8 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		*out = ar_steal_ptr(&guard);
 		return 0;
 	}
-	mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (mountfd < 0)
+	cg->mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->mountfd < 0)
 		return ar_error_set(err, errno, "open `%s`", mount);
 
 	if (o->rootless) {
@@ -620,7 +625,7 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 			own = ar_xstrdup(o->own_cgroup);
 		else if (ar_cgroup_own(&own, err) < 0)
 			return -1;
-		base = rootless_base(mountfd, own);
+		base = rootless_base(cg->mountfd, own);
 		if (!base) {
 			why = ar_xasprintf(
 				"cgroup `%s` is not delegated to this user",
@@ -634,12 +639,12 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		base = ar_xstrdup("/");
 	}
 	if (ar_cgroup_resolve_path(o->cgroups_path, o->id, o->rootless, base,
-				   &rel, err) < 0)
+				   &cg->rel, err) < 0)
 		return -1;
-	if (!ar_path_under(rel, base)) {
+	if (!ar_path_under(cg->rel, base)) {
 		/* rootless with an absolute cgroupsPath outside the base */
 		free(base);
-		base = parent_of(rel);
+		base = parent_of(cg->rel);
 	}
 
 	/* What the base can hand down. */
@@ -647,17 +652,17 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		_cleanup_close_ int bfd = -1;
 		const char *b = base[0] == '/' ? base + 1 : base;
 
-		bfd = openat(mountfd, *b ? b : ".",
+		bfd = openat(cg->mountfd, *b ? b : ".",
 			     O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		avail = bfd < 0 ? 0 : read_ctrls(bfd, "cgroup.controllers");
+		cg->avail = bfd < 0 ? 0 : read_ctrls(bfd, "cgroup.controllers");
 		/* a base with processes (rootless, not delegated above our
 		 * own cgroup) cannot enable any */
 		if (bfd >= 0 && strcmp(base, "/") != 0 && has_procs(bfd))
-			avail = 0;
+			cg->avail = 0;
 	}
 	/* No controllers is fine: a cgroup still gives cgroup.procs,
 	 * cgroup.freeze, cgroup.kill and the device program. */
-	missing = req & ~avail;
+	missing = cg->req & ~cg->avail;
 	if (missing) {
 		char names[128];
 
@@ -670,46 +675,75 @@ int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 				AR_CGROUP_IGNORE_ENV);
 		/* ar_cgroup_apply_resources() warns for each one */
 	}
+	cg->path = ar_xasprintf("%s%s", mount, cg->rel);
+	*out = ar_steal_ptr(&guard);
+	return 0;
+}
 
-	if (o->before_create) {
-		_cleanup_free_ char *abs = ar_xasprintf("%s%s", mount, rel);
+/* The planned cgroup is not (or no longer) the container's. */
+static void drop_plan(struct ar_cgroup *cg)
+{
+	free(cg->path);
+	cg->path = NULL;
+	if (cg->dirfd >= 0)
+		close(cg->dirfd);
+	cg->dirfd = -1;
+}
 
-		if (o->before_create(abs, o->before_create_arg, err) < 0)
-			return -1;
-	}
-	leaf = make_path(mountfd, rel, &created, err);
+int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+		   struct ar_error *err)
+{
+	_cleanup_close_ int leaf = -1;
+	_cleanup_free_ char *why = NULL;
+	bool created = false;
+
+	if (!cg->path || cg->dirfd >= 0)
+		return 0;
+	leaf = make_path(cg->mountfd, cg->rel, &created, err);
 	if (leaf < 0) {
+		drop_plan(cg);
 		/* the tree is not writable */
 		if (err->code == EACCES || err->code == EPERM ||
 		    err->code == EROFS) {
 			why = ar_xasprintf("%s", err->msg);
 			ar_error_clear(err);
-			if (no_cgroup(o, why, err) < 0)
-				return -1;
-			*out = ar_steal_ptr(&guard);
-			return 0;
+			return no_cgroup(o, why, err);
 		}
 		return -1;
 	}
-	cg->path = ar_xasprintf("%s%s", mount, rel);
-	if (!created && has_procs(leaf))
-		return ar_error_set_plain(
-			err, EBUSY, "cgroup `%s` already exists and is in use",
-			cg->path);
+	if (!created && has_procs(leaf)) {
+		ar_error_set_plain(err, EBUSY,
+				   "cgroup `%s` already exists and is in use",
+				   cg->path);
+		drop_plan(cg);
+		return -1;
+	}
 	cg->dirfd = ar_steal_fd(&leaf);
-	if (enable_ctrls(mountfd, rel, (AR_CG_DEFAULT | req) & avail, err) <
-		    0 ||
-	    ar_cgroup_apply_resources(cg->dirfd, o->resources, avail, err) <
+	if (enable_ctrls(cg->mountfd, cg->rel,
+			 (AR_CG_DEFAULT | cg->req) & cg->avail, err) < 0 ||
+	    ar_cgroup_apply_resources(cg->dirfd, o->resources, cg->avail, err) <
 		    0 ||
 	    apply_devices(o, cg->dirfd, err) < 0 ||
 	    (o->pid > 0 && ar_cgroup_enter(cg, o->pid, err) < 0)) {
 		ar_error_wrap(err, "cgroup `%s`", cg->path);
-		if (created && unlinkat(mountfd, rel + 1, AT_REMOVEDIR) < 0)
+		if (created &&
+		    unlinkat(cg->mountfd, cg->rel + 1, AT_REMOVEDIR) < 0)
 			ar_debug("remove cgroup %s: %m", cg->path);
+		drop_plan(cg);
 		return -1;
 	}
 	ar_debug("cgroup %s ready", cg->path);
-	*out = ar_steal_ptr(&guard);
+	return 0;
+}
+
+int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
+		     struct ar_error *err)
+{
+	_cleanup_cgroup_ struct ar_cgroup *cg = NULL;
+
+	if (ar_cgroup_plan(o, &cg, err) < 0 || ar_cgroup_make(cg, o, err) < 0)
+		return -1;
+	*out = ar_steal_ptr(&cg);
 	return 0;
 }
 

@@ -81,12 +81,6 @@ struct ar_cgroup_opts {
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
 		    * or ar_cgroup_enter() later) */
-	/* Optional: called with the absolute path right before the cgroup
-	 * is made, so the caller can record it first (crash safety: a
-	 * runtime killed after the mkdir leaves a cgroup that `delete
-	 * --force` finds). -1 (with err) aborts the creation. */
-	int (*before_create)(const char *path, void *arg, struct ar_error *err);
-	void *before_create_arg;
 
 	/* For tests; NULL in production. */
 	const char *mount; /* cgroup2 mount to use instead of detecting it;
@@ -146,6 +140,22 @@ struct ar_cgroup;
  */
 int ar_cgroup_create(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		     struct ar_error *err);
+
+/* ar_cgroup_create() in two steps, so the caller can record the path
+ * before the cgroup exists (crash safety: a runtime killed after the
+ * mkdir leaves a cgroup that `delete --force` finds).
+ * ar_cgroup_plan: everything up to the mkdir (where, which controllers,
+ * the errors of missing ones); *out is always set on success and
+ * ar_cgroup_path() is the planned path, or NULL when the container runs
+ * without a cgroup. Nothing is made yet.
+ * ar_cgroup_make: make it (same o), enable the controllers, apply the
+ * resources and devices, move o->pid in. A tree found unwritable then
+ * means no cgroup as above (0, ar_cgroup_path() NULL). On error the
+ * path is NULL too: nothing of the plan is the container's. */
+int ar_cgroup_plan(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
+		   struct ar_error *err);
+int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+		   struct ar_error *err);
 
 /* Absolute cgroupfs path (for state.json), NULL when none. */
 const char *ar_cgroup_path(const struct ar_cgroup *cg);

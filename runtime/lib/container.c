@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The OCI lifecycle, runtime side. See container.h and
- * sync.h for the protocol with the container process. */
+/*
+ * The OCI lifecycle, runtime side. See container.h; the launch (options,
+ * config, what is made for it) is launch.c's, the container process
+ * container_init.c's, the messages between the two sync.h's.
+ *
+ * create and run, one step after the other (do_create()):
+ *   launch.c: prepare (config, namespace plan, seccomp, premade mounts)
+ *   state.c: the container directory, locked (make_state_dir)
+ *   the exec fifo (create), the clone (container_init.c from here on)
+ *   userns.c: maps; oom_score_adj; cgroup.c: plan, state.json, make
+ *   on_spawn (sandbox), state.json, prestart/createRuntime hooks
+ *   GO over the sync socket; wait until READY (create) or the execve
+ * Every failure returns -1 at once; ar_launch_release() undoes the rest.
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -8,243 +20,35 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "container_init.h"
-#include "launch.h"
 #include "crash_point.h"
-#include "agent_hooks.h"
 #include "hooks.h"
 #include "json_gen.h"
+#include "launch.h"
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
-#include "process.h"
 #include "seccomp.h"
-#include "selinux_label.h"
 #include "signals.h"
+#include "state.h"
 #include "supervise.h"
 #include "sync.h"
-#include "state.h"
 #include "terminal.h"
 #include "userns.h"
 #include "utils.h"
-
-/* ---- preparing a launch ---- */
-
-static void launch_release(struct ar_launch *l)
-{
-	ar_ns_plan_release(&l->plan);
-	if (l->sync_fd >= 0)
-		close(l->sync_fd);
-	if (l->console_fd >= 0)
-		close(l->console_fd);
-	if (l->fifo_fd >= 0)
-		close(l->fifo_fd);
-	if (l->seccomp)
-		ar_seccomp_filter_free(l->seccomp);
-	if (l->refusal_fd >= 0)
-		close(l->refusal_fd);
-	ar_cgroup_free(l->cgroup);
-	l->cgroup = NULL;
-	if (l->cfg)
-		ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
-	l->premade_mounts = NULL;
-	if (l->cfg && l->cfg != l->o->config)
-		oci_config_free(l->cfg);
-	free(l->bundle);
-	free(l->config_path);
-	free(l->rootfs);
-}
-
-static bool detect_rootless(int flag)
-{
-	if (flag >= 0)
-		return flag;
-	if (geteuid() != 0)
-		return true;
-	/* root of a user namespace (inside rootless podman): no mknod, no
-	 * real cgroups */
-	return !ar_userns_is_initial();
-}
-
-/* Make sure fds 3..3+n-1 are open before we open anything, so none of
- * our own fds lands in a slot that is passed to the container. */
-static void reserve_preserved_fds(int n)
-{
-	for (int fd = 3; fd < 3 + n; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		int nul = open("/dev/null", O_RDWR);
-
-		if (nul >= 0 && nul != fd) {
-			dup2(nul, fd);
-			close(nul);
-		}
-	}
-}
-
-static int listen_fds_from_env(void)
-{
-	const char *s = getenv("LISTEN_FDS");
-	const char *p = getenv("LISTEN_PID");
-	unsigned long long n, pid;
-
-	if (!s || ar_parse_u64(s, &n) < 0 || n == 0 || n > 4096)
-		return 0;
-	if (p && (ar_parse_u64(p, &pid) < 0 || pid != (unsigned)getpid()))
-		return 0;
-	return (int)n;
-}
-
-/* Whether a rule of the profile (or its default) is SCMP_ACT_NOTIFY. */
-static bool seccomp_notifies(const struct oci_seccomp *sc)
-{
-	if (sc->default_action == OCI_SCMP_ACT_NOTIFY)
-		return true;
-	for (size_t i = 0; i < sc->n_syscalls; i++)
-		if (sc->syscalls[i].action == OCI_SCMP_ACT_NOTIFY)
-			return true;
-	return false;
-}
-
-static int launch_prepare(const struct ar_create_opts *o, bool run_fg,
-			  struct ar_launch *l, struct ar_error *err)
-{
-	const char *bundle = o->bundle ? o->bundle : ".";
-	struct oci_config *cfg;
-	struct stat sb;
-
-	memset(l, 0, sizeof(*l));
-	l->o = o;
-	l->sync_fd = l->console_fd = l->fifo_fd = l->refusal_fd = -1;
-	l->state_fds[0] = l->state_fds[1] = -1;
-	for (int i = 0; i < OCI_NS_NTYPES; i++)
-		l->plan.join_fd[i] = -1;
-
-	l->listen_fds = listen_fds_from_env();
-	l->preserve_fds =
-		(o->preserve_fds > 0 ? o->preserve_fds : 0) + l->listen_fds;
-	if (l->preserve_fds)
-		reserve_preserved_fds(l->preserve_fds);
-
-	if (ar_state_validate_id(o->id, err) < 0)
-		return -1;
-	l->bundle = realpath(bundle, NULL);
-	if (!l->bundle)
-		return ar_error_set(err, errno, "bundle `%s`", bundle);
-	if (o->config) {
-		l->cfg = (struct oci_config *)o->config; /* not freed */
-		/* a copy on disk, for exec (agentrun sandbox --name) */
-		if (o->config_file)
-			l->config_path = ar_xstrdup(o->config_file);
-	} else {
-		if (o->config_file && strcmp(o->config_file, "config.json"))
-			l->config_path = realpath(o->config_file, NULL);
-		else
-			l->config_path =
-				ar_xasprintf("%s/config.json", l->bundle);
-		if (!l->config_path)
-			return ar_error_set(err, errno, "--config `%s`",
-					    o->config_file);
-		if (oci_config_load_file(l->config_path, &l->cfg, err) < 0)
-			return -1;
-	}
-	cfg = l->cfg;
-	if (!cfg->process.present || cfg->process.args.n == 0)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"%s: process.args: the config has no process to run",
-			cfg->filename ? cfg->filename : "config.json");
-	if (!cfg->root.path)
-		return ar_error_set_plain(
-			err, EINVAL, "%s: root.path is missing",
-			cfg->filename ? cfg->filename : "config.json");
-	if (ar_selinux_check_labels(cfg->filename, cfg->process.selinux_label,
-				    cfg->linux_.mount_label, err) < 0)
-		return -1;
-	l->rootfs = ar_rootfs_host_path(l->bundle, cfg->root.path);
-	if (stat(l->rootfs, &sb) < 0)
-		return ar_error_set(err, errno, "root.path: rootfs `%s`",
-				    l->rootfs);
-	if (!S_ISDIR(sb.st_mode))
-		return ar_error_set_plain(
-			err, ENOTDIR,
-			"root.path: rootfs `%s` is not a directory", l->rootfs);
-	if (cfg->linux_.intel_rdt_present)
-		return ar_error_set_plain(err, ENOTSUP,
-					  "linux.intelRdt is not supported");
-	l->rootless = detect_rootless(o->rootless);
-	/* hooks/: the agent hooks (the workspace annotation adds a mount) */
-	if (ar_hook_workspace(cfg, l->rootless, err) < 0)
-		return -1;
-
-	if (cfg->process.terminal) {
-		if (o->console_socket) {
-			l->console_fd = ar_console_socket_connect(
-				o->console_socket, err);
-			if (l->console_fd < 0)
-				return -1;
-		} else if (run_fg) {
-			l->relay_tty = true;
-		} else {
-			return ar_error_set_plain(
-				err, EINVAL,
-				"process.terminal is true: --console-socket is required when the container is created or detached");
-		}
-	}
-	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
-		return -1;
-	if (cfg->linux_.seccomp || o->seccomp_default) {
-		/* Compiling a profile costs tens of milliseconds; the
-		 * compiled program is cached under the state root, keyed by
-		 * the whole profile. */
-		_cleanup_free_ char *cache =
-			o->root ? ar_xasprintf("%s/.seccomp-cache", o->root) :
-				  NULL;
-		const struct oci_seccomp *sc = cfg->linux_.seccomp;
-		struct oci_seccomp with_refusals;
-		struct ar_arena tmp = { 0 };
-		int r;
-
-		if (cfg->linux_.seccomp && o->seccomp_default)
-			return ar_error_set_plain(
-				err, EINVAL,
-				"linux.seccomp: the config has a profile and the embedded one was asked for");
-		/* A profile with a listener of its own keeps it (the kernel
-		 * allows one per process) and its refusals unobserved. */
-		l->refusal_listener =
-			o->on_refusal && run_fg &&
-			!(sc && (sc->listener_path || seccomp_notifies(sc)));
-		if (sc && l->refusal_listener) {
-			with_refusals = *sc;
-			ar_seccomp_refusal_rules(&with_refusals, &tmp);
-			sc = &with_refusals;
-		}
-		r = sc ? ar_seccomp_compile_cached(sc, cache, &l->seccomp,
-						   err) :
-			 ar_seccomp_compile_default_cached(
-				 cache, l->refusal_listener, &l->seccomp, err);
-		oci_arena_free(&tmp);
-		if (r < 0)
-			return -1;
-	}
-	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);
-}
 
 /* ---- hooks ---- */
 
@@ -259,25 +63,96 @@ static void run_hooks_warn(const struct oci_config *cfg,
 		ar_warn("%s", e.msg);
 }
 
-/* The config a container was created from (state.config_path, else the
- * bundle's config.json), for poststart and poststop. */
-static struct oci_config *load_state_config(const struct ar_state *st)
+/* poststart (start) and poststop (delete) of an existing container: its
+ * config is read again (state.config_path, else the bundle's
+ * config.json). */
+static void run_state_hooks_warn(const struct ar_state *st,
+				 enum oci_hook_stage stage,
+				 enum ar_status status)
 {
 	struct ar_error e = AR_ERROR_INIT;
-	struct oci_config *cfg = NULL;
+	_cleanup_config_ struct oci_config *cfg = NULL;
 
 	if (oci_config_load_file(st->config_path ? st->config_path : st->bundle,
 				 &cfg, &e) < 0) {
 		ar_warn("hooks of `%s`: %s", st->id, e.msg);
-		return NULL;
+		return;
 	}
-	return cfg;
+	run_hooks_warn(cfg, stage, st->id, st->pid, st->bundle, status);
 }
 
-/* ---- the clone and the sync with the container process ---- */
+/* ---- the steps of create and run ---- */
 
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
-		       struct ar_error *err);
+/* The container directory under --root, made (a duplicate id fails
+ * atomically) and locked: l->state_fds. */
+static int make_state_dir(struct ar_launch *l, struct ar_error *err)
+{
+	l->state_fds[0] = ar_state_root_open(l->o->root, true, err);
+	if (l->state_fds[0] < 0)
+		return -1;
+	l->state_fds[1] = ar_state_dir_create(l->state_fds[0], l->o->id, err);
+	if (l->state_fds[1] < 0)
+		return -1;
+	l->state_dir_made = true;
+	return ar_state_lock(l->state_fds[1], true, err);
+}
+
+/* create: the fifo the container process blocks on until start. */
+static int make_exec_fifo(struct ar_launch *l, struct ar_error *err)
+{
+	int dirfd = l->state_fds[1];
+
+	/* 0622, umask notwithstanding: the container process opens it for
+	 * writing after switching to process.user. */
+	if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0 ||
+	    fchmodat(dirfd, AR_EXEC_FIFO, 0622, 0) < 0) {
+		int e = errno;
+		char link[64];
+		char dir[512] = "?";
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+		n = readlink(link, dir, sizeof(dir) - 1);
+		dir[n > 0 ? n : 1] = '\0';
+		errno = e;
+		return ar_error_set(
+			err, errno,
+			"create the exec fifo in the state directory `%s` (`create` needs a filesystem that holds FIFOs; 9p shares do not: use a --root on a local filesystem, or `run`)",
+			dir);
+	}
+	l->fifo_fd =
+		openat(dirfd, AR_EXEC_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (l->fifo_fd < 0)
+		return ar_error_set(err, errno, "open the exec fifo");
+	ar_crash_point("create-fifo");
+	return 0;
+}
+
+static int write_state(const struct ar_launch *l, struct ar_error *err)
+{
+	_cleanup_free_ char *created = ar_rfc3339_now();
+	struct ar_state st = {
+		.id = (char *)l->o->id,
+		.pid = l->pid,
+		.pid_start = ar_proc_start_time(l->pid),
+		.bundle = l->bundle,
+		.rootfs = l->rootfs,
+		.created = created,
+		.owner = geteuid(),
+		.cgroup_path = (char *)ar_cgroup_path(l->cgroup),
+		.systemd_cgroup = l->o->systemd_cgroup,
+		.rootless = l->rootless,
+		.detached = l->detached,
+		.creating = true, /* until ar_state_mark_ready() */
+		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
+		/* an in-memory config has no file (no hooks read it) */
+		.config_path = l->config_path,
+		.annotations = l->cfg->annotations.items,
+		.n_annotations = l->cfg->annotations.n,
+	};
+
+	return ar_state_write(l->state_fds[1], &st, err);
+}
 
 static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 			       struct ar_error *err)
@@ -297,38 +172,36 @@ static int write_oom_score_adj(pid_t pid, const struct oci_process *p,
 	return 0;
 }
 
-/* Record the cgroup in state.json before it exists: a runtime killed
- * right after the mkdir leaves a cgroup that `delete --force` removes. */
-static int record_planned_cgroup(const char *path, void *arg,
-				 struct ar_error *err)
+static void cgroup_opts(const struct ar_launch *l, struct ar_cgroup_opts *co)
 {
-	struct ar_launch *l = arg;
-	int r;
-
-	l->cgroup_planned = path;
-	r = write_state(l, l->state_fds[1], l->state_pid, err);
-	l->cgroup_planned = NULL;
-	l->cgroup_recorded = r == 0;
-	return r;
+	*co = (struct ar_cgroup_opts){ 0 };
+	ar_cgroup_opts_from_config(co, l->cfg, l->o->id);
+	co->manager = l->o->cgroups_disabled ? AR_CGROUP_MGR_DISABLED :
+		      l->o->systemd_cgroup   ? AR_CGROUP_MGR_SYSTEMD :
+					       AR_CGROUP_MGR_CGROUPFS;
+	co->rootless = l->rootless;
+	co->pid = l->pid;
 }
 
-static int container_cgroup_enter(struct ar_launch *l, pid_t pid,
-				  struct ar_error *err)
+/* The container's cgroup, the container process moved in. Its path is in
+ * state.json before the mkdir (*recorded): a runtime killed right after
+ * it leaves a cgroup that `delete --force` removes. */
+static int make_cgroup(struct ar_launch *l, bool *recorded,
+		       struct ar_error *err)
 {
-	struct ar_cgroup_opts co = { 0 };
+	struct ar_cgroup_opts co;
 
-	ar_cgroup_opts_from_config(&co, l->cfg, l->o->id);
-	if (l->state_fds[1] >= 0) {
-		l->state_pid = pid;
-		co.before_create = record_planned_cgroup;
-		co.before_create_arg = l;
-	}
-	co.manager = l->o->cgroups_disabled ? AR_CGROUP_MGR_DISABLED :
-		     l->o->systemd_cgroup   ? AR_CGROUP_MGR_SYSTEMD :
-					      AR_CGROUP_MGR_CGROUPFS;
-	co.rootless = l->rootless;
-	co.pid = pid;
-	return ar_cgroup_create(&co, &l->cgroup, err);
+	cgroup_opts(l, &co);
+	if (ar_cgroup_plan(&co, &l->cgroup, err) < 0)
+		return -1;
+	*recorded = ar_cgroup_path(l->cgroup) != NULL;
+	if (*recorded && write_state(l, err) < 0)
+		return -1;
+	if (ar_cgroup_make(l->cgroup, &co, err) < 0)
+		return -1;
+	/* planned, then found unwritable: state.json names none */
+	*recorded = *recorded && ar_cgroup_path(l->cgroup);
+	return 0;
 }
 
 static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
@@ -358,19 +231,13 @@ static bool overlap_setup(const struct ar_launch *l)
 		 !l->refusal_listener);
 }
 
-/* Returns 0 with *pid (the container process) filled, -1 with err; on
- * error *pid (or *first) is the process to kill. */
-static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
-		 struct ar_error *err)
+/* The clone: l->first_pid, in the new namespaces of the fast path (the
+ * slow path enters them itself, container_init.c). */
+static int clone_container(struct ar_launch *l, struct ar_error *err)
 {
-	const struct oci_config *cfg = l->cfg;
 	int sv[2];
-	struct ar_sync_msg m;
 	pid_t child;
-	bool denied = false;
 
-	*pid = *first = -1;
-	*master = -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return ar_error_set(err, errno, "socketpair");
 	l->sync_fd = sv[1];
@@ -378,6 +245,8 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, err);
 	if (child < 0) {
 		close(sv[0]);
+		close(sv[1]);
+		l->sync_fd = -1;
 		return -1;
 	}
 	if (child == 0) {
@@ -386,94 +255,140 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	}
 	close(sv[1]);
 	l->sync_fd = sv[0];
-	*first = child;
-	ar_premade_mounts_close(l->premade_mounts, cfg->n_mounts);
+	l->first_pid = child;
+	ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
 	l->premade_mounts = NULL;
 	ar_crash_point("create-cloned");
+	return 0;
+}
+
+/* The user namespace's maps, and l->pid: the clone itself (fast path),
+ * or the process it forks once in its namespaces (slow path, where the
+ * maps are written when it asks). */
+static int write_ids(struct ar_launch *l, struct ar_error *err)
+{
+	const struct oci_config *cfg = l->cfg;
+	pid_t child = l->first_pid;
+	struct ar_sync_msg m;
 
 	if (!l->plan.slow) {
-		*pid = child;
+		l->pid = child;
 		if (l->plan.new_user &&
 		    ar_userns_write_maps(child, &cfg->linux_.uid_mappings,
-					 &cfg->linux_.gid_mappings, &denied,
-					 err) < 0)
+					 &cfg->linux_.gid_mappings,
+					 &l->setgroups_denied, err) < 0)
 			return -1;
-	} else {
-		for (;;) {
-			if (ar_sync_recv(l->sync_fd, &m, err) < 0)
-				return -1;
-			if (m.type == AR_SYNC_ERROR)
-				return recv_error(&m, err);
-			if (m.type == 0)
-				return ar_error_set_plain(
-					err, ECHILD,
-					"the container process exited during setup");
-			if (m.type == AR_SYNC_USERNS) {
-				if (ar_userns_write_maps(
-					    child, &cfg->linux_.uid_mappings,
-					    &cfg->linux_.gid_mappings, &denied,
-					    err) < 0)
-					return -1;
-				if (ar_sync_send(l->sync_fd,
-						 AR_SYNC_USERNS_DONE, 0,
-						 err) < 0)
-					return -1;
-				continue;
-			}
-			if (m.type == AR_SYNC_PID) {
-				*pid = m.value;
-				break;
-			}
-			return ar_error_set_plain(err, EBADMSG,
-						  "sync: unexpected message %d",
-						  m.type);
-		}
-		if (*pid != child) {
-			int st;
-
-			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-				;
-		}
+		return 0;
 	}
+	for (;;) {
+		if (ar_sync_recv(l->sync_fd, &m, err) < 0)
+			return -1;
+		if (m.type == AR_SYNC_ERROR)
+			return recv_error(&m, err);
+		if (m.type == 0)
+			return ar_error_set_plain(
+				err, ECHILD,
+				"the container process exited during setup");
+		if (m.type == AR_SYNC_USERNS) {
+			if (ar_userns_write_maps(child,
+						 &cfg->linux_.uid_mappings,
+						 &cfg->linux_.gid_mappings,
+						 &l->setgroups_denied, err) < 0)
+				return -1;
+			if (ar_sync_send(l->sync_fd, AR_SYNC_USERNS_DONE, 0,
+					 err) < 0)
+				return -1;
+			continue;
+		}
+		if (m.type == AR_SYNC_PID) {
+			l->pid = m.value;
+			break;
+		}
+		return ar_error_set_plain(
+			err, EBADMSG, "sync: unexpected message %d", m.type);
+	}
+	if (l->pid != child) {
+		int st;
 
-	ar_crash_point("create-maps");
-	if (write_oom_score_adj(*pid, &cfg->process, err) < 0)
-		return -1;
-	if (container_cgroup_enter(l, *pid, err) < 0)
-		return -1;
-	if (l->o->on_spawn && l->o->on_spawn(*pid, l->o->on_spawn_arg, err) < 0)
-		return -1;
-	if (l->overlap && ar_sync_send(l->sync_fd, AR_SYNC_GO, denied, err) < 0)
-		return -1;
-	ar_crash_point("create-cgroup");
-	/* From here on a runtime killed (kill -9) leaves a container that
-	 * `state` reports as "creating" and `delete --force` cleans: its pid
-	 * and cgroup are on disk. Before, the container process only waits
-	 * for GO on the sync socket and exits when we are gone. (Already on
-	 * disk when the cgroup was recorded before its mkdir and made.) */
-	if (!(l->cgroup_recorded && ar_cgroup_path(l->cgroup)) &&
-	    write_state(l, l->state_fds[1], *pid, err) < 0)
-		return -1;
-	ar_crash_point("create-state-creating");
-	/* Runtime namespace, container process created and waiting:
-	 * prestart (deprecated) then createRuntime. Their state says
-	 * "created", as crun's and as runtime-tools' hooks_stdin expects. */
-	if (ar_hooks_run_state(cfg, OCI_HOOK_PRESTART, l->o->id, *pid,
-			       l->bundle, AR_STATUS_CREATED, err) < 0 ||
-	    ar_hooks_run_state(cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id, *pid,
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		l->first_pid = l->pid;
+	}
+	return 0;
+}
+
+/* Runtime namespace, container process created and waiting: prestart
+ * (deprecated) then createRuntime. Their state says "created", as
+ * crun's and as runtime-tools' hooks_stdin expects. */
+static int runtime_hooks(const struct ar_launch *l, struct ar_error *err)
+{
+	if (ar_hooks_run_state(l->cfg, OCI_HOOK_PRESTART, l->o->id, l->pid,
 			       l->bundle, AR_STATUS_CREATED, err) < 0)
 		return -1;
+	return ar_hooks_run_state(l->cfg, OCI_HOOK_CREATE_RUNTIME, l->o->id,
+				  l->pid, l->bundle, AR_STATUS_CREATED, err);
+}
+
+/* GO (EXEC when overlapped), and the pid for the hooks that need it. */
+static int let_go(const struct ar_launch *l, struct ar_error *err)
+{
 	if (ar_sync_send(l->sync_fd, l->overlap ? AR_SYNC_EXEC : AR_SYNC_GO,
-			 denied, err) < 0) {
+			 l->setgroups_denied, err) < 0) {
 		/* overlap: a container process that failed meanwhile has
-		 * closed its end; its ERROR is read below */
+		 * closed its end; its ERROR is read by wait_setup() */
 		if (!l->overlap)
 			return -1;
 		ar_error_clear(err);
 	}
-	if (ar_hooks_need_host_pid(cfg) &&
-	    ar_sync_send(l->sync_fd, AR_SYNC_HOST_PID, *pid, err) < 0)
+	if (ar_hooks_need_host_pid(l->cfg) &&
+	    ar_sync_send(l->sync_fd, AR_SYNC_HOST_PID, l->pid, err) < 0)
 		return -1;
+	return 0;
+}
+
+/* The seccomp listener fd from the container process: kept when it is
+ * the runtime's own (l->refusal_fd, answered while `run` supervises),
+ * else passed on to linux.seccomp.listenerPath with the container's
+ * state. */
+static int pass_notify_fd(struct ar_launch *l, struct ar_error *err)
+{
+	const struct oci_config *cfg = l->cfg;
+	_cleanup_close_ int nfd = -1;
+	/* The container's state, as `state` prints it ("creating": the
+	 * process has not exec'd). */
+	struct ar_state st = {
+		.id = (char *)l->o->id,
+		.pid = l->pid,
+		.bundle = l->bundle,
+		.annotations = cfg->annotations.items,
+		.n_annotations = cfg->annotations.n,
+	};
+	_cleanup_free_ char *sj = NULL;
+
+	if (ar_recv_fd(l->sync_fd, &nfd, err) < 0)
+		return -1;
+	if (l->refusal_listener) {
+		if (l->refusal_fd >= 0)
+			close(l->refusal_fd);
+		l->refusal_fd = ar_steal_fd(&nfd);
+		return 0;
+	}
+	if (!cfg->linux_.seccomp || !cfg->linux_.seccomp->listener_path)
+		return 0;
+	if (ar_state_oci_json(&st, AR_STATUS_CREATING, &sj, NULL, err) < 0)
+		return -1;
+	return ar_seccomp_send_notify_fd(cfg->linux_.seccomp->listener_path,
+					 nfd,
+					 cfg->linux_.seccomp->listener_metadata,
+					 sj, err);
+}
+
+/* Until the container process is set up: READY (create: blocked on the
+ * exec fifo) or the socket's EOF (its execve); the terminal's master
+ * (*master) and the seccomp listener on the way. */
+static int wait_setup(struct ar_launch *l, int *master, struct ar_error *err)
+{
+	struct ar_sync_msg m;
 
 	for (;;) {
 		if (ar_sync_recv(l->sync_fd, &m, err) < 0)
@@ -485,41 +400,10 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 			if (ar_recv_fd(l->sync_fd, master, err) < 0)
 				return -1;
 			break;
-		case AR_SYNC_NOTIFY_FD: {
-			_cleanup_close_ int nfd = -1;
-
-			if (ar_recv_fd(l->sync_fd, &nfd, err) < 0)
+		case AR_SYNC_NOTIFY_FD:
+			if (pass_notify_fd(l, err) < 0)
 				return -1;
-			if (l->refusal_listener) {
-				if (l->refusal_fd >= 0)
-					close(l->refusal_fd);
-				l->refusal_fd = ar_steal_fd(&nfd);
-			} else if (cfg->linux_.seccomp &&
-				   cfg->linux_.seccomp->listener_path) {
-				/* The container's state, as `state` prints it
-				 * ("creating": the process has not exec'd). */
-				struct ar_state st = {
-					.id = (char *)l->o->id,
-					.pid = *pid,
-					.bundle = l->bundle,
-					.annotations = cfg->annotations.items,
-					.n_annotations = cfg->annotations.n,
-				};
-				_cleanup_free_ char *sj = NULL;
-
-				if (ar_state_oci_json(&st, AR_STATUS_CREATING,
-						      &sj, NULL, err) < 0)
-					return -1;
-				if (ar_seccomp_send_notify_fd(
-					    cfg->linux_.seccomp->listener_path,
-					    nfd,
-					    cfg->linux_.seccomp
-						    ->listener_metadata,
-					    sj, err) < 0)
-					return -1;
-			}
 			break;
-		}
 		case AR_SYNC_READY:
 			if (l->use_fifo)
 				return 0;
@@ -539,228 +423,141 @@ static int spawn(struct ar_launch *l, pid_t *pid, pid_t *first, int *master,
 	}
 }
 
-static void kill_and_reap(pid_t pid)
-{
-	int st;
-
-	if (pid <= 0)
-		return;
-	kill(pid, SIGKILL);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-}
-
-/* ---- state on disk ---- */
-
-static int write_state(struct ar_launch *l, int dirfd, pid_t pid,
-		       struct ar_error *err)
-{
-	_cleanup_free_ char *created = ar_rfc3339_now();
-	struct ar_state st = {
-		.id = (char *)l->o->id,
-		.pid = pid,
-		.pid_start = ar_proc_start_time(pid),
-		.bundle = l->bundle,
-		.rootfs = l->rootfs,
-		.created = created,
-		.owner = geteuid(),
-		.cgroup_path = (char *)(l->cgroup_planned ?
-						l->cgroup_planned :
-						ar_cgroup_path(l->cgroup)),
-		.systemd_cgroup = l->o->systemd_cgroup,
-		.rootless = l->rootless,
-		.detached = l->detached,
-		.creating = true, /* until ar_state_mark_ready() */
-		.has_poststop_hooks = l->cfg->hooks[OCI_HOOK_POSTSTOP].n > 0,
-		/* an in-memory config has no file (no hooks read it) */
-		.config_path = l->config_path,
-		.annotations = l->cfg->annotations.items,
-		.n_annotations = l->cfg->annotations.n,
-	};
-
-	return ar_state_write(dirfd, &st, err);
-}
-
 /* create / run --detach / run: everything up to a container process that
- * is blocked on the fifo (use_fifo) or running the user's program. */
-static int do_create(struct ar_launch *l, int rootfd, int dirfd, bool detached,
-		     pid_t *pid_out, int *master_out, struct ar_error *err)
+ * is blocked on the fifo (use_fifo) or running the user's program; the
+ * order of the runtime's side. A failure leaves the undoing to
+ * ar_launch_release(). */
+static int do_create(struct ar_launch *l, int *master, struct ar_error *err)
 {
-	pid_t pid, first;
+	bool recorded = false;
 
-	l->state_fds[0] = rootfd;
-	l->state_fds[1] = dirfd;
-	l->detached = detached;
-	if (l->use_fifo) {
-		/* 0622, umask notwithstanding: the container process opens
-		 * it for writing after switching to process.user. */
-		if (mkfifoat(dirfd, AR_EXEC_FIFO, 0622) < 0 ||
-		    fchmodat(dirfd, AR_EXEC_FIFO, 0622, 0) < 0) {
-			char link[64];
-			char dir[512] = "?";
-			ssize_t n;
-
-			snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-			n = readlink(link, dir, sizeof(dir) - 1);
-			dir[n > 0 ? n : 1] = '\0';
-			return ar_error_set(
-				err, errno,
-				"create the exec fifo in the state directory `%s` (`create` needs a filesystem that holds FIFOs; 9p shares do not: use a --root on a local filesystem, or `run`)",
-				dir);
-		}
-		l->fifo_fd = openat(dirfd, AR_EXEC_FIFO,
-				    O_PATH | O_CLOEXEC | O_NOFOLLOW);
-		if (l->fifo_fd < 0)
-			return ar_error_set(err, errno, "open the exec fifo");
-		ar_crash_point("create-fifo");
-	}
-	if (spawn(l, &pid, &first, master_out, err) < 0)
-		goto fail;
+	if (l->use_fifo && make_exec_fifo(l, err) < 0)
+		return -1;
+	if (clone_container(l, err) < 0)
+		return -1;
+	if (write_ids(l, err) < 0)
+		return -1;
+	ar_crash_point("create-maps");
+	if (write_oom_score_adj(l->pid, &l->cfg->process, err) < 0)
+		return -1;
+	if (make_cgroup(l, &recorded, err) < 0)
+		return -1;
+	if (l->o->on_spawn &&
+	    l->o->on_spawn(l->pid, l->o->on_spawn_arg, err) < 0)
+		return -1;
+	if (l->overlap &&
+	    ar_sync_send(l->sync_fd, AR_SYNC_GO, l->setgroups_denied, err) < 0)
+		return -1;
+	ar_crash_point("create-cgroup");
+	/* From here on a runtime killed (kill -9) leaves a container that
+	 * `state` reports as "creating" and `delete --force` cleans: its pid
+	 * and cgroup are on disk. Before, the container process only waits
+	 * for GO on the sync socket and exits when we are gone. */
+	if (!recorded && write_state(l, err) < 0)
+		return -1;
+	ar_crash_point("create-state-creating");
+	if (runtime_hooks(l, err) < 0)
+		return -1;
+	if (let_go(l, err) < 0)
+		return -1;
+	if (wait_setup(l, master, err) < 0)
+		return -1;
 	ar_crash_point("create-ready");
-	/* state.json already holds everything (written "creating" in
-	 * spawn()); only mark that the set-up is over. */
-	if (ar_state_mark_ready(dirfd, err) < 0)
-		goto fail;
+	/* state.json already holds everything (written "creating" above);
+	 * only mark that the set-up is over. */
+	if (ar_state_mark_ready(l->state_fds[1], err) < 0)
+		return -1;
 	ar_crash_point("create-state-written");
-	if (l->o->pid_file && ar_write_pid_file(l->o->pid_file, pid, err) < 0)
-		goto fail;
-	*pid_out = pid;
+	if (l->o->pid_file &&
+	    ar_write_pid_file(l->o->pid_file, l->pid, err) < 0)
+		return -1;
+	l->committed = true;
 	return 0;
-fail:
-	kill_and_reap(pid > 0 ? pid : first);
-	if (first != pid)
-		kill_and_reap(first);
-	if (ar_cgroup_path(l->cgroup)) {
-		struct ar_error ignored = AR_ERROR_INIT;
-
-		ar_cgroup_destroy(ar_cgroup_path(l->cgroup), &ignored);
-	}
-	if (*master_out >= 0) {
-		close(*master_out);
-		*master_out = -1;
-	}
-	return -1;
 }
 
 int ar_container_create(const struct ar_create_opts *o, struct ar_error *err)
 {
-	struct ar_launch l;
-	_cleanup_close_ int rootfd = -1, dirfd = -1;
-	struct ar_error ignored = AR_ERROR_INIT;
-	pid_t pid;
-	int master = -1, r;
+	_cleanup_launch_ struct ar_launch l = { 0 };
+	_cleanup_close_ int master = -1;
 
-	if (launch_prepare(o, false, &l, err) < 0) {
-		launch_release(&l);
+	if (ar_launch_prepare(o, false, &l, err) < 0)
 		return -1;
-	}
 	l.use_fifo = true;
-	rootfd = ar_state_root_open(o->root, true, err);
-	if (rootfd < 0) {
-		launch_release(&l);
+	l.detached = true;
+	if (make_state_dir(&l, err) < 0)
 		return -1;
-	}
-	dirfd = ar_state_dir_create(rootfd, o->id, err);
-	if (dirfd < 0) {
-		launch_release(&l);
+	if (do_create(&l, &master, err) < 0)
 		return -1;
-	}
-	if (ar_state_lock(dirfd, true, err) < 0)
-		r = -1;
-	else
-		r = do_create(&l, rootfd, dirfd, true, &pid, &master, err);
-	if (r < 0)
-		ar_state_remove(rootfd, o->id, &ignored);
-	launch_release(&l);
-	return r;
+	return 0;
 }
 
 /* ---- run ---- */
 
+/* The signals `run` forwards, blocked from before the clone (none is
+ * lost; the container process restores its mask) until the container has
+ * stopped. */
+struct blocked_signals {
+	bool blocked;
+	sigset_t mask, old;
+};
+
+static void block_signals(struct blocked_signals *b)
+{
+	ar_signal_forward_set(&b->mask);
+	sigaddset(&b->mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &b->mask, &b->old);
+	b->blocked = true;
+}
+
+static void unblock_signals(struct blocked_signals *b)
+{
+	if (b->blocked)
+		sigprocmask(SIG_SETMASK, &b->old, NULL);
+	b->blocked = false;
+}
+
 int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		     struct ar_error *err)
 {
-	struct ar_launch l;
-	_cleanup_close_ int rootfd = -1, dirfd = -1;
-	struct ar_error ignored = AR_ERROR_INIT;
-	sigset_t mask, old;
-	_cleanup_free_ char *cg_path = NULL, *hooks_bundle = NULL;
-	_cleanup_config_ struct oci_config *hooks_cfg = NULL;
-	const struct oci_config *post_cfg = NULL;
-	pid_t pid = -1;
-	int master = -1, refusal_fd, r;
+	/* declared before the launch: restored after its undoing */
+	_cleanup_(unblock_signals) struct blocked_signals sig = { 0 };
+	_cleanup_launch_ struct ar_launch l = { 0 };
+	_cleanup_close_ int master = -1;
 
 	*exit_status = 1;
-	if (launch_prepare(o, !o->detach, &l, err) < 0) {
-		launch_release(&l);
+	if (ar_launch_prepare(o, !o->detach, &l, err) < 0)
 		return -1;
-	}
-	rootfd = ar_state_root_open(o->root, true, err);
-	if (rootfd < 0) {
-		launch_release(&l);
+	l.detached = o->detach;
+	if (make_state_dir(&l, err) < 0)
 		return -1;
-	}
-	dirfd = ar_state_dir_create(rootfd, o->id, err);
-	if (dirfd < 0) {
-		launch_release(&l);
+	if (!o->detach)
+		block_signals(&sig);
+	if (do_create(&l, &master, err) < 0)
 		return -1;
-	}
-	if (ar_state_lock(dirfd, true, err) < 0) {
-		ar_state_remove(rootfd, o->id, &ignored);
-		launch_release(&l);
-		return -1;
-	}
-	if (!o->detach) {
-		/* Blocked before the clone so none is lost; the container
-		 * process restores its mask. */
-		ar_signal_forward_set(&mask);
-		sigaddset(&mask, SIGCHLD);
-		sigprocmask(SIG_BLOCK, &mask, &old);
-	}
-	r = do_create(&l, rootfd, dirfd, o->detach, &pid, &master, err);
-	if (r < 0) {
-		ar_state_remove(rootfd, o->id, &ignored);
-		launch_release(&l);
-		if (!o->detach)
-			sigprocmask(SIG_SETMASK, &old, NULL);
-		return -1;
-	}
 	/* The user's program was exec'd (the sync socket closed). */
-	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTART, o->id, pid, l.bundle,
+	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTART, o->id, l.pid, l.bundle,
 		       AR_STATUS_RUNNING);
 	if (o->detach) {
 		*exit_status = 0;
-		launch_release(&l);
 		return 0;
 	}
 	/* Let `state`/`kill`/`delete` of other commands in. */
-	close(dirfd);
-	dirfd = -1;
-	if (ar_cgroup_path(l.cgroup))
-		cg_path = ar_xstrdup(ar_cgroup_path(l.cgroup));
-	if (l.cfg->hooks[OCI_HOOK_POSTSTOP].n > 0) {
-		/* kept for the poststop hooks */
-		if (l.cfg != o->config)
-			hooks_cfg = ar_steal_ptr(&l.cfg);
-		post_cfg = o->config ? o->config : hooks_cfg;
-		hooks_bundle = ar_xstrdup(l.bundle);
-	}
-	refusal_fd = ar_steal_fd(&l.refusal_fd);
-	launch_release(&l);
+	close(l.state_fds[1]);
+	l.state_fds[1] = -1;
 
-	*exit_status = ar_supervise(pid, master, &mask, refusal_fd,
-				    o->on_refusal, o->on_refusal_arg);
+	*exit_status = ar_supervise(l.pid, master, &sig.mask,
+				    ar_steal_fd(&l.refusal_fd), o->on_refusal,
+				    o->on_refusal_arg);
 	if (master >= 0)
-		close(master);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (post_cfg)
-		run_hooks_warn(post_cfg, OCI_HOOK_POSTSTOP, o->id, pid,
-			       hooks_bundle, AR_STATUS_STOPPED);
-	if (!o->keep && cg_path && ar_cgroup_destroy(cg_path, err) < 0)
+		close(ar_steal_fd(&master));
+	unblock_signals(&sig);
+	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTOP, o->id, l.pid, l.bundle,
+		       AR_STATUS_STOPPED);
+	if (o->keep)
+		return 0;
+	if (ar_cgroup_destroy(ar_cgroup_path(l.cgroup), err) < 0)
 		return -1;
-	if (!o->keep && ar_state_remove(rootfd, o->id, err) < 0)
-		return -1;
-	return 0;
+	return ar_state_remove(l.state_fds[0], o->id, err);
 }
 
 /* ---- operations on an existing container ---- */
@@ -957,14 +754,7 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 	if (wait_exec(fifo, e.st->pid, pidfd, id, err) < 0)
 		goto out;
 	r = 0;
-	{
-		_cleanup_config_ struct oci_config *cfg =
-			load_state_config(e.st);
-
-		if (cfg)
-			run_hooks_warn(cfg, OCI_HOOK_POSTSTART, id, e.st->pid,
-				       e.st->bundle, AR_STATUS_RUNNING);
-	}
+	run_state_hooks_warn(e.st, OCI_HOOK_POSTSTART, AR_STATUS_RUNNING);
 out:
 	existing_release(&e);
 	return r;
@@ -1099,14 +889,9 @@ int ar_container_delete(const char *root, const char *id, bool force,
 		goto out;
 	ar_crash_point("delete-cgroup-removed");
 	r = ar_state_remove(e.rootfd, id, err);
-	if (r == 0 && e.st->has_poststop_hooks) {
-		_cleanup_config_ struct oci_config *cfg =
-			load_state_config(e.st);
-
-		if (cfg)
-			run_hooks_warn(cfg, OCI_HOOK_POSTSTOP, id, e.st->pid,
-				       e.st->bundle, AR_STATUS_STOPPED);
-	}
+	if (r == 0 && e.st->has_poststop_hooks)
+		run_state_hooks_warn(e.st, OCI_HOOK_POSTSTOP,
+				     AR_STATUS_STOPPED);
 out:
 	existing_release(&e);
 	return r;

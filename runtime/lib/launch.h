@@ -39,7 +39,8 @@ struct ar_launch {
 	 * fd comes up with the filter loaded last, as usual */
 	bool refusal_listener;
 	int refusal_fd; /* that listener, received; -1 */
-	bool setgroups_denied; /* filled in the child from GO */
+	bool setgroups_denied; /* by the runtime when it writes the maps;
+				* the container process gets it from GO */
 	/* GO as soon as the ids, oom_score_adj and cgroup are set: the
 	 * container process sets itself up while the runtime writes
 	 * state.json, and waits for EXEC before its execve (no hooks run
@@ -49,16 +50,37 @@ struct ar_launch {
 	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
 	int *premade_mounts; /* ar_premade_mounts_open(): per mounts[] entry,
 			      * closed in the runtime after the clone */
-	struct ar_cgroup *cgroup; /* from ar_cgroup_create(); path NULL when
-				   * the container runs without one */
-	const char *cgroup_planned; /* the path ar_cgroup_create() is about
-				     * to make, while l->cgroup is NULL */
-	pid_t state_pid; /* the container process, for state.json written
-			  * from the cgroup callback */
-	bool cgroup_recorded; /* that state.json holds pid and cgroup */
+	struct ar_cgroup *cgroup; /* from ar_cgroup_plan(), made by
+				   * ar_cgroup_make(); path NULL when the
+				   * container runs without one */
 	int state_fds[2]; /* state root and the locked container directory:
 			   * closed first thing in the child (the flock is
 			   * on the open file, shared by the clone) */
+	/* The runtime's side only: */
+	bool state_dir_made; /* the container directory is this launch's */
+	pid_t first_pid; /* the clone (slow path: it forks the container
+			  * process and exits) */
+	pid_t pid; /* the container process */
+	bool committed; /* the container exists: released without undoing
+			 * anything */
 };
+
+/*
+ * Fill *l from the options: the config read and checked, the bundle and
+ * rootfs paths, the agent hooks applied, the console socket connected, the
+ * namespace plan, the seccomp program compiled, the premade mounts opened.
+ * Nothing exists on the host yet. On error *l holds what was done so far,
+ * for ar_launch_release().
+ */
+int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
+		      struct ar_launch *l, struct ar_error *err);
+
+/*
+ * Release everything *l holds. Unless l->committed, undo the launch first:
+ * kill the container process, remove its cgroup and its state directory.
+ * Does nothing for a zeroed *l (not prepared).
+ */
+void ar_launch_release(struct ar_launch *l);
+#define _cleanup_launch_ __attribute__((cleanup(ar_launch_release)))
 
 #endif
