@@ -225,8 +225,10 @@ t_kill_all()
 	require_root
 	local b=$TEST_TMP/b8 id
 	make_bundle "$b"
-	# pid 1 survives TERM (a handler); its child does not
-	set_args "$b" 'trap "echo term >>/tmp/pterm" TERM; sleep 30 & echo $! >/tmp/child; while kill -0 $! 2>/dev/null; do sleep 0.05; done; echo child-gone >/tmp/done; while :; do sleep 0.05; done'
+	# pid 1 survives TERM (a handler); its child does not. The child's
+	# pid is written once it runs sleep: a TERM between its fork and
+	# its exec hits the shell's inherited trap and is lost at the exec.
+	set_args "$b" 'trap "echo term >>/tmp/pterm" TERM; sleep 30 & c=$!; until [ "$(cat /proc/$c/comm)" = sleep ]; do :; done; echo $c >/tmp/child; while kill -0 $! 2>/dev/null; do sleep 0.05; done; echo child-gone >/tmp/done; while :; do sleep 0.05; done'
 	id=$(unique_id)
 	defer ar delete --force "$id"
 	assert_status 0 ar run -d --bundle "$b" "$id"
