@@ -68,49 +68,51 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 			 struct ar_error *err)
 {
 	const char *w = o->workspace;
+	_cleanup_free_ char *ws = NULL;
 
 	if (!w && o->profile && o->profile->workspace)
 		w = o->profile->workspace;
 	if (!w) {
-		*out = ar_sandbox_find_workspace(h->cwd);
+		ws = ar_sandbox_find_workspace(h->cwd);
 		/* a dotfiles repository in ~ makes ~ the git top-level of
 		 * every directory below it: take the current directory */
-		if (ar_path_under(h->home, *out) &&
+		if (ar_path_under(h->home, ws) &&
 		    !ar_path_under(h->home, h->cwd)) {
 			ar_log(AR_LOG_INFO,
 			       "sandbox: the git top-level `%s` is your home directory (or above it), not taken as the workspace: using the current directory",
-			       *out);
-			free(*out);
-			*out = ar_xstrdup(h->cwd);
+			       ws);
+			free(ws);
+			ws = ar_xstrdup(h->cwd);
 		}
 	} else {
-		*out = sb_expand_path(h, w);
-		if (!*out)
+		ws = sb_expand_path(h, w);
+		if (!ws)
 			return ar_error_set(err, errno,
 					    "sandbox: workspace `%s`", w);
 	}
 	for (const char *const *d = shared_dirs; *d; d++)
-		if (strcmp(*out, *d) == 0)
+		if (strcmp(ws, *d) == 0)
 			return ar_error_set_plain(
 				err, EINVAL,
 				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
-				*out);
+				ws);
 	/* The home directory (or above it) only when named on the command
 	 * line: everything in it would be readable and writable. */
-	if (ar_path_under(h->home, *out) && !o->workspace)
+	if (ar_path_under(h->home, ws) && !o->workspace)
 		return ar_error_set_plain(
 			err, EPERM,
 			"sandbox: the workspace would be `%s`, %s: the command could read every file in it and write your shell rc files, ~/.config and systemd user units; run from a project directory, or pass --workspace %s if you mean it",
-			*out,
-			strcmp(*out, h->home) == 0 ?
+			ws,
+			strcmp(ws, h->home) == 0 ?
 				"your home directory" :
 				"a directory that contains your home directory",
-			*out);
-	if (ar_sandbox_path_is_secret(h->home, *out))
+			ws);
+	if (ar_sandbox_path_is_secret(h->home, ws))
 		return ar_error_set_plain(
 			err, EPERM,
 			"sandbox: workspace `%s` is a secret store (on the never-share list)",
-			*out);
+			ws);
+	*out = ar_steal_ptr(&ws);
 	return 0;
 }
 
