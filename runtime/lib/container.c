@@ -534,7 +534,10 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		block_signals(&sig);
 	if (do_create(&l, &master, err) < 0)
 		return -1;
-	/* The user's program was exec'd (the sync socket closed). */
+	/* The user's program was exec'd: the sync socket's work is done
+	 * (the supervisor keeps no socket). */
+	if (l.sync_fd >= 0)
+		close(ar_steal_fd(&l.sync_fd));
 	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTART, o->id, l.pid, l.bundle,
 		       AR_STATUS_RUNNING);
 	if (o->detach) {

@@ -289,7 +289,8 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 
 	pthread_mutex_lock(&l->lock);
 	/* sorted: a parent comes before what is below it */
-	qsort(l->paths, l->n_paths, sizeof(*l->paths), cmp_entry);
+	if (l->n_paths > 1)
+		qsort(l->paths, l->n_paths, sizeof(*l->paths), cmp_entry);
 	for (size_t i = 0; i < l->n_paths; i++) {
 		char *p = existing(l, &l->paths[i]);
 		bool dup = false;
@@ -311,7 +312,8 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 		else
 			ro[n_ro++] = p;
 	}
-	qsort(l->hosts, l->n_hosts, sizeof(char *), cmp_str);
+	if (l->n_hosts > 1)
+		qsort(l->hosts, l->n_hosts, sizeof(char *), cmp_str);
 
 	for (size_t i = 0; argv[i]; i++) {
 		if (i)
