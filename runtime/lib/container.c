@@ -217,12 +217,12 @@ static int recv_error(struct ar_sync_msg *m, struct ar_error *err)
  * error goes from the container process to the runtime before its
  * execve (no exec fifo, no terminal, no seccomp listener). The user
  * namespace's ids, oom_score_adj and the cgroup are still set before
- * GO. Only for the in-memory config of `agentrun sandbox` for now. */
+ * GO. Only when the caller asks for it (ar_create_opts.overlap). */
 static bool overlap_setup(const struct ar_launch *l)
 {
 	const struct oci_config *cfg = l->cfg;
 
-	return l->o->config && !l->plan.slow && !l->use_fifo &&
+	return l->o->overlap && !l->plan.slow && !l->use_fifo &&
 	       !cfg->process.terminal && !ar_hooks_need_host_pid(cfg) &&
 	       cfg->hooks[OCI_HOOK_PRESTART].n == 0 &&
 	       cfg->hooks[OCI_HOOK_CREATE_RUNTIME].n == 0 &&

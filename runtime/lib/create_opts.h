@@ -35,10 +35,18 @@ struct ar_create_opts {
 	bool systemd_cgroup;
 	int rootless; /* -1 auto, 0 no, 1 yes */
 	/* agentrun sandbox (run only): the config in memory, used instead
-	 * of BUNDLE/config.json, which need not exist (borrowed; NULL:
-	 * read the file; config_file then names a copy of it on disk, an
-	 * absolute path recorded in the state for exec) ... */
-	const struct oci_config *config;
+	 * of BUNDLE/config.json, which need not exist (lent, not freed: the
+	 * launch changes it as it would its own copy, e.g. the agent
+	 * hooks add their mounts; NULL: read the file; config_file then
+	 * names a copy of it on disk, an absolute path recorded in the
+	 * state for exec) ... */
+	struct oci_config *config;
+	/* Overlap the container process's setup with the runtime's
+	 * state.json (container.c: overlap_setup) when nothing of the
+	 * config needs the runtime between the two. Set by the sandbox,
+	 * whose configs are known; off for bundles (every step in order,
+	 * as crun). */
+	bool overlap;
 	/* ... and a root filesystem that is a fresh tmpfs mounted over
 	 * root.path in the container's mount namespace, holding these
 	 * entries (rootfs_fill.h: made by the container process before the

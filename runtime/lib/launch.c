@@ -105,7 +105,7 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	if (!l->bundle)
 		return ar_error_set(err, errno, "bundle `%s`", bundle);
 	if (o->config) {
-		l->cfg = (struct oci_config *)o->config; /* not freed */
+		l->cfg = o->config; /* lent: not freed */
 		/* a copy on disk, for exec (agentrun sandbox --name) */
 		if (o->config_file)
 			l->config_path = ar_xstrdup(o->config_file);
