@@ -126,3 +126,17 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 	}
 	errno = saved;
 }
+
+void ar_log_summary(const char *line)
+{
+	static const char prefix[] = "agentrun: ";
+	_cleanup_free_ char *nl = ar_xasprintf("%s\n", line);
+
+	if (ar_log_fd() >= 0)
+		ar_log(AR_LOG_INFO, "%s",
+		       strncmp(line, prefix, sizeof(prefix) - 1) == 0 ?
+			       line + sizeof(prefix) - 1 :
+			       line);
+	/* one write: the line is not split by another writer */
+	(void)!ar_write_all(STDERR_FILENO, nl, strlen(nl));
+}

@@ -21,6 +21,10 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 bool ar_log_debug_enabled(void);
 /* The fd of the log file (-1 when none); hooks write their output there. */
 int ar_log_fd(void);
+/* A summary line the user reads at exit, "agentrun: ..." (blocked
+ * connections, attempts on protected paths): on stderr whatever the log
+ * level, and in the --log file too when there is one. */
+void ar_log_summary(const char *line);
 
 #define ar_error_log(...) ar_log(AR_LOG_ERROR, __VA_ARGS__)
 #define ar_warn(...) ar_log(AR_LOG_WARNING, __VA_ARGS__)

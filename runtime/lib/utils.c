@@ -296,3 +296,23 @@ bool ar_path_under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 &&
 	       (path[n] == '\0' || path[n] == '/');
 }
+
+bool ar_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
+		if (access(buf, X_OK) == 0)
+			return true;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return false;
+}

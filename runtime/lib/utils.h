@@ -120,5 +120,8 @@ int ar_mkdir_p(const char *path, mode_t mode);
  * file system access). Trailing slashes of `dir` are ignored; "/" holds
  * every absolute path. "/ab" is not under "/a". */
 bool ar_path_under(const char *path, const char *dir);
+/* An executable NAME in a directory of $PATH (default
+ * /usr/local/bin:/usr/bin:/bin). */
+bool ar_in_path(const char *name);
 
 #endif

@@ -235,31 +235,11 @@ static bool has_subid_entry(const char *file, const struct ar_doctor_env *e)
 	return false;
 }
 
-static bool in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 static void check_subids(const struct ar_doctor_env *e,
 			 struct ar_doctor_result *r)
 {
 	char su[PATH_MAX], sg[PATH_MAX];
-	bool tools = in_path("newuidmap") && in_path("newgidmap");
+	bool tools = ar_in_path("newuidmap") && ar_in_path("newgidmap");
 	bool ids;
 
 	r->id = "subids";

@@ -235,10 +235,5 @@ void ar_egress_diag_summary(struct ar_egress_diag *d)
 		o += (size_t)snprintf(
 			line + o, sizeof(line) - o,
 			" \xe2\x80\x94 run with --verbose or --log FILE for each one");
-	if (ar_log_fd() >= 0)
-		ar_log(AR_LOG_INFO, "%s", line + strlen("agentrun: "));
-	if (o >= sizeof(line) - 1)
-		o = sizeof(line) - 2;
-	line[o++] = '\n';
-	(void)!ar_write_all(STDERR_FILENO, line, o);
+	ar_log_summary(line);
 }

@@ -125,12 +125,7 @@ static void attempts_summary(const struct sb_attempts *at, const char *audit,
 				      strcmp(audit, "-") == 0 ?
 					      "the audit log above" :
 					      audit);
-	if (ar_log_fd() >= 0)
-		ar_log(AR_LOG_INFO, "%s", line + strlen("agentrun: "));
-	if (o >= sizeof(line) - 1)
-		o = sizeof(line) - 2;
-	line[o++] = '\n';
-	(void)!ar_write_all(STDERR_FILENO, line, o);
+	ar_log_summary(line);
 }
 
 int sb_observe_finish(struct sb_observe *ob, const struct sb_plan *p,

@@ -182,26 +182,6 @@ size_t sb_nested_id_map(uint32_t own, const struct sb_id_range *r, size_t n,
 	return k;
 }
 
-static bool in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, name);
-		if (access(buf, X_OK) == 0)
-			return true;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return false;
-}
-
 /* The ranges of FILE (subuid/subgid under the host's /etc) for the
  * user; 0 when none or unreadable. */
 static size_t read_ranges(const struct ar_sandbox_host *h, const char *file,
@@ -231,7 +211,7 @@ static void nested_ids(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	size_t nu, ng, total = 0;
 
 	what[0] = '\0';
-	if (h->uid == 0 || !in_path("newuidmap") || !in_path("newgidmap"))
+	if (h->uid == 0 || !ar_in_path("newuidmap") || !ar_in_path("newgidmap"))
 		return;
 	nu = read_ranges(h, "subuid", h->uid, ur, SB_MAX_RANGES);
 	ng = read_ranges(h, "subgid", h->gid, gr, SB_MAX_RANGES);
