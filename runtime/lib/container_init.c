@@ -194,14 +194,8 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	};
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
-	sigset_t none;
 
-	/* Default dispositions and an empty mask for the container: an
-	 * ignored SIGPIPE or SIGINT of whoever started the runtime must not
-	 * leak in through execve. */
-	ar_signals_reset_all();
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	ar_signals_reset_for_exec();
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) < 0)
 		return ar_error_set(err, errno, "prctl");

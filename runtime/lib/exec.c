@@ -382,11 +382,8 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	_cleanup_free_ char *home = NULL;
 	_cleanup_free_ char *exe = NULL;
 	_cleanup_free_ char **env = NULL;
-	sigset_t none;
 
-	ar_signals_reset_all();
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	ar_signals_reset_for_exec();
 	if (!c->o->detach)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Visible in the container's pid namespace from now on: until our

@@ -125,3 +125,12 @@ void ar_signals_reset_all(void)
 			      sizeof(dfl.mask));
 	}
 }
+
+void ar_signals_reset_for_exec(void)
+{
+	sigset_t none;
+
+	ar_signals_reset_all();
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}

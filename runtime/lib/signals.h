@@ -25,5 +25,9 @@ void ar_signal_forward_set(sigset_t *set);
  * touch but which an ignoring parent could leak through execve. Used by the
  * container process and by exec right before the user process. */
 void ar_signals_reset_all(void);
+/* Default dispositions and an empty mask, as a program expects them at
+ * its start: an ignored SIGPIPE or SIGINT, or a blocked signal, of
+ * whoever started the runtime must not leak in through execve. */
+void ar_signals_reset_for_exec(void);
 
 #endif
