@@ -42,12 +42,19 @@
 #                     tests/bench/in-cgroup-ns.sh (a private mount + cgroup
 #                     namespace on a fresh cgroup2 mount of an empty child of
 #                     the v2 tree), where crun and runc run
-#   VALGRIND          valgrind for the instruction counts (default: valgrind
-#                     in PATH). It must know open_tree, move_mount,
-#                     mount_setattr and openat2 and follow an exec of an
-#                     fd (docs/performance.md: no packaged valgrind
-#                     does); otherwise the rows say why they are missing
-#   BENCH_IR=0        skip the instruction counts
+#   BENCH_IR=0        skip the instruction counts. By default they are
+#                     taken by tests/bench/icount.c (every process single-
+#                     stepped with ptrace: the real code on the real kernel,
+#                     no valgrind needed; ~30 µs an instruction in a VM)
+#   VALGRIND          take the instruction counts with this valgrind's
+#                     callgrind instead (faster; it must know open_tree,
+#                     move_mount, mount_setattr and openat2 and follow an
+#                     exec of an fd: docs/performance.md, no packaged
+#                     valgrind does; otherwise the rows say why they are
+#                     missing)
+#   BENCH_SCALE_IR    1: instruction counts of the scaling figures with
+#                     icount too (slow: crun's 1000 seccomp rules are ~400 M
+#                     instructions); the default is 1 with VALGRIND, else 0
 #   BENCH_SCALE_REPS  repetitions per scaling figure (default 10; 0 skips)
 #   BENCH_SCALE_N     sizes of the scaling figures (default "10 100 1000")
 #   CC                compiler for the timer helper (default cc)
@@ -136,23 +143,34 @@ ratio()
 		else printf "%.2f\n", a / b }'
 }
 
-# The timer helper (tests/bench/benchtime.c), built once per build tree.
-build_benchtime()
+# build_helper NAME: tests/bench/NAME.c built once per build tree; prints
+# the binary's path.
+build_helper()
 {
-	local dir=$TOP_BUILDDIR/tests/work/bench
-	BENCHTIME=$dir/benchtime
-	if [ -x "$BENCHTIME" ] && [ "$BENCHTIME" -nt "$BENCH_DIR/benchtime.c" ]; then
+	local name=$1 dir=$TOP_BUILDDIR/tests/work/bench bin
+	bin=$dir/$name
+	if [ -x "$bin" ] && [ "$bin" -nt "$BENCH_DIR/$name.c" ]; then
+		echo "$bin"
 		return 0
 	fi
 	if ! mkdir -p "$dir" 2>/dev/null || [ ! -w "$dir" ]; then
 		# E.g. a root build tree and an unprivileged run.
 		dir=$TEST_TMP/bin
-		BENCHTIME=$dir/benchtime
+		bin=$dir/$name
 		mkdir -p "$dir"
 	fi
-	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$BENCHTIME.tmp" \
-		"$BENCH_DIR/benchtime.c" && mv "$BENCHTIME.tmp" "$BENCHTIME" ||
-		fail "cannot build $BENCHTIME (set CC to a C compiler)"
+	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$bin.tmp" \
+		"$BENCH_DIR/$name.c" && mv "$bin.tmp" "$bin" ||
+		fail "cannot build $bin (set CC to a C compiler)"
+	echo "$bin"
+}
+
+# The timer helper (tests/bench/benchtime.c) and the instruction counter
+# (tests/bench/icount.c).
+build_benchtime()
+{
+	BENCHTIME=$(build_helper benchtime) || exit 1
+	ICOUNT=$(build_helper icount) || exit 1
 }
 
 # rt_argv RUNTIME: set RT to the command line prefix of RUNTIME, with its own
@@ -666,15 +684,31 @@ sandbox_pass()
 
 # --- instruction counts ---------------------------------------------------------
 
-# valgrind_cmd: VG=(valgrind ...) or return 1 when there is none.
+# valgrind_cmd: VG=(valgrind ...) when VALGRIND is set, else return 1.
+# Debian's valgrind cannot run either runtime (docs/performance.md), so
+# it is used only when asked for.
 valgrind_cmd()
 {
-	local vg=${VALGRIND:-$(command -v valgrind 2>/dev/null)}
+	local vg=${VALGRIND:-}
 	[ -n "$vg" ] && [ -x "$vg" ] || return 1
 	VG=("$vg" --tool=callgrind --trace-children=yes
 		--trace-children-skip='*true' --dump-before='execve*'
 		--dump-before=fexecve --dump-before=syscall)
 	return 0
+}
+
+# ir_counter: IR_BY=callgrind (VALGRIND set) or icount; IR_WHAT names it in
+# the rows. Return 1 when neither can count.
+ir_counter()
+{
+	if valgrind_cmd; then
+		IR_BY=callgrind
+		IR_WHAT="callgrind Ir, all processes, user space"
+		return 0
+	fi
+	IR_BY=icount
+	IR_WHAT="single-stepped by icount, all processes, user space"
+	[ -x "${ICOUNT:-}" ]
 }
 
 # ir_of DIR: the total Ir of every callgrind output file in DIR (one per
@@ -701,8 +735,24 @@ ir_of()
 # rootless start sometimes loses the race for the child's uid_map.
 ir_run()
 {
-	local rt=$1 tag=$3 d=$RES/ir.$3.$1 try
+	local rt=$1 tag=$3 d=$RES/ir.$3.$1 try out
 	rm -rf "$d"
+	if [ "$IR_BY" = icount ]; then
+		# The same bundle as the timed figures; the container's `true`
+		# (busybox) is let go untraced at its exec.
+		mkdir -p "$d"
+		rt_argv "$rt"
+		for try in 1 2 3; do
+			if out=$("$ICOUNT" -v -s true -s busybox -- "${RT[@]}" run \
+				--bundle "$2" "ir-$tag-$try" </dev/null 2>"$d/log") &&
+				[ "$(echo "$out" | awk '{ print $3 }')" = 0 ]; then
+				echo "$out" | awk '{ print $1 }'
+				return 0
+			fi
+		done
+		echo nan
+		return 1
+	fi
 	mkdir -p "$d/cg" "$d/b"
 	chmod 0777 "$d/cg"
 	jq --arg d "$d/cg" 'del(.process.rlimits)
@@ -727,6 +777,10 @@ ir_run()
 ir_why()
 {
 	local log=$RES/ir.$1.$2/log n
+	if [ "$IR_BY" = icount ]; then
+		first_error "$log"
+		return 0
+	fi
 	n=$(grep -ho 'unhandled amd64-linux syscall: [0-9]*' "$RES/ir.$1.$2"/vg* 2>/dev/null |
 		awk '{ print $NF }' | sort -un | tr '\n' ' ')
 	if [ -n "$n" ]; then
@@ -738,8 +792,8 @@ ir_why()
 	fi
 }
 
-# ir_runtimes: IRT=(the runtimes counted under callgrind): not runc (a
-# multi-threaded Go program: slow under valgrind and not the reference).
+# ir_runtimes: IRT=(the runtimes whose instructions are counted): not runc
+# (a multi-threaded Go program: slow to count and not the reference).
 ir_runtimes()
 {
 	local rt
@@ -749,19 +803,20 @@ ir_runtimes()
 	done
 }
 
-# fig_ir: instructions (callgrind Ir, user space, every process of the
-# runtime) of one `run` of /bin/true; exact and repeatable on a noisy host.
+# fig_ir: instructions (user space, every process of the runtime: icount
+# or callgrind) of one `run` of /bin/true; exact and repeatable on a noisy
+# host.
 fig_ir()
 {
 	local fig=ir_$WHERE_ID rt ir line ref="" why=""
 	local -A I=()
 	want "$fig" || return 0
 	[ "${BENCH_IR:-1}" != 0 ] || return 0
-	if ! valgrind_cmd; then
-		note "$fig: valgrind is not installed: instruction counts skipped"
+	if ! ir_counter; then
+		note "$fig: no instruction counter (icount was not built): skipped"
 		return 0
 	fi
-	line="name=$fig where=$WHERE_ID"
+	line="name=$fig where=$WHERE_ID by=$IR_BY"
 	ir_runtimes
 	for rt in "${IRT[@]}"; do
 		# One run first, so caches and mount points are as in steady state.
@@ -771,14 +826,14 @@ fig_ir()
 		ir=$(ir_run "$rt" "$W/b-noseccomp" run)
 		if [ "$ir" = nan ]; then
 			why=$(ir_why run "$rt")
-			note "$fig: $rt under callgrind failed: $why"
+			note "$fig: $rt under $IR_BY failed: $why"
 			continue
 		fi
 		I[$rt]=$ir
 		emit_row "instructions, run" "$WHERE" "$rt" \
 			"$(awk -v x="$ir" 'BEGIN { printf "%.3f\n", x / 1e6 }')" "" "" \
 			"$(ratio "${I[agentrun]:-nan}" "$ir")" "1/1" \
-			"M instr (callgrind Ir, all processes, user space)"
+			"M instr ($IR_WHAT)"
 		line+=" ${rt}_ir=$ir"
 	done
 	for rt in "${IRT[@]}"; do
@@ -878,16 +933,20 @@ fig_scale()
 		done
 		report_times "${fig}_$n" "run, $n $kind"
 	done
-	[ "${BENCH_IR:-1}" != 0 ] && valgrind_cmd && have_vg=1
+	[ "${BENCH_IR:-1}" != 0 ] && ir_counter && have_vg=1
 	[ "$have_vg" = 1 ] || return 0
-	line="name=${fig}_ir where=$WHERE_ID sizes=$(echo "${sizes[@]}" | tr ' ' ,)"
+	if [ "${BENCH_SCALE_IR:-$([ "$IR_BY" = callgrind ] && echo 1 || echo 0)}" != 1 ]; then
+		note "$fig: instruction counts of the scaling figures skipped (icount would take ~30 µs an instruction; BENCH_SCALE_IR=1 or VALGRIND: see docs/performance.md)"
+		return 0
+	fi
+	line="name=${fig}_ir where=$WHERE_ID by=$IR_BY sizes=$(echo "${sizes[@]}" | tr ' ' ,)"
 	ir_runtimes
 	for rt in "${IRT[@]}"; do
 		per=()
 		for n in "${sizes[@]}"; do
 			ir=$(ir_run "$rt" "$W/s-$kind-$n" "$kind$n")
 			if [ "$ir" = nan ]; then
-				note "$fig: $rt under callgrind failed: $(ir_why "$kind$n" "$rt")"
+				note "$fig: $rt under $IR_BY failed: $(ir_why "$kind$n" "$rt")"
 				continue 2
 			fi
 			IR[$rt.$n]=$ir
@@ -895,7 +954,7 @@ fig_scale()
 			emit_row "instr, $n $kind" "$WHERE" "$rt" \
 				"$(awk -v x="$ir" 'BEGIN { if (x == "nan") print x; else printf "%.3f\n", x / 1e6 }')" \
 				"" "" "$(ratio "${IR[agentrun.$n]:-nan}" "$ir")" "" \
-				"M instr (callgrind Ir)"
+				"M instr ($IR_BY)"
 		done
 		line+=" ${rt}_ir=$(echo "${per[@]}" | tr ' ' ,)"
 		if [ "${#sizes[@]}" = 3 ]; then
@@ -936,7 +995,13 @@ print_header()
 	command -v crun >/dev/null && note "crun: $(crun --version | head -n1)"
 	[ -n "${CRUN:-}" ] && [ -x "$CRUN" ] && note "crun2: $CRUN: $("$CRUN" --version | head -n1)"
 	command -v runc >/dev/null && note "runc: $(runc --version | head -n1)"
-	valgrind_cmd && note "valgrind: ${VG[0]} ($("${VG[0]}" --version 2>/dev/null))"
+	if [ "${BENCH_IR:-1}" != 0 ] && ir_counter; then
+		if [ "$IR_BY" = callgrind ]; then
+			note "instructions: callgrind of ${VG[0]} ($("${VG[0]}" --version 2>/dev/null))"
+		else
+			note "instructions: $ICOUNT (ptrace single-step; VALGRIND=path for callgrind)"
+		fi
+	fi
 	command -v bwrap >/dev/null && note "bwrap: $(bwrap --version | head -n1)"
 	note "repetitions: $REPS (interleaved; median and min of wall time, median CPU time user+sys)"
 	emit_header
@@ -993,9 +1058,10 @@ vm_pass()
 	sub_pass "$name" "$vm" --timeout "${BENCH_VM_TIMEOUT:-3600}" \
 		--cpus 2 --mem 1G "$@" \
 		--env AGENTRUN="$AGENTRUN" --env TOP_BUILDDIR="$TOP_BUILDDIR" \
-		--env BENCHTIME="$BENCHTIME" \
+		--env BENCHTIME="$BENCHTIME" --env ICOUNT="$ICOUNT" \
 		--env BENCH_REPS="$VM_REPS" --env BENCH_SEQ="$VM_SEQ" \
 		--env BENCH_RSS_REPS="$RSS_REPS" --env BENCH_ONLY="$ONLY" \
+		--env BENCH_IR=0 \
 		-- bash "$BENCH_DIR/run-bench.sh" --inner vm
 }
 
@@ -1014,15 +1080,17 @@ host_user_pass()
 	[ -n "$any" ] || return 0
 	ensure_test_user
 	if ! as_test_user test -x "$AGENTRUN" ||
-		! as_test_user test -x "$BENCHTIME"; then
+		! as_test_user test -x "$BENCHTIME" ||
+		! as_test_user test -x "$ICOUNT"; then
 		note "host user pass: $TEST_USER cannot execute $AGENTRUN or $BENCHTIME: skipped"
 		return 0
 	fi
 	note "host user pass as $TEST_USER"
 	sub_pass host-user as_test_user env BENCH_REPS="$REPS" \
 		BENCH_SEQ="$SEQ" BENCH_RSS_REPS="$RSS_REPS" BENCH_ONLY="$ONLY" \
-		BENCHTIME="$BENCHTIME" CC="${CC:-cc}" CRUN="${CRUN:-}" \
-		VALGRIND="${VALGRIND:-}" BENCH_IR="${BENCH_IR:-1}" \
+		BENCHTIME="$BENCHTIME" ICOUNT="$ICOUNT" CC="${CC:-cc}" \
+		CRUN="${CRUN:-}" VALGRIND="${VALGRIND:-}" \
+		BENCH_IR="${BENCH_IR:-1}" BENCH_SCALE_IR="${BENCH_SCALE_IR:-}" \
 		bash "$BENCH_DIR/run-bench.sh" --inner host-user
 }
 
@@ -1075,7 +1143,7 @@ main()
 {
 	local vm
 	if [ -n "$INNER" ]; then
-		if [ ! -x "${BENCHTIME:-}" ]; then
+		if [ ! -x "${BENCHTIME:-}" ] || [ ! -x "${ICOUNT:-}" ]; then
 			build_benchtime
 		fi
 		case $INNER in
@@ -1097,7 +1165,7 @@ main()
 	fi
 	if use_cgns; then
 		note "host: cgroups are hybrid: the runtime figures run inside tests/bench/in-cgroup-ns.sh (BENCH_CGNS=0: not)"
-		export BENCHTIME
+		export BENCHTIME ICOUNT
 		sub_pass host-ns bash "$BENCH_DIR/in-cgroup-ns.sh" \
 			bash "$BENCH_DIR/run-bench.sh" --inner host-ns
 		if [ $? = 125 ]; then
