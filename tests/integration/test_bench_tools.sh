@@ -95,6 +95,35 @@ t_setuid_not_counted()
 	assert_eq "${OUT%% *}" 0 "instructions counted of a set-user-ID program"
 }
 
+BENCHTIME=$TEST_TMP/benchtime
+
+t_benchtime_counts_orphans()
+{
+	require_cmd "${CC:-cc}"
+	require_cmd awk
+	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -Werror -o "$BENCHTIME" \
+		"$TOP_SRCDIR/tests/bench/benchtime.c" || fail "benchtime does not build"
+	# The command returns at once and leaves a child that burns CPU
+	# (what bwrap does: it returns on its pid 1's report, not its exit).
+	# wall_us cpu_us tree_maxrss_kb self_hwm_kb status
+	assert_status 0 "$BENCHTIME" -- /bin/sh -c \
+		'awk "BEGIN { for (i = 0; i < 3e7; i++) x += i }" & exit 0'
+	local wall cpu st
+	read -r wall cpu _ _ st <<<"$OUT"
+	assert_eq "$st" 0 "status"
+	[ "$cpu" -gt 100000 ] ||
+		fail "benchtime counted $cpu us of CPU: the orphaned child's time is missing"
+	# The wall time is the command's own: it did not wait for its child.
+	[ "$wall" -lt "$cpu" ] ||
+		fail "wall $wall us is not below the tree's CPU $cpu us"
+	# The same for -H (the runtime's own peak RSS under ptrace).
+	assert_status 0 "$BENCHTIME" -H -- /bin/sh -c \
+		'awk "BEGIN { for (i = 0; i < 3e7; i++) x += i }" & exit 0'
+	read -r wall cpu _ _ st <<<"$OUT"
+	[ "$cpu" -gt 100000 ] || fail "benchtime -H counted $cpu us of CPU"
+}
+
+run_test "benchtime: CPU time of descendants the command did not wait for" t_benchtime_counts_orphans
 run_test "icount: a program of 2003 instructions counts 2003" t_exact_count
 run_test "icount: follows fork, both processes counted" t_follows_fork
 run_test "icount: stops counting at the payload's exec, passes the status on" t_stops_at_payload
