@@ -903,6 +903,28 @@ growth()
 		printf "%.2f\n", s2 / s1 }'
 }
 
+# scale_cpu_growth FIG KIND N1 N2 N3: from the median CPU time per size,
+# each runtime's CPU per added item in both steps and its growth (1 =
+# linear): the scaling figure without instruction counts.
+scale_cpu_growth()
+{
+	local fig=$1 kind=$2 rt n line per
+	shift 2
+	[ "$#" = 3 ] || return 0
+	line="name=${fig}_cpu where=$WHERE_ID sizes=$1,$2,$3"
+	for rt in "${RUNTIMES[@]}"; do
+		per=()
+		for n in "$@"; do
+			per+=("$(awk '$5 == 0 { print $2 }' "$RES/${fig}_$n.$rt" 2>/dev/null | median)")
+		done
+		note "$fig: $rt: CPU per added item $(awk -v a="${per[0]}" -v b="${per[1]}" -v c="${per[2]}" -v n1="$1" -v n2="$2" -v n3="$3" 'BEGIN {
+			if (a == "nan" || b == "nan" || c == "nan") { print "n/a"; exit }
+			printf "%.1f µs (%s->%s), %.1f µs (%s->%s)\n", (b - a) / (n2 - n1), n1, n2, (c - b) / (n3 - n2), n2, n3 }'); growth $(growth "${per[@]}" "$@") (1 = linear)"
+		line+=" ${rt}_cpu_us=$(echo "${per[@]}" | tr ' ' ,) ${rt}_cpu_growth=$(growth "${per[@]}" "$@")"
+	done
+	emit_bench "$line"
+}
+
 # fig_scale KIND: `run` of the KIND bundles (mounts, seccomp) for every
 # size, interleaved; wall/CPU rows per size, then the instructions per size
 # and the per-item growth of each runtime.
@@ -933,6 +955,7 @@ fig_scale()
 		done
 		report_times "${fig}_$n" "run, $n $kind"
 	done
+	scale_cpu_growth "$fig" "$kind" "${sizes[@]}"
 	[ "${BENCH_IR:-1}" != 0 ] && ir_counter && have_vg=1
 	[ "$have_vg" = 1 ] || return 0
 	if [ "${BENCH_SCALE_IR:-$([ "$IR_BY" = callgrind ] && echo 1 || echo 0)}" != 1 ]; then
