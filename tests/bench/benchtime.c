@@ -3,17 +3,20 @@
  * benchtime — run a command, report its wall time, CPU time and peak RSS.
  * A helper of tests/bench/run-bench.sh (not part of the runtime).
  *
- *   benchtime [-H] [-o OUT] [-e ERR] -- CMD [ARG...]
+ *   benchtime [-H] [-T] [-o OUT] [-e ERR] -- CMD [ARG...]
  *	One run. Prints one line:
  *	    wall_us cpu_us tree_maxrss_kb self_hwm_kb status
  *	wall_us:        fork -> exit of CMD, CLOCK_MONOTONIC (what a caller
  *	                of CMD waits for)
- *	cpu_us:         user + system time of CMD and of every descendant,
- *	                also those CMD did not wait for: benchtime is their
- *	                subreaper (PR_SET_CHILD_SUBREAPER) and reaps them
- *	                after CMD's exit (bwrap returns once its sandbox's
- *	                pid 1 reports the exit code, without waiting for it:
- *	                the sandbox's own CPU time would go uncounted)
+ *	cpu_us:         user + system time of CMD and of the descendants
+ *	                reaped; with -T of every descendant, also those CMD
+ *	                did not wait for: benchtime is their subreaper
+ *	                (PR_SET_CHILD_SUBREAPER) and waits for them after
+ *	                CMD's exit (bwrap returns once its sandbox's pid 1
+ *	                reports the exit code, without waiting for it: the
+ *	                sandbox's own CPU time would go uncounted). Not for
+ *	                commands that leave a process running on purpose
+ *	                (`create`: the container)
  *	tree_maxrss_kb: the largest RSS of CMD or of any descendant
  *	self_hwm_kb:    with -H: VmHWM of CMD's own process, read from
  *	                /proc/PID/status when it exits (CMD is stopped at its
@@ -146,7 +149,7 @@ static void reap_orphans(void)
 			"their CPU time is not counted\n");
 }
 
-static int one_run(char **argv, int hwm)
+static int one_run(char **argv, int hwm, int tree)
 {
 	int gate[2] = { -1, -1 }, st = 0;
 	long hwm_kb = -1;
@@ -156,7 +159,7 @@ static int one_run(char **argv, int hwm)
 
 	if (hwm && pipe2(gate, O_CLOEXEC) < 0)
 		die("pipe2");
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+	if (tree && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		die("prctl(PR_SET_CHILD_SUBREAPER)");
 	t0 = now_us();
 	pid = fork();
@@ -197,7 +200,8 @@ static int one_run(char **argv, int hwm)
 		}
 	}
 	t1 = now_us();
-	reap_orphans();
+	if (tree)
+		reap_orphans();
 	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
 		die("getrusage");
 	printf("%lld %lld %ld ", t1 - t0,
@@ -293,19 +297,22 @@ static int many_runs(char **argv, int argc, int n, int par)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: benchtime [-H] [-o OUT] [-e ERR] -- CMD [ARG...]\n"
+		"usage: benchtime [-H] [-T] [-o OUT] [-e ERR] -- CMD [ARG...]\n"
 		"       benchtime -n N [-j P] [-o OUT] [-e ERR] -- CMD [ARG...]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	int opt, hwm = 0, n = 0, par = 1;
+	int opt, hwm = 0, tree = 0, n = 0, par = 1;
 
-	while ((opt = getopt(argc, argv, "+Hn:j:o:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "+HTn:j:o:e:")) != -1) {
 		switch (opt) {
 		case 'H':
 			hwm = 1;
+			break;
+		case 'T':
+			tree = 1;
 			break;
 		case 'n':
 			n = atoi(optarg);
@@ -328,5 +335,5 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (n > 0)
 		return many_runs(argv + optind, argc - optind, n, par);
-	return one_run(argv + optind, hwm);
+	return one_run(argv + optind, hwm, tree);
 }

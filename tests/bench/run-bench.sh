@@ -150,7 +150,7 @@ build_helper()
 	local name=$1 dir=$TOP_BUILDDIR/tests/work/bench bin
 	bin=$dir/$name
 	if [ -x "$bin" ] && [ "$bin" -nt "$BENCH_DIR/$name.c" ]; then
-		echo "$bin"
+		reachable_copy "$bin"
 		return 0
 	fi
 	if ! mkdir -p "$dir" 2>/dev/null || [ ! -w "$dir" ]; then
@@ -162,7 +162,23 @@ build_helper()
 	"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$bin.tmp" \
 		"$BENCH_DIR/$name.c" && mv "$bin.tmp" "$bin" ||
 		fail "cannot build $bin (set CC to a C compiler)"
-	echo "$bin"
+	reachable_copy "$bin"
+}
+
+# reachable_copy BIN: prints BIN, or as root a copy in TEST_TMP when the
+# test user cannot reach BIN (a build tree in a mode-700 home; lib.sh does
+# the same for $AGENTRUN).
+reachable_copy()
+{
+	if [ "$(id -u)" = 0 ] && ! _ar_others_reach "$1"; then
+		mkdir -p "$TEST_TMP/reach-bench"
+		cp "$1" "$TEST_TMP/reach-bench/" &&
+			chmod -R a+rX "$TEST_TMP/reach-bench" ||
+			fail "cannot copy $1 into $TEST_TMP"
+		echo "$TEST_TMP/reach-bench/${1##*/}"
+		return 0
+	fi
+	echo "$1"
 }
 
 # The timer helper (tests/bench/benchtime.c) and the instruction counter
@@ -661,13 +677,15 @@ sandbox_pass()
 	beq=("${BW[@]}")
 	saved=("${RUNTIMES[@]}")
 	RUNTIMES=(agentrun bwrap bwrap_eq)
+	# -T: the CPU time of every process of the run (bwrap returns on its
+	# sandbox pid 1's report of the exit code, without waiting for it).
 	for ((i = 0; i < REPS; i++)); do
 		(cd "$ws" &&
-			"${run[@]}" "$BENCHTIME" -e "$out/agentrun.err" -- \
+			"${run[@]}" "$BENCHTIME" -T -e "$out/agentrun.err" -- \
 				"${ar[@]}" >>"$RES/$fig.agentrun" &&
-			"${run[@]}" "$BENCHTIME" -e "$out/bwrap.err" -- \
+			"${run[@]}" "$BENCHTIME" -T -e "$out/bwrap.err" -- \
 				"${bmin[@]}" >>"$RES/$fig.bwrap" &&
-			"${run[@]}" "$BENCHTIME" -e "$out/bwrap_eq.err" -- \
+			"${run[@]}" "$BENCHTIME" -T -e "$out/bwrap_eq.err" -- \
 				"${beq[@]}" >>"$RES/$fig.bwrap_eq")
 	done
 	for i in agentrun bwrap bwrap_eq; do

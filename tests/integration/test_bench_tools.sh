@@ -106,7 +106,7 @@ t_benchtime_counts_orphans()
 	# The command returns at once and leaves a child that burns CPU
 	# (what bwrap does: it returns on its pid 1's report, not its exit).
 	# wall_us cpu_us tree_maxrss_kb self_hwm_kb status
-	assert_status 0 "$BENCHTIME" -- /bin/sh -c \
+	assert_status 0 "$BENCHTIME" -T -- /bin/sh -c \
 		'awk "BEGIN { for (i = 0; i < 3e7; i++) x += i }" & exit 0'
 	local wall cpu st
 	read -r wall cpu _ _ st <<<"$OUT"
@@ -117,10 +117,18 @@ t_benchtime_counts_orphans()
 	[ "$wall" -lt "$cpu" ] ||
 		fail "wall $wall us is not below the tree's CPU $cpu us"
 	# The same for -H (the runtime's own peak RSS under ptrace).
-	assert_status 0 "$BENCHTIME" -H -- /bin/sh -c \
+	assert_status 0 "$BENCHTIME" -H -T -- /bin/sh -c \
 		'awk "BEGIN { for (i = 0; i < 3e7; i++) x += i }" & exit 0'
 	read -r wall cpu _ _ st <<<"$OUT"
-	[ "$cpu" -gt 100000 ] || fail "benchtime -H counted $cpu us of CPU"
+	[ "$cpu" -gt 100000 ] || fail "benchtime -H -T counted $cpu us of CPU"
+	# Without -T a process left running on purpose (`create` leaves the
+	# container) is not waited for.
+	local t0 t1
+	t0=$(date +%s%N)
+	assert_status 0 "$BENCHTIME" -- /bin/sh -c 'sleep 5 & exit 0'
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 2500 ] ||
+		fail "benchtime without -T waited $(((t1 - t0) / 1000000)) ms for a descendant"
 }
 
 run_test "benchtime: CPU time of descendants the command did not wait for" t_benchtime_counts_orphans
