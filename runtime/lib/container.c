@@ -131,10 +131,12 @@ static int make_exec_fifo(struct ar_launch *l, struct ar_error *err)
 static int write_state(const struct ar_launch *l, struct ar_error *err)
 {
 	_cleanup_free_ char *created = ar_rfc3339_now();
+	/* no pid yet: the cgroup's path recorded before the clone */
+	pid_t pid = l->pid > 0 ? l->pid : 0;
 	struct ar_state st = {
 		.id = (char *)l->o->id,
-		.pid = l->pid,
-		.pid_start = ar_proc_start_time(l->pid),
+		.pid = pid,
+		.pid_start = pid ? ar_proc_start_time(pid) : 0,
 		.bundle = l->bundle,
 		.rootfs = l->rootfs,
 		.created = created,
@@ -183,9 +185,10 @@ static void cgroup_opts(const struct ar_launch *l, struct ar_cgroup_opts *co)
 	co->pid = l->pid;
 }
 
-/* The container's cgroup, the container process moved in. Its path is in
- * state.json before the mkdir (*recorded): a runtime killed right after
- * it leaves a cgroup that `delete --force` removes. */
+/* The container's cgroup; the container process is moved in when it
+ * exists already (l->pid > 0), else it is born in it (cgroup_first). Its
+ * path is in state.json before the mkdir (*recorded): a runtime killed
+ * right after it leaves a cgroup that `delete --force` removes. */
 static int make_cgroup(struct ar_launch *l, bool *recorded,
 		       struct ar_error *err)
 {
@@ -231,9 +234,21 @@ static bool overlap_setup(const struct ar_launch *l)
 		 !l->refusal_listener);
 }
 
+/* The cgroup is made before the clone and the container process born in
+ * it (clone3 CLONE_INTO_CGROUP, as crun): moving a process into a cgroup
+ * takes the kernel's cgroup_threadgroup_rwsem for writing, which waits
+ * for an RCU grace period (+8 ms of wall time per `run` as root here).
+ * Not with systemd, which puts the pid into the scope it makes. */
+static bool cgroup_first(const struct ar_launch *l)
+{
+	return !l->o->cgroups_disabled && !l->o->systemd_cgroup;
+}
+
 /* The clone: l->first_pid, in the new namespaces of the fast path (the
- * slow path enters them itself, container_init.c). */
-static int clone_container(struct ar_launch *l, struct ar_error *err)
+ * slow path enters them itself, container_init.c), born in the cgroup
+ * of cgroup_fd when >= 0 and the kernel can (*in_cgroup). */
+static int clone_container(struct ar_launch *l, int cgroup_fd, bool *in_cgroup,
+			   struct ar_error *err)
 {
 	int sv[2];
 	pid_t child;
@@ -242,7 +257,8 @@ static int clone_container(struct ar_launch *l, struct ar_error *err)
 		return ar_error_set(err, errno, "socketpair");
 	l->sync_fd = sv[1];
 	l->overlap = overlap_setup(l);
-	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, err);
+	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, cgroup_fd,
+			    in_cgroup, err);
 	if (child < 0) {
 		close(sv[0]);
 		close(sv[1]);
@@ -429,19 +445,29 @@ static int wait_setup(struct ar_launch *l, int *master, struct ar_error *err)
  * ar_launch_release(). */
 static int do_create(struct ar_launch *l, int *master, struct ar_error *err)
 {
-	bool recorded = false;
+	bool recorded = false, in_cgroup = false, first = cgroup_first(l);
 
 	if (l->use_fifo && make_exec_fifo(l, err) < 0)
 		return -1;
-	if (clone_container(l, err) < 0)
+	if (first && make_cgroup(l, &recorded, err) < 0)
+		return -1;
+	if (clone_container(l, first ? ar_cgroup_dirfd(l->cgroup) : -1,
+			    &in_cgroup, err) < 0)
 		return -1;
 	if (write_ids(l, err) < 0)
 		return -1;
 	ar_crash_point("create-maps");
 	if (write_oom_score_adj(l->pid, &l->cfg->process, err) < 0)
 		return -1;
-	if (make_cgroup(l, &recorded, err) < 0)
+	if (first) {
+		/* a kernel without CLONE_INTO_CGROUP: moved in now */
+		if (!in_cgroup && ar_cgroup_enter(l->cgroup, l->pid, err) < 0)
+			return -1;
+		/* state.json was written without the pid */
+		recorded = false;
+	} else if (make_cgroup(l, &recorded, err) < 0) {
 		return -1;
+	}
 	if (l->o->on_spawn &&
 	    l->o->on_spawn(l->pid, l->o->on_spawn_arg, err) < 0)
 		return -1;

@@ -17,10 +17,14 @@
  * Points (named <command>-<step>; the list test_crash.sh walks):
  *   create-state-dir      the container directory exists, nothing in it
  *   create-fifo           the exec fifo exists, no container process yet
- *   create-cloned         the container process exists (before the maps)
- *   create-maps           user namespace maps written, no cgroup yet
- *   create-cgroup         cgroup created and entered (its path was
- *                         recorded in state.json just before the mkdir)
+ *   create-cloned         the container process exists (before the maps);
+ *                         with the cgroupfs manager it was born in its
+ *                         cgroup, whose path state.json (no pid yet)
+ *                         recorded before the mkdir
+ *   create-maps           user namespace maps written; no cgroup yet with
+ *                         systemd
+ *   create-cgroup         the process is in its cgroup (systemd: its path
+ *                         was recorded in state.json just before the mkdir)
  *   create-state-creating state.json records the pid ("creating")
  *   create-ready          the container process waits on the exec fifo,
  *                         state.json still says "creating"

@@ -33,8 +33,10 @@
 
 #include "capabilities.h"
 #include "cgroup.h"
+#include "cgroup_file.h"
 #include "landlock.h"
 #include "log.h"
+#include "namespaces.h"
 #include "parent_death.h"
 #include "process.h"
 #include "seccomp.h"
@@ -80,6 +82,7 @@ struct exec_ctx {
 	int sync_fd;
 	bool relay_tty;
 	bool setgroups_denied;
+	bool in_cgroup; /* the joiner was born in the container's cgroup */
 };
 
 static void ctx_release(struct exec_ctx *c)
@@ -448,7 +451,7 @@ __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 	/* The process we clone into the container's pid namespace inherits
 	 * this: not even its first instructions are ptrace-able there. */
 	prctl(PR_SET_DUMPABLE, 0);
-	if (c->st->cgroup_path &&
+	if (c->st->cgroup_path && !c->in_cgroup &&
 	    ar_cgroup_enter_path(c->st->cgroup_path, getpid(), &err) < 0) {
 		if (!c->st->rootless)
 			goto fail;
@@ -550,6 +553,7 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 			      .sync_fd = -1 };
 	sigset_t mask, old;
 	int sv[2], master = -1, r = -1;
+	_cleanup_close_ int cgfd = -1;
 	pid_t jpid, pid = -1;
 
 	*exit_status = 1;
@@ -610,14 +614,27 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		sigaddset(&mask, SIGCHLD);
 		sigprocmask(SIG_BLOCK, &mask, &old);
 	}
-	jpid = fork();
-	if (jpid < 0) {
+	/* The joiner (and the process it clones) is born in the container's
+	 * cgroup where the kernel can: a move waits for an RCU grace period
+	 * (container.c: cgroup_first). Else the joiner moves itself. */
+	if (c.st->cgroup_path) {
+		struct ar_error ignored = AR_ERROR_INIT;
+
+		cgfd = ar_cg_open(c.st->cgroup_path, &ignored);
+		ar_error_clear(&ignored);
+	}
+	if (cgfd >= 0)
+		jpid = ar_ns_clone(0, cgfd, &c.in_cgroup, err);
+	else if ((jpid = fork()) < 0)
 		ar_error_set(err, errno, "fork");
+	if (jpid < 0) {
 		close(sv[0]);
 		close(sv[1]);
 		goto out_mask;
 	}
 	if (jpid == 0) {
+		if (cgfd >= 0)
+			close(ar_steal_fd(&cgfd));
 		close(sv[0]);
 		c.sync_fd = sv[1];
 		joiner(&c);

@@ -8,6 +8,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "mounts.h"
 #include "utils.h"
 
@@ -167,14 +169,30 @@ void ar_ns_plan_release(struct ar_ns_plan *plan)
 	}
 }
 
-pid_t ar_ns_clone(unsigned long flags, struct ar_error *err)
+pid_t ar_ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup,
+		  struct ar_error *err)
 {
 	struct clone_args args;
-	long r;
+	long r = -1;
 
+	*in_cgroup = false;
 	memset(&args, 0, sizeof(args));
-	args.flags = flags;
 	args.exit_signal = SIGCHLD;
+	if (cgroup_fd >= 0) {
+		args.flags = flags | CLONE_INTO_CGROUP;
+		args.cgroup = (uint64_t)cgroup_fd;
+		r = syscall(SYS_clone3, &args, sizeof(args));
+		if (r >= 0) {
+			*in_cgroup = true;
+			return (pid_t)r;
+		}
+		/* E2BIG/EINVAL: a kernel without CLONE_INTO_CGROUP; the
+		 * rest (EACCES, EBUSY, ...) a cgroup the child cannot be
+		 * born in: try again without, the move reports it */
+		ar_debug("clone3 into the cgroup: %m; cloning, then moving");
+		args.cgroup = 0;
+	}
+	args.flags = flags;
 	r = syscall(SYS_clone3, &args, sizeof(args));
 	if (r < 0 && errno == ENOSYS && !(flags & CLONE_NEWTIME))
 		r = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);

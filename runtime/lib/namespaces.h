@@ -59,8 +59,14 @@ int ar_ns_plan_init(const struct oci_config *cfg, struct ar_ns_plan *plan,
 void ar_ns_plan_release(struct ar_ns_plan *plan);
 
 /* clone3() into the fast-path namespaces (flags), fork-like: returns the
- * pid in the parent, 0 in the child, -1 with err. */
-pid_t ar_ns_clone(unsigned long flags, struct ar_error *err);
+ * pid in the parent, 0 in the child, -1 with err. With cgroup_fd >= 0 (a
+ * cgroup v2 directory) the child is born in that cgroup
+ * (CLONE_INTO_CGROUP: no migration, which waits for an RCU grace period,
+ * ~8 ms of wall time per start); *in_cgroup says whether it was, false
+ * where the kernel cannot (older than 5.7, clone3 refused): the caller
+ * then moves it in. */
+pid_t ar_ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup,
+		  struct ar_error *err);
 
 /* Slow path, child side, before the user namespace: join the namespaces
  * given by path (user first). */

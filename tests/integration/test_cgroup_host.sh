@@ -116,6 +116,49 @@ t_device_rule_errors()
 	assert_status 1 ar state "$id"
 }
 
+# The container process and exec's process are born in the cgroup
+# (clone3 CLONE_INTO_CGROUP, as crun), not moved in by a write to
+# cgroup.procs: a move takes cgroup_threadgroup_rwsem for writing, which
+# waits for an RCU grace period (~7 ms of a root `run`) and stalls every
+# fork and exit of the machine meanwhile.
+t_born_in_cgroup()
+{
+	require_v2_writable
+	require_cmd strace
+	local b=$TEST_TMP/b4 id cg
+	make_bundle "$b"
+	# (strace follows every process: nothing may outlive the command)
+	config_set "$b" '.process.args=["cat","/proc/self/cgroup"]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	strace -f -o "$TEST_TMP/run.st" -e trace=clone3,openat,openat2 \
+		"$AGENTRUN" --root "$AR_ROOT" run --bundle "$b" "$id" \
+		</dev/null >"$TEST_TMP/run.out" 2>&1 || fail "run under strace failed: $(cat "$TEST_TMP/run.out")"
+	grep -q 'clone3(.*CLONE_INTO_CGROUP' "$TEST_TMP/run.st" ||
+		fail "run: no clone3 with CLONE_INTO_CGROUP: $(grep clone3 "$TEST_TMP/run.st")"
+	! grep -E '"cgroup.procs", O_WRONLY' "$TEST_TMP/run.st" ||
+		fail "run: the container process was moved in through cgroup.procs"
+	# its own cgroup namespace's root: its cgroup
+	assert_eq "$(grep '^0::' "$TEST_TMP/run.out")" "0::/"
+	config_set "$b" '.process.args=["sleep","100"]'
+	assert_status 0 ar run -d --bundle "$b" "$id"
+	cg=$(jq -r .agentrun.cgroupPath "$AR_ROOT/$id/state.json")
+	[ -d "$cg" ] || fail "no cgroup: '$cg'"
+	strace -f -o "$TEST_TMP/exec.st" -e trace=clone3,openat,openat2 \
+		"$AGENTRUN" --root "$AR_ROOT" exec "$id" sh -c 'echo $$' \
+		</dev/null >"$TEST_TMP/exec.out" 2>&1 || fail "exec under strace failed: $(cat "$TEST_TMP/exec.out")"
+	grep -q 'clone3(.*CLONE_INTO_CGROUP' "$TEST_TMP/exec.st" ||
+		fail "exec: no clone3 with CLONE_INTO_CGROUP"
+	! grep -E '"cgroup.procs", O_WRONLY' "$TEST_TMP/exec.st" ||
+		fail "exec: the process was moved in through cgroup.procs"
+	# and exec still lands in the container's cgroup
+	assert_status 0 ar exec "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::/"
+	assert_contains "$(cat "$cg/cgroup.procs")" "$(ar state "$id" | jq -r .pid)"
+}
+
+run_test "cgroup v2: run's and exec's processes are born in the cgroup (CLONE_INTO_CGROUP)" \
+	t_born_in_cgroup
 run_test "cgroup v2 without controllers: a cgroup; pause, ps, kill --all, delete" \
 	t_cgroup_without_controllers
 run_test "cgroup v2: linux.resources.devices enforced (eBPF)" \

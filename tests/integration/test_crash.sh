@@ -25,8 +25,10 @@
 declare -A CRASH_STATUS=(
 	[create-state-dir]=error
 	[create-fifo]=error
-	[create-cloned]=error
-	[create-maps]=error
+	# with a cgroup (root on cgroup v2): state.json recorded it, without
+	# a pid, before the container process was born in it: "stopped"
+	[create-cloned]="error stopped"
+	[create-maps]="error stopped"
 	[create-cgroup]="error creating stopped"
 	[create-state-creating]="creating stopped"
 	[create-ready]="creating stopped"
