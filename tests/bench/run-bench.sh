@@ -848,6 +848,13 @@ fig_ir()
 			continue
 		fi
 		I[$rt]=$ir
+		# helpers icount could not count (set-user-ID: newuidmap)
+		if [ "$IR_BY" = icount ]; then
+			grep -h '^icount: set-user-ID' "$RES/ir.run.$rt/log" 2>/dev/null |
+				sort -u | while IFS= read -r why; do
+				note "$fig: $rt: ${why#icount: } (traced, it would run unprivileged)"
+			done
+		fi
 		emit_row "instructions, run" "$WHERE" "$rt" \
 			"$(awk -v x="$ir" 'BEGIN { printf "%.3f\n", x / 1e6 }')" "" "" \
 			"$(ratio "${I[agentrun]:-nan}" "$ir")" "1/1" \
