@@ -26,7 +26,8 @@
  * without the counter; the figure is the instructions the CPU retired in
  * user space, as callgrind's Ir (a REP string instruction counts once per
  * iteration in both). It is slow (a trap per instruction: ~2-5 µs), and
- * exact: the same command gives the same count on a noisy machine, up to
+ * exact: the same command gives the same count on a noisy machine (the
+ * command runs without address randomisation, ADDR_NO_RANDOMIZE), up to
  * what the program itself varies (pids, time, the environment).
  *
  * Set-user-ID programs: exec'd under ptrace, a set-user-ID or set-group-ID
@@ -46,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -187,6 +189,16 @@ int main(int argc, char **argv)
 	if (root < 0)
 		die("fork");
 	if (root == 0) {
+		/* Without address randomisation: where the stack and the
+		 * strings on it start decides how many rounds the vector
+		 * loops of strlen() and memcpy() take, so a count would vary
+		 * by a few dozen from run to run. Inherited by every process
+		 * the command starts. */
+		int pers = personality(0xffffffff);
+
+		if (pers != -1)
+			(void)personality((unsigned long)pers |
+					  ADDR_NO_RANDOMIZE);
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			die("PTRACE_TRACEME");
 		kill(getpid(), SIGSTOP);
