@@ -143,6 +143,26 @@ ratio()
 		else printf "%.2f\n", a / b }'
 }
 
+# The test user runs run-bench.sh (the host-user pass) and egress-bench.sh
+# from USER_BENCH_DIR: the tree itself, or, when the tree is out of its
+# reach (a checkout in a mode-700 home), a copy in TEST_TMP made by
+# user_bench_dir (lib.sh copies $AGENTRUN the same way).
+USER_BENCH_DIR=$BENCH_DIR
+USER_SRCDIR=$TOP_SRCDIR
+user_bench_dir()
+{
+	local c=$TEST_TMP/reach-src
+	[ "$USER_BENCH_DIR" = "$BENCH_DIR" ] || return 0
+	[ "$(id -u)" = 0 ] && ! _ar_others_reach "$BENCH_DIR/run-bench.sh" ||
+		return 0
+	mkdir -p "$c/tests" &&
+		cp -R "$BENCH_DIR" "$c/tests/bench" &&
+		cp "$BENCH_DIR/../lib.sh" "$c/tests/lib.sh" &&
+		chmod -R a+rX "$c" || fail "cannot copy the bench scripts into $c"
+	USER_BENCH_DIR=$c/tests/bench
+	USER_SRCDIR=$c
+}
+
 # build_helper NAME: tests/bench/NAME.c built once per build tree; prints
 # the binary's path.
 build_helper()
@@ -602,7 +622,7 @@ egress_pass()
 		*) echo "$line" ;;
 		esac
 	done < <("$@" AGENTRUN="$AGENTRUN" ${EGRESS_REPS:+EGRESS_REPS="$EGRESS_REPS"} \
-		bash "$BENCH_DIR/egress-bench.sh" ||
+		bash "$USER_BENCH_DIR/egress-bench.sh" ||
 		note "egress: the proxy figures failed")
 }
 
@@ -1139,7 +1159,8 @@ host_user_pass()
 		BENCHTIME="$BENCHTIME" ICOUNT="$ICOUNT" CC="${CC:-cc}" \
 		CRUN="${CRUN:-}" VALGRIND="${VALGRIND:-}" \
 		BENCH_IR="${BENCH_IR:-1}" BENCH_SCALE_IR="${BENCH_SCALE_IR:-}" \
-		bash "$BENCH_DIR/run-bench.sh" --inner host-user
+		TOP_SRCDIR="$USER_SRCDIR" \
+		bash "$USER_BENCH_DIR/run-bench.sh" --inner host-user
 }
 
 # use_cgns: as root on a host whose cgroups are hybrid, the host runtime
@@ -1194,6 +1215,7 @@ main()
 		if [ ! -x "${BENCHTIME:-}" ] || [ ! -x "${ICOUNT:-}" ]; then
 			build_benchtime
 		fi
+		user_bench_dir
 		case $INNER in
 		vm) inner_vm ;;
 		host-user) inner_host_user ;;
@@ -1204,6 +1226,7 @@ main()
 	fi
 	command -v jq >/dev/null || fail "needs jq"
 	build_benchtime
+	user_bench_dir
 	if [ "$EUID_NOW" = 0 ]; then
 		WHERE="host root"
 		WHERE_ID=host_root
