@@ -70,6 +70,7 @@ static struct proc *procs;
 static const char *skip[MAX_SKIP];
 static int nskip;
 static int verbose;
+static unsigned long long total, nprocs;
 
 static void die(const char *what)
 {
@@ -95,6 +96,25 @@ static struct proc *proc_find(pid_t pid, int add)
 	return p;
 }
 
+/* A process is done (it exited, or was let go at an exec): its count goes
+ * into the total. The entry stays, marked: a later event of a reused pid
+ * is a new process, never counted twice. */
+static void proc_done(struct proc *p)
+{
+	total += p->steps;
+	nprocs++;
+	if (verbose)
+		fprintf(stderr, "icount: %d %llu %s\n", p->pid, p->steps,
+			p->exes);
+	p->pid = -1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: icount [-s NAME]... [-v] -- CMD [ARG...]\n");
+	exit(125);
+}
+
 static const char *base(const char *s)
 {
 	const char *b = strrchr(s, '/');
@@ -113,14 +133,14 @@ static int skipped(const char *name)
 /* after an exec: note what runs now; 1 if it is a program not to count */
 static int after_exec(struct proc *p)
 {
-	char path[64], exe[PATH_MAX], argv0[PATH_MAX];
+	char exe_path[64], path[64], exe[PATH_MAX], argv0[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 	FILE *f;
 	int skip_it = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	n = readlink(path, exe, sizeof(exe) - 1);
+	snprintf(exe_path, sizeof(exe_path), "/proc/%d/exe", p->pid);
+	n = readlink(exe_path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	argv0[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", p->pid);
@@ -133,8 +153,7 @@ static int after_exec(struct proc *p)
 	}
 	if ((exe[0] && skipped(exe)) || (argv0[0] && skipped(argv0)))
 		skip_it = 1;
-	snprintf(path, sizeof(path), "/proc/%d/exe", p->pid);
-	if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) {
+	if (stat(exe_path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) {
 		fprintf(stderr, "icount: set-user-ID %s not counted\n",
 			exe[0] ? base(exe) : "?");
 		skip_it = 1;
@@ -148,7 +167,6 @@ static int after_exec(struct proc *p)
 
 int main(int argc, char **argv)
 {
-	unsigned long long total = 0, nprocs = 0;
 	int opt, status, exit_status = 0;
 	pid_t root, pid;
 
@@ -165,16 +183,11 @@ int main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr,
-				"usage: icount [-s NAME]... [-v] -- CMD [ARG...]\n");
-			return 125;
+			usage();
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr,
-			"usage: icount [-s NAME]... [-v] -- CMD [ARG...]\n");
-		return 125;
-	}
+	if (optind >= argc)
+		usage();
 
 	{
 		cpu_set_t one;
@@ -242,16 +255,8 @@ int main(int argc, char **argv)
 						      WEXITSTATUS(status) :
 						      128 + WTERMSIG(status);
 			p = proc_find(pid, 0);
-			if (!p) /* let go at its exec: counted then */
-				continue;
-			total += p->steps;
-			nprocs++;
-			if (verbose)
-				fprintf(stderr, "icount: %d %llu %s\n", pid,
-					p->steps, p->exes);
-			/* keep the entry: a late event of a reused pid
-			 * would otherwise count twice */
-			p->pid = -1;
+			if (p) /* else let go at its exec: counted then */
+				proc_done(p);
 			continue;
 		}
 		if (!WIFSTOPPED(status))
@@ -262,14 +267,8 @@ int main(int argc, char **argv)
 		if (sig == SIGTRAP && event) {
 			sig = 0;
 			if (event == PTRACE_EVENT_EXEC && after_exec(p)) {
-				total += p->steps;
-				nprocs++;
-				if (verbose)
-					fprintf(stderr, "icount: %d %llu %s\n",
-						pid, p->steps, p->exes);
-				p->pid = -1;
-				/* let the payload run untraced; a later
-				 * event of this pid is a new process */
+				proc_done(p);
+				/* let the payload run untraced */
 				if (ptrace(PTRACE_DETACH, pid, NULL, NULL) <
 					    0 &&
 				    errno != ESRCH)

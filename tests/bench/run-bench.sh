@@ -975,7 +975,7 @@ scale_cpu_growth()
 # and the per-item growth of each runtime.
 fig_scale()
 {
-	local kind=$1 fig n i rt line ir have_vg=0 sizes=() per
+	local kind=$1 fig n i rt line ir sizes=() per
 	local -A IR=()
 	fig=scale_${kind}_$WHERE_ID
 	want "$fig" || return 0
@@ -1001,8 +1001,7 @@ fig_scale()
 		report_times "${fig}_$n" "run, $n $kind"
 	done
 	scale_cpu_growth "$fig" "$kind" "${sizes[@]}"
-	[ "${BENCH_IR:-1}" != 0 ] && ir_counter && have_vg=1
-	[ "$have_vg" = 1 ] || return 0
+	[ "${BENCH_IR:-1}" != 0 ] && ir_counter || return 0
 	if [ "${BENCH_SCALE_IR:-$([ "$IR_BY" = callgrind ] && echo 1 || echo 0)}" != 1 ]; then
 		note "$fig: instruction counts of the scaling figures skipped (icount would take ~30 µs an instruction; BENCH_SCALE_IR=1 or VALGRIND: see docs/performance.md)"
 		return 0
