@@ -22,6 +22,13 @@ BB=/bin/busybox
 CTL=/run/vm/ctl
 NINEP=trans=virtio,version=9p2000.L,msize=524288
 
+# mark STAGE: a progress line with the guest's uptime on the console (the
+# host prints the console's end when a run stalls or times out)
+mark()
+{
+	echo "run-in-vm guest: $($BB cut -d' ' -f1 /proc/uptime) s: $*" >/dev/console 2>/dev/null || true
+}
+
 die()
 {
 	echo "run-in-vm guest: $*" >&2
@@ -44,12 +51,14 @@ stage1()
 	$BB mount -t proc proc /proc
 	$BB mount -t sysfs sysfs /sys
 	$BB mount -t devtmpfs devtmpfs /dev
+	mark "init (stage 1)"
 	while read -r m; do
 		$BB insmod "/modules/$m" || die "insmod $m failed"
 	done </modules/order
 	$BB mount -t 9p -o "$NINEP" ctl /ctl || die "cannot mount the control share"
 	CTL=/ctl
 	: >/ctl/booted
+	mark "modules loaded, control share mounted"
 	. /ctl/config
 	$BB mount -t 9p -o "$NINEP,ro,cache=loose" hostroot /lower || die "cannot mount the host root (9p)"
 	$BB mount -t tmpfs -o mode=0755 tmpfs /rw || die "cannot mount the overlay's tmpfs"
@@ -64,6 +73,7 @@ stage1()
 	$BB mkdir -p "/newroot$VM_CWD" &&
 		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_CWD" ||
 		die "cannot mount the shared directory at $VM_CWD"
+	mark "host root and share mounted"
 	for d in dev proc sys; do $BB mount -o move /$d /newroot/$d; done
 	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
 }
@@ -109,6 +119,7 @@ add_user()
 
 stage2()
 {
+	mark "switched root (stage 2)"
 	. $CTL/config
 	$BB mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 /sys/fs/cgroup ||
 		die "cannot mount cgroup2"
@@ -151,6 +162,7 @@ stage2()
 		$BB usleep 50000
 	done
 	[ -c "$OUT" ] && [ -c "$ERR" ] || die "no virtio ports named stdout and stderr"
+	mark "devices, cgroup2 and ports ready"
 
 	NAME=root HOME_DIR=/root CGROUP=/sys/fs/cgroup DROP='' XDG_RUNTIME_DIR=''
 	if [ -n "$VM_USER" ]; then
@@ -169,6 +181,7 @@ stage2()
 		DROP="/usr/bin/setpriv --reuid=$uid --regid=$gid --init-groups --"
 	fi
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
+	mark "command started"
 	# join the cgroup, drop to the user, cd, read the command, exec it
 	# shellcheck disable=SC2086 # DROP is a word list
 	$BB env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -178,6 +191,7 @@ stage2()
 		$DROP /bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
 		</dev/null >"$OUT" 2>"$ERR"
 	echo $? >$CTL/status
+	mark "command exited with status $($BB cat $CTL/status)"
 	$BB sync
 	$BB poweroff -f
 }
