@@ -66,6 +66,14 @@ struct ar_change {
 	char *from; /* R: the deleted path */
 	bool renamed; /* D: the old half of an R, listed with it */
 	size_t pair; /* R and its D: the other half */
+	/* at or below a path the host may run code from (protect.h:
+	 * sb_protect_rel_why) or a git directory of any layout: commit
+	 * holds it back unless named; NULL for an ordinary change */
+	const char *protect_why;
+	char *protect_root; /* that path, relative to the workspace */
+	/* git's own data (objects, refs, index, logs...) in the git
+	 * directory protect_root: listed as one line per directory */
+	bool git_internal;
 };
 
 struct ar_changes {
@@ -129,9 +137,13 @@ int ar_overlay_diff(const struct ar_overlay *ov, char *const *paths,
 
 struct ar_commit_opts {
 	bool force; /* apply conflicts too, keeping the host's as .orig */
+	/* apply protected changes too (else only those at or below a PATH
+	 * given at or below their protected path) */
+	bool include_protected;
 	bool interactive; /* ask per change on `in`, prompts to `out` */
 	FILE *in;
 	FILE *out; /* what was applied, skipped and why */
+	FILE *err; /* what was held back (NULL: stderr) */
 };
 
 /* Apply the changes under `paths` (all when n_paths == 0) to the real

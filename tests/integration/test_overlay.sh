@@ -382,6 +382,98 @@ t_interactive_commit()
 A  a4"
 }
 
+# The agent plants what the host runs later, in an --overlay run; commit
+# applies the ordinary files only, holds the rest back (kept in the
+# overlay), changes/diff mark them; the host's git runs nothing.
+ov_attack()
+{
+	# shellcheck disable=SC2016
+	sb_overlay --name "$1" -- sh -c '
+		m=$1
+		for i in $(seq 40); do echo "file $i" > "f$i.txt"; done
+		git add f1.txt && git -c user.name=a -c user.email=a@a commit -qm agent
+		echo "$m/common" > .git/commondir || true
+		mkdir -p .git/hooks
+		printf "#!/bin/sh\ntouch %s/ran-hook\n" "$m" > .git/hooks/pre-commit || true
+		chmod +x .git/hooks/pre-commit || true
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-fsmonitor; false\"\n" "$m" >> .git/config || true
+		mkdir -p .vscode .claude evil/.git/objects evil/.git/refs bare/objects bare/refs
+		echo "{\"tasks\":[{\"command\":\"touch $m/ran-vscode\"}]}" > .vscode/tasks.json
+		echo "{\"mcpServers\":{\"x\":{\"command\":\"touch $m/ran-mcp\"}}}" > .mcp.json
+		echo "{\"hooks\":{}}" > .claude/settings.json
+		echo "ref: refs/heads/main" > evil/.git/HEAD
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-evil; false\"\n" "$m" > evil/.git/config
+		echo "ref: refs/heads/main" > bare/HEAD
+		printf "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch %s/ran-bare; false\"\n" "$m" > bare/config
+		echo ok > evil/readme
+	' _ "$MK"
+}
+
+t_protected_held()
+{
+	local l p
+	ov_setup "$1"
+	MK=$TEST_TMP/marks-$1
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	mkdir -p "$MK"
+	chmod 0777 "$MK"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init &&
+		rm -rf .git/hooks"
+	ov_attack pr
+	assert_status 0 ov changes pr
+	# every protected line is marked in the second column, whatever
+	# pads the list, and counted at the end
+	for p in .git/ .vscode/tasks.json .mcp.json .claude/settings.json \
+		evil/.git/ bare/; do
+		l=$(grep -F " $p" <<<"$OUT" | head -1)
+		assert_match "$l" "^.! " "$p marked: $l"
+	done
+	grep -q '^! [0-9]* protected changes (.*): marked `!`, held back by `agentrun commit`' <<<"$OUT" ||
+		fail "no summary line: $OUT"
+	assert_contains "$OUT" "A! .git/hooks/pre-commit (protected: git hooks)"
+	# what git commit inside wrote to .git: one line
+	assert_match "$(grep -c '^.! \.git/' <<<"$OUT")" '^4$'
+	assert_match "$OUT" "M! .git/ \(in the git directory: [0-9]+ changes to git's own data"
+	assert_match "$(grep -c '^A  f[0-9]*\.txt$' <<<"$OUT")" '^40$'
+	assert_status 0 ov diff pr
+	assert_contains "$OUT" "# agentrun: protected: .vscode/tasks.json"
+	assert_status 0 ov commit pr
+	assert_contains "$ERR" "held back"
+	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir; do
+		[ ! -e "$WS/$p" ] || fail "commit applied protected $p"
+	done
+	assert_not_contains "$(cat "$WS/.git/config")" fsmonitor
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "commit applied the hook"
+	assert_eq "$(cat "$WS/f40.txt")" "file 40"
+	assert_eq "$(cat "$WS/evil/readme")" "ok"
+	# the host's git runs nothing of it
+	as_mode sh -c "cd '$WS' && git status --short >/dev/null &&
+		git add -A && git -c user.name=t -c user.email=t@t commit -qm host &&
+		(cd evil && git status) >/dev/null 2>&1; (cd bare && git status) >/dev/null 2>&1; true"
+	assert_eq "$(ls "$MK")" "" "the host ran something"
+	# held back, not lost
+	assert_status 0 ov changes pr
+	assert_contains "$OUT" ".vscode/tasks.json"
+	assert_not_contains "$OUT" "f1.txt"
+	# named, it is applied
+	assert_status 0 ov commit pr .mcp.json
+	assert_contains "$(cat "$WS/.mcp.json")" mcpServers
+	assert_status 0 ov commit --include-protected pr .vscode
+	[ -e "$WS/.vscode/tasks.json" ] || fail "--include-protected did not apply it"
+	# naming a path above a protected one does not apply it
+	assert_status 0 ov commit pr evil
+	assert_contains "$ERR" "evil/.git/config (protected: git config)"
+	[ ! -e "$WS/evil/.git" ] || fail "commit evil applied evil/.git"
+	# the check above is live: the hook, named, runs on the host
+	assert_status 0 ov commit pr .git/hooks
+	as_mode sh -c "cd '$WS' && echo x >> f2.txt && git add f2.txt &&
+		git -c user.name=t -c user.email=t@t commit -qm host2"
+	[ -e "$MK/ran-hook" ] || fail "the named hook was not applied"
+}
+
 for mode in user root; do
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
@@ -392,5 +484,6 @@ for mode in user root; do
 	run_test "overlay ($mode): names quoted as git quotes them" t_quoted_names $mode
 	run_test "overlay ($mode): changes, diff, --stat, unknown paths, names" t_output $mode
 	run_test "overlay ($mode): commit -i through a pty" t_interactive_commit $mode
+	run_test "overlay ($mode): commit holds back what the host would run" t_protected_held $mode
 done
 finish

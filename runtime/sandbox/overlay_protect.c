@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Copy-on-write workspaces: the changes `agentrun commit` holds back.
+ * A change at or below a path the host may run code from (the names the
+ * plain mode protects, protect.h: sb_protect_rel_why, at any depth) or
+ * below a git directory of any layout (a `.git` entry, a directory
+ * holding HEAD and objects/ + refs/ or commondir, in either layer) is
+ * marked; `changes` and `diff` mark its line and count them, `commit`
+ * applies it only when named. Git's own data inside a git directory
+ * (objects, refs, index, logs: what `git commit` inside writes) is
+ * listed as one line per directory. The layers are read through file
+ * descriptors that never follow a symlink (overlay_fd.c).
+ */
+#define _GNU_SOURCE
+#include "overlay.h"
+#include "overlay_internal.h"
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "protect.h"
+#include "utils.h"
+
+/* name in dir (an open directory, or -1) is of type `type` (S_IFDIR,
+ * S_IFREG; 0: a regular file or a symlink, as HEAD may be). */
+static bool has(int dir, const char *name, mode_t type)
+{
+	struct stat st;
+
+	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	if (!type)
+		return S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
+	return (st.st_mode & S_IFMT) == type;
+}
+
+/* Git would take directory rel for a git directory (is_git_directory:
+ * HEAD, and objects/ and refs/ or a commondir naming them), looking at
+ * both layers (what either has: errs towards holding back). */
+static bool gitdir_layout(int up, int lo, const char *rel)
+{
+	_cleanup_close_ int u = ov_open_dir_beneath(up, rel);
+	_cleanup_close_ int l = lo >= 0 ? ov_open_dir_beneath(lo, rel) : -1;
+
+	if (!has(u, "HEAD", 0) && !has(l, "HEAD", 0))
+		return false;
+	if (has(u, "commondir", S_IFREG) || has(l, "commondir", S_IFREG))
+		return true;
+	return (has(u, "objects", S_IFDIR) || has(l, "objects", S_IFDIR)) &&
+	       (has(u, "refs", S_IFDIR) || has(l, "refs", S_IFDIR));
+}
+
+/* The directories above the current change and whether each is a git
+ * directory, reused by the next change (they come sorted). */
+struct anc {
+	char **dir;
+	bool *git;
+	size_t n, cap;
+};
+
+/* The shallowest git directory at or above `path` (its own directory
+ * included when `dir`), or NULL (malloc'd). */
+static char *layout_root(struct anc *a, int up, int lo, const char *path,
+			 bool dir)
+{
+	size_t k = 0, len = 0;
+
+	for (;; k++) {
+		const char *from;
+		size_t nl;
+
+		if (k >= a->n || strlen(a->dir[k]) != len ||
+		    strncmp(a->dir[k], path, len) != 0) {
+			while (a->n > k)
+				free(a->dir[--a->n]);
+			if (a->n == a->cap) {
+				a->cap = a->cap ? 2 * a->cap : 16;
+				a->dir = ar_xrealloc(a->dir,
+						     a->cap * sizeof(*a->dir));
+				a->git = ar_xrealloc(a->git,
+						     a->cap * sizeof(*a->git));
+			}
+			a->dir[a->n] = ar_xasprintf("%.*s", (int)len, path);
+			a->git[a->n] = gitdir_layout(up, lo, a->dir[a->n]);
+			a->n++;
+		}
+		if (a->git[k])
+			return ar_xstrdup(a->dir[k]);
+		if (!path[len])
+			return NULL;
+		from = len ? path + len + 1 : path;
+		nl = strcspn(from, "/");
+		if (!from[nl] && !dir)
+			return NULL; /* the file itself */
+		len = (size_t)(from - path) + nl;
+	}
+}
+
+static void mark(struct ar_change *ch, struct anc *a, int up, int lo)
+{
+	size_t n = 0;
+	const char *why = sb_protect_rel_why(ch->path, &n);
+	_cleanup_free_ char *lay = layout_root(
+		a, up, lo, ch->path,
+		ch->dir || S_ISDIR(ch->up_mode) || S_ISDIR(ch->lo_mode));
+	bool gitdir;
+	const char *in;
+
+	if (lay && (!why || strlen(lay) <= n)) {
+		ch->protect_root = ar_steal_ptr(&lay);
+		why = "git directory";
+		gitdir = true;
+	} else if (why) {
+		ch->protect_root = ar_xasprintf("%.*s", (int)n, ch->path);
+		gitdir = strcmp(why, "git directory") == 0;
+	} else {
+		return;
+	}
+	ch->protect_why = why;
+	if (!gitdir)
+		return;
+	n = strlen(ch->protect_root);
+	in = ch->path + n + (n && ch->path[n] == '/' ? 1 : 0);
+	if (!*in && !ch->dir && !S_ISDIR(ch->up_mode) && n) {
+		ch->protect_why = "gitdir file";
+	} else if (*in && sb_protect_gitdir_why(in)) {
+		ch->protect_why = sb_protect_gitdir_why(in);
+	} else {
+		ch->git_internal = true;
+	}
+}
+
+void ov_mark_protected(int up, int lo, struct ar_changes *c)
+{
+	struct anc a = { 0 };
+
+	for (size_t i = 0; i < c->n; i++)
+		mark(&c->v[i], &a, up, lo);
+	for (size_t i = 0; i < a.n; i++)
+		free(a.dir[i]);
+	free(a.dir);
+	free(a.git);
+}
+
+void ov_protect_pair(struct ar_change *r, struct ar_change *d)
+{
+	struct ar_change *from = r->protect_why ? r : d;
+	struct ar_change *to = r->protect_why ? d : r;
+
+	if (!from->protect_why || to->protect_why)
+		return;
+	to->protect_why = from->protect_why;
+	to->protect_root = ar_xstrdup(from->protect_root);
+}
+
+/* path (relative) at or below root ("": the workspace itself) */
+static bool rel_under(const char *path, const char *root)
+{
+	return !root[0] || ar_path_under(path, root);
+}
+
+bool ov_named(const struct ar_change *ch, char *const *rels, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (ch->protect_root && rels[k][0] &&
+		    rel_under(rels[k], ch->protect_root) &&
+		    (ar_path_under(ch->path, rels[k]) ||
+		     (ch->from && ar_path_under(ch->from, rels[k]))))
+			return true;
+	return false;
+}
+
+bool *ov_grouped(const struct ar_changes *c, const bool *sel, char *const *rels,
+		 size_t n)
+{
+	bool *g = ar_xcalloc(c->n + 1, sizeof(bool));
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ar_change *ch = &c->v[i];
+
+		if (!sel[i] || !ch->git_internal)
+			continue;
+		g[i] = true;
+		for (size_t k = 0; k < n; k++)
+			if (rels[k][0] && rel_under(rels[k], ch->protect_root))
+				g[i] = false;
+	}
+	return g;
+}
+
+/* The changes of group i (git directory c->v[i].protect_root), marked
+ * done; whether the directory itself is new. */
+static size_t take_group(const struct ar_changes *c, const bool *grouped,
+			 bool *done, size_t i, bool *fresh)
+{
+	const char *root = c->v[i].protect_root;
+	size_t n = 0;
+
+	*fresh = false;
+	for (size_t j = i; j < c->n; j++) {
+		if (!grouped[j] || done[j] ||
+		    strcmp(c->v[j].protect_root, root) != 0)
+			continue;
+		done[j] = true;
+		n++;
+		if (strcmp(c->v[j].path, root) == 0 &&
+		    c->v[j].kind == AR_CHANGE_ADDED)
+			*fresh = true;
+	}
+	return n;
+}
+
+size_t ov_print_list(FILE *out, const char *prefix, const char *name,
+		     const struct ar_changes *c, const bool *sel,
+		     const bool *grouped)
+{
+	_cleanup_free_ bool *done = ar_xcalloc(c->n + 1, sizeof(bool));
+	size_t prot = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ar_change *ch = &c->v[i];
+		bool fresh;
+		size_t n;
+
+		if (!sel[i] || ch->renamed || done[i])
+			continue;
+		if (ch->protect_why)
+			prot++;
+		if (!grouped || !grouped[i]) {
+			fputs(prefix, out);
+			ov_print_change(out, ch);
+			continue;
+		}
+		n = take_group(c, grouped, done, i, &fresh);
+		prot += n - 1;
+		{
+			const char *r = ch->protect_root;
+			_cleanup_free_ char *q = ar_quote_path(r[0] ? r : ".");
+
+			fprintf(out,
+				"%s%c! %s/ (%s git directory: %zu change%s to git's own data: objects, refs, index, logs...; `agentrun changes %s %s` lists them)\n",
+				prefix, fresh ? 'A' : 'M', q,
+				fresh ? "new" : "in the", n, n == 1 ? "" : "s",
+				name, q);
+		}
+	}
+	return prot;
+}
+
+void ov_print_protected_summary(FILE *out, const char *lead,
+				const struct ar_changes *c, const bool *sel,
+				size_t count)
+{
+	enum { MAX_SHOWN = 20 };
+	const char *shown[MAX_SHOWN];
+	size_t n = 0, more = 0;
+
+	fprintf(out, "%s%zu protected change%s", lead, count,
+		count == 1 ? "" : "s");
+	for (size_t i = 0; i < c->n; i++) {
+		const char *r = c->v[i].protect_root;
+		bool seen = false;
+
+		if (!sel[i] || !r || c->v[i].renamed)
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = strcmp(shown[k], r) == 0;
+		if (seen)
+			continue;
+		if (n == MAX_SHOWN) {
+			more++;
+			continue;
+		}
+		shown[n++] = r;
+	}
+	for (size_t k = 0; k < n; k++) {
+		_cleanup_free_ char *q =
+			ar_quote_path(shown[k][0] ? shown[k] : ".");
+
+		fprintf(out, "%s%s", k ? ", " : " (", q);
+	}
+	if (more)
+		fprintf(out, " and %zu more", more);
+	fputs(n ? ")" : "", out);
+}
