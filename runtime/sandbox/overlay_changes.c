@@ -289,7 +289,7 @@ int ar_overlay_changes(const struct ar_overlay *ov, struct ar_changes *out,
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);
-	ov_mark_protected(up, lo, out);
+	ov_mark_protected(up, lo, ov->workspace, out);
 	return 0;
 }
 

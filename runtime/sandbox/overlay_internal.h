@@ -75,8 +75,9 @@ char **ov_relative_args(const struct ar_overlay *ov, char *const *paths,
 /* ---- protected changes (overlay_protect.c) ---- */
 
 /* Set protect_why, protect_root and git_internal of each change (sorted),
- * looking at both layers (up, lo: their root directories). */
-void ov_mark_protected(int up, int lo, struct ar_changes *c);
+ * looking at both layers (up, lo: their root directories; ws: the
+ * workspace's path, for an absolute core.hooksPath). */
+void ov_mark_protected(int up, int lo, const char *ws, struct ar_changes *c);
 /* An R and its D are protected together. */
 void ov_protect_pair(struct ar_change *r, struct ar_change *d);
 /* A protected change the user named: a PATH (relative, in rels) at or

@@ -5,7 +5,9 @@
  * plain mode protects, protect.h: sb_protect_rel_why, at any depth) or
  * below a git directory of any layout (a `.git` entry, a directory
  * holding HEAD and objects/ + refs/ or commondir, in either layer) is
- * marked; `changes` and `diff` mark its line and count them, `commit`
+ * marked, and so is one below the repository's core.hooksPath (its
+ * hooks live in the worktree: husky's `.husky`); `changes` and `diff`
+ * mark its line and count them, `commit`
  * applies it only when named. Git's own data inside a git directory
  * (objects, refs, index, logs: what `git commit` inside writes) is
  * listed as one line per directory. The layers are read through file
@@ -17,6 +19,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -98,14 +101,79 @@ static char *layout_root(struct anc *a, int up, int lo, const char *path,
 	}
 }
 
-static void mark(struct ar_change *ch, struct anc *a, int up, int lo)
+/* core.hooksPath of the workspace's repository (its .git/config in the
+ * workspace, read without following a link; a plain reading of git's
+ * syntax: [core] then hooksPath = VALUE, optionally quoted), relative to
+ * the workspace when it names a directory inside it, else NULL. */
+static char *hooks_path(int lo, const char *ws)
+{
+	_cleanup_close_ int g = lo >= 0 ? ov_open_dir_beneath(lo, ".git") : -1;
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	struct ar_error err = { 0 };
+	struct stat st;
+	bool core = false;
+	char *found = NULL, *save = NULL;
+
+	if (g < 0 || (fd = ov_open_regular(g, "config", &st)) < 0 ||
+	    ar_read_fd(fd, "config", 1 << 20, 0, &text, NULL, &err) < 0)
+		return NULL;
+	for (char *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char *v;
+		size_t n;
+
+		l += strspn(l, " \t");
+		if (*l == '[') {
+			core = strncasecmp(l, "[core]", 6) == 0;
+			continue;
+		}
+		if (!core || strncasecmp(l, "hookspath", 9) != 0)
+			continue;
+		v = l + 9 + strspn(l + 9, " \t");
+		if (*v != '=')
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		n = strcspn(v, "#;");
+		while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+			n--;
+		if (n >= 2 && v[0] == '"' && v[n - 1] == '"')
+			v++, n -= 2;
+		free(found);
+		found = ar_xasprintf("%.*s", (int)n, v);
+	}
+	if (!found)
+		return NULL;
+	{
+		_cleanup_free_ char *f = found;
+		const char *r = f;
+		size_t n;
+
+		if (r[0] == '/') {
+			if (!ar_path_under(r, ws) || !strcmp(r, ws))
+				return NULL;
+			r += strlen(ws) + 1;
+		}
+		while (r[0] == '.' && r[1] == '/')
+			r += 2;
+		if (!r[0] || r[0] == '~' || strstr(r, ".."))
+			return NULL;
+		n = strlen(r);
+		while (n && r[n - 1] == '/')
+			n--;
+		return ar_xasprintf("%.*s", (int)n, r);
+	}
+}
+
+static void mark(struct ar_change *ch, struct anc *a, int up, int lo,
+		 const char *hooks)
 {
 	size_t n = 0;
 	const char *why = sb_protect_rel_why(ch->path, &n);
 	_cleanup_free_ char *lay = layout_root(
 		a, up, lo, ch->path,
 		ch->dir || S_ISDIR(ch->up_mode) || S_ISDIR(ch->lo_mode));
-	bool gitdir;
+	bool gitdir = false;
 	const char *in;
 
 	if (lay && (!why || strlen(lay) <= n)) {
@@ -115,8 +183,15 @@ static void mark(struct ar_change *ch, struct anc *a, int up, int lo)
 	} else if (why) {
 		ch->protect_root = ar_xasprintf("%.*s", (int)n, ch->path);
 		gitdir = strcmp(why, "git directory") == 0;
-	} else {
+	} else if (!hooks || !ar_path_under(ch->path, hooks)) {
 		return;
+	}
+	if (hooks && ar_path_under(ch->path, hooks) &&
+	    (!ch->protect_root || strlen(hooks) < strlen(ch->protect_root))) {
+		free(ch->protect_root);
+		ch->protect_root = ar_xstrdup(hooks);
+		why = "git hooks (core.hooksPath)";
+		gitdir = false;
 	}
 	ch->protect_why = why;
 	if (!gitdir)
@@ -132,12 +207,13 @@ static void mark(struct ar_change *ch, struct anc *a, int up, int lo)
 	}
 }
 
-void ov_mark_protected(int up, int lo, struct ar_changes *c)
+void ov_mark_protected(int up, int lo, const char *ws, struct ar_changes *c)
 {
+	_cleanup_free_ char *hooks = hooks_path(lo, ws);
 	struct anc a = { 0 };
 
 	for (size_t i = 0; i < c->n; i++)
-		mark(&c->v[i], &a, up, lo);
+		mark(&c->v[i], &a, up, lo, hooks);
 	for (size_t i = 0; i < a.n; i++)
 		free(a.dir[i]);
 	free(a.dir);
@@ -191,23 +267,25 @@ bool *ov_grouped(const struct ar_changes *c, const bool *sel, char *const *rels,
 }
 
 /* The changes of group i (git directory c->v[i].protect_root), marked
- * done; whether the directory itself is new. */
+ * done; its letter: A the directory itself is new, D it is deleted, M
+ * else. */
 static size_t take_group(const struct ar_changes *c, const bool *grouped,
-			 bool *done, size_t i, bool *fresh)
+			 bool *done, size_t i, char *letter)
 {
 	const char *root = c->v[i].protect_root;
 	size_t n = 0;
 
-	*fresh = false;
+	*letter = 'M';
 	for (size_t j = i; j < c->n; j++) {
 		if (!grouped[j] || done[j] ||
 		    strcmp(c->v[j].protect_root, root) != 0)
 			continue;
 		done[j] = true;
 		n++;
-		if (strcmp(c->v[j].path, root) == 0 &&
-		    c->v[j].kind == AR_CHANGE_ADDED)
-			*fresh = true;
+		if (strcmp(c->v[j].path, root) == 0)
+			*letter = c->v[j].kind == AR_CHANGE_ADDED ? 'A' :
+				  *letter == 'M'		  ? 'D' :
+								    *letter;
 	}
 	return n;
 }
@@ -221,7 +299,7 @@ size_t ov_print_list(FILE *out, const char *prefix, const char *name,
 
 	for (size_t i = 0; i < c->n; i++) {
 		const struct ar_change *ch = &c->v[i];
-		bool fresh;
+		char letter;
 		size_t n;
 
 		if (!sel[i] || ch->renamed || done[i])
@@ -233,7 +311,7 @@ size_t ov_print_list(FILE *out, const char *prefix, const char *name,
 			ov_print_change(out, ch);
 			continue;
 		}
-		n = take_group(c, grouped, done, i, &fresh);
+		n = take_group(c, grouped, done, i, &letter);
 		prot += n - 1;
 		{
 			const char *r = ch->protect_root;
@@ -241,9 +319,11 @@ size_t ov_print_list(FILE *out, const char *prefix, const char *name,
 
 			fprintf(out,
 				"%s%c! %s/ (%s git directory: %zu change%s to git's own data: objects, refs, index, logs...; `agentrun changes %s %s` lists them)\n",
-				prefix, fresh ? 'A' : 'M', q,
-				fresh ? "new" : "in the", n, n == 1 ? "" : "s",
-				name, q);
+				prefix, letter, q,
+				letter == 'A' ? "new" :
+				letter == 'D' ? "deleted" :
+						"in the",
+				n, n == 1 ? "" : "s", name, q);
 		}
 	}
 	return prot;

@@ -406,6 +406,9 @@ ov_attack()
 		echo "ref: refs/heads/main" > bare/HEAD
 		printf "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch %s/ran-bare; false\"\n" "$m" > bare/config
 		echo ok > evil/readme
+		mkdir -p .husky
+		printf "#!/bin/sh\ntouch %s/ran-husky\n" "$m" > .husky/pre-commit
+		chmod +x .husky/pre-commit
 	' _ "$MK"
 }
 
@@ -421,7 +424,7 @@ t_protected_held()
 	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
 	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
 		git -c user.name=t -c user.email=t@t commit -qm init &&
-		rm -rf .git/hooks"
+		rm -rf .git/hooks && git config core.hooksPath .husky"
 	ov_attack pr
 	assert_status 0 ov changes pr
 	# every protected line is marked in the second column, whatever
@@ -434,6 +437,7 @@ t_protected_held()
 	grep -q '^! [0-9]* protected changes (.*): marked `!`, held back by `agentrun commit`' <<<"$OUT" ||
 		fail "no summary line: $OUT"
 	assert_contains "$OUT" "A! .git/hooks/pre-commit (protected: git hooks)"
+	assert_contains "$OUT" "A! .husky/pre-commit (protected: git hooks (core.hooksPath))"
 	# what git commit inside wrote to .git: one line
 	assert_match "$(grep -c '^.! \.git/' <<<"$OUT")" '^4$'
 	assert_match "$OUT" "M! .git/ \(in the git directory: [0-9]+ changes to git's own data"
@@ -442,7 +446,7 @@ t_protected_held()
 	assert_contains "$OUT" "# agentrun: protected: .vscode/tasks.json"
 	assert_status 0 ov commit pr
 	assert_contains "$ERR" "held back"
-	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir; do
+	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir .husky; do
 		[ ! -e "$WS/$p" ] || fail "commit applied protected $p"
 	done
 	assert_not_contains "$(cat "$WS/.git/config")" fsmonitor
@@ -468,10 +472,20 @@ t_protected_held()
 	assert_contains "$ERR" "evil/.git/config (protected: git config)"
 	[ ! -e "$WS/evil/.git" ] || fail "commit evil applied evil/.git"
 	# the check above is live: the hook, named, runs on the host
-	assert_status 0 ov commit pr .git/hooks
+	assert_status 0 ov commit pr .husky
 	as_mode sh -c "cd '$WS' && echo x >> f2.txt && git add f2.txt &&
 		git -c user.name=t -c user.email=t@t commit -qm host2"
-	[ -e "$MK/ran-hook" ] || fail "the named hook was not applied"
+	[ -e "$MK/ran-husky" ] || fail "the named hook was not applied"
+	# a diff of some paths is still one git apply takes
+	assert_status 0 ov diff pr .git/hooks
+	assert_contains "$OUT" "# agentrun: protected: .git/hooks/pre-commit (git hooks)"
+	assert_status 0 ov diff pr evil
+	assert_contains "$OUT" "# agentrun: protected: evil/.git/ (git directory): 4 changes"
+	assert_status 0 ov diff pr bare/config .claude
+	assert_contains "$OUT" "# agentrun: protected: bare/config (git config)"
+	echo "$OUT" >"$TEST_TMP/p-$1.diff"
+	as_mode git -C "$TEST_TMP" apply --check --directory=x "$TEST_TMP/p-$1.diff" ||
+		fail "git apply --check refused the diff"
 }
 
 for mode in user root; do
