@@ -123,9 +123,11 @@ char *ar_quote_path(const char *path);
 /* The changes under `paths` (all when n_paths == 0; relative to the
  * workspace or absolute inside it) as status lines:
  *   "XY PATH[ (NOTE)]"
- * X: A added, M modified, D deleted; Y: 'U' when it conflicts with a host
- * change, ' ' otherwise; directories end in '/'. A PATH that selects no
- * change is an error. */
+ * X: A added, M modified, D deleted; Y: '!' when it is protected (commit
+ * holds it back), else 'U' when it conflicts with a host change, ' '
+ * otherwise; directories end in '/'. Git's own data in a git directory
+ * that no PATH names is one line per directory; a last line counts the
+ * protected changes. A PATH that selects no change is an error. */
 int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err);
 
@@ -147,7 +149,10 @@ struct ar_commit_opts {
 };
 
 /* Apply the changes under `paths` (all when n_paths == 0) to the real
- * workspace; needs the lock (refused while the sandbox runs). Fails
+ * workspace; needs the lock (refused while the sandbox runs). Protected
+ * changes are held back (listed on o->err, left in the upper layer, not
+ * a failure) unless a PATH at or below their protected path names them
+ * or o->include_protected; -i asks only for the others. Fails
  * (after applying the rest) when a change could not be applied or was a
  * conflict left out. Committed entries stop being changes because they
  * match the workspace afterwards. */
