@@ -165,8 +165,114 @@ static char *hooks_path(int lo, const char *ws)
 	}
 }
 
+/* Paths protected because of what the host's git is set to run: the
+ * core.hooksPath directory, the worktree files an installed hook names. */
+struct extra {
+	char **root;
+	const char **why;
+	size_t n, cap;
+};
+
+static void extra_add(struct extra *x, const char *root, const char *why)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->root[i], root) == 0)
+			return;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 8;
+		x->root = ar_xrealloc(x->root, x->cap * sizeof(*x->root));
+		x->why = ar_xrealloc(x->why, x->cap * sizeof(*x->why));
+	}
+	x->root[x->n] = ar_xstrdup(root);
+	x->why[x->n++] = why;
+}
+
+/* rel is a file or a symlink in the tree at root (nothing followed). */
+static bool file_rel(int root, const char *rel)
+{
+	_cleanup_free_ char *dir = ov_parent_of(rel);
+	_cleanup_close_ int pfd = ov_open_dir_beneath(root, dir);
+	const char *leaf = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+	struct stat st;
+
+	return pfd >= 0 && fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+/* Every word of an installed hook (hooks: the workspace's hooks
+ * directory, relative) that names a file of the workspace (in either
+ * layer; not a directory: `eslint src` does not make src/ protected),
+ * as git runs hooks from the top of the worktree: a hook framework's
+ * config (pre-commit's `--config=.pre-commit-config.yaml`, lefthook.yml)
+ * or a script the hook calls. Samples are skipped. */
+static void hook_refs(int up, int lo, const char *hooks, struct extra *x)
+{
+	/* its hook names no file: `lefthook run pre-commit` */
+	static const char *const lefthook[] = {
+		"lefthook.yml",	       ".lefthook.yml",	 "lefthook.yaml",
+		".lefthook.yaml",      "lefthook.toml",	 ".lefthook.toml",
+		"lefthook.json",       ".lefthook.json", "lefthook-local.yml",
+		".lefthook-local.yml", ".lefthook",
+	};
+	_cleanup_close_ int d = ov_open_dir_beneath(lo, hooks);
+	DIR *dir = d >= 0 ? ov_dir_of(d) : NULL;
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		_cleanup_close_ int fd = -1;
+		char buf[65536];
+		size_t l = strlen(e->d_name), words = 0;
+		ssize_t n;
+		struct stat st;
+
+		if (e->d_name[0] == '.' ||
+		    (l > 7 && strcmp(e->d_name + l - 7, ".sample") == 0))
+			continue;
+		fd = ov_open_regular(d, e->d_name, &st);
+		if (fd < 0 || (n = ar_read_all(fd, buf, sizeof(buf) - 1)) <= 0)
+			continue;
+		buf[n] = '\0';
+		for (char *w = buf; *w && words < 4096;) {
+			size_t k = strspn(w, "abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789._/@+-");
+			char save = w[k];
+			char *t = w;
+
+			if (!k) {
+				w++;
+				continue;
+			}
+			w[k] = '\0';
+			words++;
+			while (t[0] == '.' && t[1] == '/')
+				t += 2;
+			l = strlen(t);
+			while (l && t[l - 1] == '/')
+				t[--l] = '\0';
+			if (l && t[0] != '/' && t[0] != '-' &&
+			    !strstr(t, "..") &&
+			    strcspn(t, "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ") < l &&
+			    (file_rel(lo, t) || file_rel(up, t)))
+				extra_add(x, t,
+					  "a file an installed git hook names");
+			if (l >= 8 && strcmp(t + l - 8, "lefthook") == 0)
+				for (size_t i = 0; i < AR_ARRAY_SIZE(lefthook);
+				     i++)
+					extra_add(
+						x, lefthook[i],
+						"lefthook config (an installed git hook runs lefthook)");
+			w[k] = save;
+			w += k;
+		}
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void mark(struct ar_change *ch, struct anc *a, int up, int lo,
-		 const char *hooks)
+		 const struct extra *x)
 {
 	size_t n = 0;
 	const char *why = sb_protect_rel_why(ch->path, &n);
@@ -183,16 +289,19 @@ static void mark(struct ar_change *ch, struct anc *a, int up, int lo,
 	} else if (why) {
 		ch->protect_root = ar_xasprintf("%.*s", (int)n, ch->path);
 		gitdir = strcmp(why, "git directory") == 0;
-	} else if (!hooks || !ar_path_under(ch->path, hooks)) {
-		return;
 	}
-	if (hooks && ar_path_under(ch->path, hooks) &&
-	    (!ch->protect_root || strlen(hooks) < strlen(ch->protect_root))) {
+	for (size_t i = 0; i < x->n; i++) {
+		if (!ar_path_under(ch->path, x->root[i]) ||
+		    (ch->protect_root &&
+		     strlen(x->root[i]) >= strlen(ch->protect_root)))
+			continue;
 		free(ch->protect_root);
-		ch->protect_root = ar_xstrdup(hooks);
-		why = "git hooks (core.hooksPath)";
+		ch->protect_root = ar_xstrdup(x->root[i]);
+		why = x->why[i];
 		gitdir = false;
 	}
+	if (!why)
+		return;
 	ch->protect_why = why;
 	if (!gitdir)
 		return;
@@ -210,14 +319,22 @@ static void mark(struct ar_change *ch, struct anc *a, int up, int lo,
 void ov_mark_protected(int up, int lo, const char *ws, struct ar_changes *c)
 {
 	_cleanup_free_ char *hooks = hooks_path(lo, ws);
+	struct extra x = { 0 };
 	struct anc a = { 0 };
 
+	if (hooks)
+		extra_add(&x, hooks, "git hooks (core.hooksPath)");
+	hook_refs(up, lo, hooks ? hooks : ".git/hooks", &x);
 	for (size_t i = 0; i < c->n; i++)
-		mark(&c->v[i], &a, up, lo, hooks);
+		mark(&c->v[i], &a, up, lo, &x);
 	for (size_t i = 0; i < a.n; i++)
 		free(a.dir[i]);
+	for (size_t i = 0; i < x.n; i++)
+		free(x.root[i]);
 	free(a.dir);
 	free(a.git);
+	free(x.root);
+	free(x.why);
 }
 
 void ov_protect_pair(struct ar_change *r, struct ar_change *d)

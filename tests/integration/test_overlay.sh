@@ -488,6 +488,48 @@ t_protected_held()
 		fail "git apply --check refused the diff"
 }
 
+# An installed hook that runs a worktree script and a framework's config
+# (pre-commit's installed hook names --config=.pre-commit-config.yaml;
+# lefthook's names no file): commit holds back what the hook names,
+# not the directories it passes (`lint src`).
+t_protected_hook_refs()
+{
+	ov_setup "$1"
+	MK=$TEST_TMP/marks-refs-$1
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	mkdir -p "$MK" "$WS/scripts" "$WS/src"
+	chmod 0777 "$MK"
+	printf '#!/bin/sh\nexit 0\n' >"$WS/scripts/check.sh"
+	chmod +x "$WS/scripts/check.sh"
+	echo "int a;" >"$WS/src/a.c"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init &&
+		printf '#!/bin/sh\nscripts/check.sh --config=.pre-commit-config.yaml src\nlefthook run pre-commit 2>/dev/null; exit 0\n' >.git/hooks/pre-commit &&
+		chmod +x .git/hooks/pre-commit"
+	# shellcheck disable=SC2016
+	sb_overlay --name hr -- sh -c '
+		printf "#!/bin/sh\ntouch %s/ran-script\n" "$1" > scripts/check.sh
+		echo "repos: []" > .pre-commit-config.yaml
+		echo "pre-commit: {}" > lefthook.yml
+		echo "int b;" > src/a.c
+	' _ "$MK"
+	assert_status 0 ov changes hr
+	assert_contains "$OUT" "M! scripts/check.sh (protected: a file an installed git hook names)"
+	assert_contains "$OUT" "A! .pre-commit-config.yaml (protected: a file an installed git hook names)"
+	assert_contains "$OUT" "A! lefthook.yml (protected: lefthook config"
+	assert_contains "$OUT" "M  src/a.c"
+	assert_status 0 ov commit hr
+	assert_eq "$OUT" "M  src/a.c"
+	assert_contains "$ERR" "M! scripts/check.sh"
+	[ ! -e "$WS/.pre-commit-config.yaml" ] && [ ! -e "$WS/lefthook.yml" ] ||
+		fail "a hook framework's config was applied"
+	as_mode sh -c "cd '$WS' && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm host"
+	assert_eq "$(ls "$MK")" "" "the host's hook ran the agent's script"
+}
+
 for mode in user root; do
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
@@ -499,5 +541,6 @@ for mode in user root; do
 	run_test "overlay ($mode): changes, diff, --stat, unknown paths, names" t_output $mode
 	run_test "overlay ($mode): commit -i through a pty" t_interactive_commit $mode
 	run_test "overlay ($mode): commit holds back what the host would run" t_protected_held $mode
+	run_test "overlay ($mode): commit holds back what an installed hook runs" t_protected_hook_refs $mode
 done
 finish
