@@ -26,17 +26,17 @@
 #include "protect.h"
 #include "utils.h"
 
-/* name in dir (an open directory, or -1) is of type `type` (S_IFDIR,
- * S_IFREG; 0: a regular file or a symlink, as HEAD may be). */
-static bool has(int dir, const char *name, mode_t type)
+/* name in dir (an open directory, or -1) is a directory (dir) or a
+ * regular file, or a symlink either way: git follows links there
+ * (is_git_directory checks objects/ and refs/ with access(2)). */
+static bool has(int dir, const char *name, bool want_dir)
 {
 	struct stat st;
 
 	if (dir < 0 || fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	if (!type)
-		return S_ISREG(st.st_mode) || S_ISLNK(st.st_mode);
-	return (st.st_mode & S_IFMT) == type;
+	return S_ISLNK(st.st_mode) ||
+	       (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
 }
 
 /* Git would take directory rel for a git directory (is_git_directory:
@@ -47,12 +47,12 @@ static bool gitdir_layout(int up, int lo, const char *rel)
 	_cleanup_close_ int u = ov_open_dir_beneath(up, rel);
 	_cleanup_close_ int l = lo >= 0 ? ov_open_dir_beneath(lo, rel) : -1;
 
-	if (!has(u, "HEAD", 0) && !has(l, "HEAD", 0))
+	if (!has(u, "HEAD", false) && !has(l, "HEAD", false))
 		return false;
-	if (has(u, "commondir", S_IFREG) || has(l, "commondir", S_IFREG))
+	if (has(u, "commondir", false) || has(l, "commondir", false))
 		return true;
-	return (has(u, "objects", S_IFDIR) || has(l, "objects", S_IFDIR)) &&
-	       (has(u, "refs", S_IFDIR) || has(l, "refs", S_IFDIR));
+	return (has(u, "objects", true) || has(l, "objects", true)) &&
+	       (has(u, "refs", true) || has(l, "refs", true));
 }
 
 /* The directories above the current change and whether each is a git

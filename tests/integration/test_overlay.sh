@@ -397,7 +397,10 @@ ov_attack()
 		printf "#!/bin/sh\ntouch %s/ran-hook\n" "$m" > .git/hooks/pre-commit || true
 		chmod +x .git/hooks/pre-commit || true
 		printf "[core]\n\tfsmonitor = \"touch %s/ran-fsmonitor; false\"\n" "$m" >> .git/config || true
-		mkdir -p .vscode .claude evil/.git/objects evil/.git/refs bare/objects bare/refs
+		mkdir -p .vscode .claude evil/.git/objects evil/.git/refs bare/objects bare/refs linked/objects
+		echo "ref: refs/heads/main" > linked/HEAD
+		ln -s objects linked/refs
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-linked; false\"\n" "$m" > linked/config
 		echo "{\"tasks\":[{\"command\":\"touch $m/ran-vscode\"}]}" > .vscode/tasks.json
 		echo "{\"mcpServers\":{\"x\":{\"command\":\"touch $m/ran-mcp\"}}}" > .mcp.json
 		echo "{\"hooks\":{}}" > .claude/settings.json
@@ -430,7 +433,7 @@ t_protected_held()
 	# every protected line is marked in the second column, whatever
 	# pads the list, and counted at the end
 	for p in .git/ .vscode/tasks.json .mcp.json .claude/settings.json \
-		evil/.git/ bare/; do
+		evil/.git/ bare/ linked/; do
 		l=$(grep -F " $p" <<<"$OUT" | head -1)
 		assert_match "$l" "^.! " "$p marked: $l"
 	done
@@ -446,7 +449,7 @@ t_protected_held()
 	assert_contains "$OUT" "# agentrun: protected: .vscode/tasks.json"
 	assert_status 0 ov commit pr
 	assert_contains "$ERR" "held back"
-	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir .husky; do
+	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir .husky linked; do
 		[ ! -e "$WS/$p" ] || fail "commit applied protected $p"
 	done
 	assert_not_contains "$(cat "$WS/.git/config")" fsmonitor
@@ -457,6 +460,8 @@ t_protected_held()
 	as_mode sh -c "cd '$WS' && git status --short >/dev/null &&
 		git add -A && git -c user.name=t -c user.email=t@t commit -qm host &&
 		(cd evil && git status) >/dev/null 2>&1; (cd bare && git status) >/dev/null 2>&1; true"
+	[ "$(as_mode git -C "$SBD/pr/upper/linked" rev-parse --is-inside-git-dir 2>/dev/null)" = true ] ||
+		fail "linked/ (refs a symlink) is not a git directory for git: the test is wrong"
 	assert_eq "$(ls "$MK")" "" "the host ran something"
 	# held back, not lost
 	assert_status 0 ov changes pr
