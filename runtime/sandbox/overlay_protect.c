@@ -6,9 +6,10 @@
  * below a git directory of any layout (a `.git` entry, a directory
  * holding HEAD and objects/ + refs/ or commondir, in either layer) is
  * marked, and so is one below the repository's core.hooksPath (its
- * hooks live in the worktree: husky's `.husky`); `changes` and `diff`
- * mark its line and count them, `commit`
- * applies it only when named. Git's own data inside a git directory
+ * hooks live in the worktree: husky's `.husky`) or a file one of its
+ * installed hooks names (a script it calls, a hook framework's config);
+ * `changes` and `diff` mark its line and count them, `commit` applies
+ * it only when named. Git's own data inside a git directory
  * (objects, refs, index, logs: what `git commit` inside writes) is
  * listed as one line per directory. The layers are read through file
  * descriptors that never follow a symlink (overlay_fd.c).
@@ -21,7 +22,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "protect.h"
 #include "utils.h"

@@ -437,6 +437,7 @@ t_protected_held()
 		l=$(grep -F " $p" <<<"$OUT" | head -1)
 		assert_match "$l" "^.! " "$p marked: $l"
 	done
+	# shellcheck disable=SC2016
 	grep -q '^! [0-9]* protected changes (.*): marked `!`, held back by `agentrun commit`' <<<"$OUT" ||
 		fail "no summary line: $OUT"
 	assert_contains "$OUT" "A! .git/hooks/pre-commit (protected: git hooks)"
