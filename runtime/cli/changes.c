@@ -14,7 +14,10 @@
 	"List what an --overlay sandbox changed in its workspace, one line\n"    \
 	"per path as `git status --short` has them: A added, M modified,\n"      \
 	"D deleted, R renamed; a U in the second column marks a conflict (the\n" \
-	"host changed the path too since the sandbox started). Directories\n"    \
+	"host changed the path too since the sandbox started), a '!' a\n"        \
+	"protected change that `agentrun commit` holds back unless named\n"      \
+	"(git directories, editor and agent config: counted on the last\n"       \
+	"line; git's own data is one line per git directory). Directories\n"     \
 	"end in '/'; names are quoted as git quotes them. A PATH\n"              \
 	"without changes is an error.\n"                                         \
 	"\n"                                                                     \

@@ -20,11 +20,20 @@
 	"is not applied: the others are, the conflicts are named and the\n"     \
 	"exit status is 1. A PATH without changes is an error.\n"               \
 	"\n"                                                                    \
+	"Protected changes (marked `!` by `agentrun changes`: git\n"            \
+	"directories of any layout and depth, .vscode, .idea, .mcp.json,\n"     \
+	".claude settings, commands and agents, .gitmodules, rc files; what\n"  \
+	"the host may run code from) are held back: listed on stderr, left\n"   \
+	"in the sandbox, exit status 0. Each is applied only when a PATH at\n"  \
+	"or below its protected path names it (`commit NAME .vscode`), or\n"    \
+	"with --include-protected.\n"                                           \
+	"\n"                                                                    \
 	"Options:\n"                                                            \
 	"  -f, --force         apply conflicts too; the host's version of\n"    \
 	"                      each is kept as PATH.orig\n"                     \
 	"  -i, --interactive   ask for each change: y(es), n(o), d(iff),\n"     \
 	"                      q(uit)\n"                                        \
+	"  --include-protected apply protected changes too (below)\n"           \
 	"  -h, --help          this help\n"
 
 static int commit(struct ar_overlay *ov, char **paths, size_t n_paths,
@@ -35,9 +44,11 @@ static int commit(struct ar_overlay *ov, char **paths, size_t n_paths,
 
 int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 {
+	enum { OPT_INCLUDE = 256 };
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "interactive", no_argument, NULL, 'i' },
+		{ "include-protected", no_argument, NULL, OPT_INCLUDE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -52,6 +63,9 @@ int cmd_commit(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case 'i':
 			o.interactive = true;
+			break;
+		case OPT_INCLUDE:
+			o.include_protected = true;
 			break;
 		default:
 			return cli_usage(COMMIT_USAGE, c == 'h' ? 0 : 1);

@@ -66,6 +66,14 @@ struct ar_change {
 	char *from; /* R: the deleted path */
 	bool renamed; /* D: the old half of an R, listed with it */
 	size_t pair; /* R and its D: the other half */
+	/* at or below a path the host may run code from (protect.h:
+	 * sb_protect_rel_why) or a git directory of any layout: commit
+	 * holds it back unless named; NULL for an ordinary change */
+	const char *protect_why;
+	char *protect_root; /* that path, relative to the workspace */
+	/* git's own data (objects, refs, index, logs...) in the git
+	 * directory protect_root: listed as one line per directory */
+	bool git_internal;
 };
 
 struct ar_changes {
@@ -115,9 +123,11 @@ char *ar_quote_path(const char *path);
 /* The changes under `paths` (all when n_paths == 0; relative to the
  * workspace or absolute inside it) as status lines:
  *   "XY PATH[ (NOTE)]"
- * X: A added, M modified, D deleted; Y: 'U' when it conflicts with a host
- * change, ' ' otherwise; directories end in '/'. A PATH that selects no
- * change is an error. */
+ * X: A added, M modified, D deleted; Y: '!' when it is protected (commit
+ * holds it back), else 'U' when it conflicts with a host change, ' '
+ * otherwise; directories end in '/'. Git's own data in a git directory
+ * that no PATH names is one line per directory; a last line counts the
+ * protected changes. A PATH that selects no change is an error. */
 int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err);
 
@@ -129,13 +139,20 @@ int ar_overlay_diff(const struct ar_overlay *ov, char *const *paths,
 
 struct ar_commit_opts {
 	bool force; /* apply conflicts too, keeping the host's as .orig */
+	/* apply protected changes too (else only those at or below a PATH
+	 * given at or below their protected path) */
+	bool include_protected;
 	bool interactive; /* ask per change on `in`, prompts to `out` */
 	FILE *in;
 	FILE *out; /* what was applied, skipped and why */
+	FILE *err; /* what was held back (NULL: stderr) */
 };
 
 /* Apply the changes under `paths` (all when n_paths == 0) to the real
- * workspace; needs the lock (refused while the sandbox runs). Fails
+ * workspace; needs the lock (refused while the sandbox runs). Protected
+ * changes are held back (listed on o->err, left in the upper layer, not
+ * a failure) unless a PATH at or below their protected path names them
+ * or o->include_protected; -i asks only for the others. Fails
  * (after applying the rest) when a change could not be applied or was a
  * conflict left out. Committed entries stop being changes because they
  * match the workspace afterwards. */

@@ -289,6 +289,7 @@ int ar_overlay_changes(const struct ar_overlay *ov, struct ar_changes *out,
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(*out->v), cmp_change);
+	ov_mark_protected(up, lo, ov->workspace, out);
 	return 0;
 }
 
@@ -297,6 +298,7 @@ void ar_changes_free(struct ar_changes *c)
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->v[i].path);
 		free(c->v[i].from);
+		free(c->v[i].protect_root);
 	}
 	free(c->v);
 	memset(c, 0, sizeof(*c));
@@ -346,6 +348,7 @@ void ar_overlay_pair_renames(const struct ar_overlay *ov, struct ar_changes *c)
 			a->pair = j;
 			d->renamed = true;
 			d->pair = i;
+			ov_protect_pair(a, d);
 			break;
 		}
 	}
@@ -400,7 +403,7 @@ char *ar_quote_path(const char *path)
 
 /* ---- path selection ---- */
 
-static char *relative_arg(const struct ar_overlay *ov, const char *p)
+char *ov_relative_arg(const struct ar_overlay *ov, const char *p)
 {
 	size_t n = strlen(ov->workspace);
 
@@ -435,7 +438,7 @@ int ov_select_changes(const struct ar_overlay *ov, char *const *paths, size_t n,
 	for (size_t i = 0; i < c->n && n == 0; i++)
 		s[i] = true;
 	for (size_t k = 0; k < n; k++) {
-		_cleanup_free_ char *r = relative_arg(ov, paths[k]);
+		_cleanup_free_ char *r = ov_relative_arg(ov, paths[k]);
 		bool any = false;
 
 		if (!r)
@@ -461,6 +464,19 @@ int ov_select_changes(const struct ar_overlay *ov, char *const *paths, size_t n,
 			s[i] = s[c->v[i].pair] = true;
 	*sel = ar_steal_ptr(&s);
 	return 0;
+}
+
+char **ov_relative_args(const struct ar_overlay *ov, char *const *paths,
+			size_t n)
+{
+	char **r = ar_xcalloc(n + 1, sizeof(char *));
+
+	for (size_t k = 0; k < n; k++) {
+		r[k] = ov_relative_arg(ov, paths[k]);
+		if (!r[k]) /* refused by ov_select_changes before */
+			r[k] = ar_xstrdup("/");
+	}
+	return r;
 }
 
 /* ---- changes ---- */
@@ -491,15 +507,19 @@ void ov_print_change(FILE *out, const struct ar_change *ch)
 {
 	_cleanup_free_ char *q = ar_quote_path(ch->path);
 	mode_t up = ch->up_mode, lo = ch->lo_mode;
+	/* '!' (commit holds it back) wins over 'U' (the note stays) */
+	char y = ch->protect_why ? '!' : ch->conflict ? 'U' : ' ';
 
 	if (ch->kind == AR_CHANGE_RENAMED) {
 		_cleanup_free_ char *f = ar_quote_path(ch->from);
 
-		fprintf(out, "R%c %s -> %s", ch->conflict ? 'U' : ' ', f, q);
+		fprintf(out, "R%c %s -> %s", y, f, q);
 	} else {
-		fprintf(out, "%c%c %s%s", (char)ch->kind,
-			ch->conflict ? 'U' : ' ', q, ch->dir ? "/" : "");
+		fprintf(out, "%c%c %s%s", (char)ch->kind, y, q,
+			ch->dir ? "/" : "");
 	}
+	if (ch->protect_why)
+		fprintf(out, " (protected: %s)", ch->protect_why);
 	if (ch->special)
 		fprintf(out, " (%s: not committed)", ov_kind_name(up));
 	else if (ch->kind == AR_CHANGE_MODIFIED && ((up ^ lo) & S_IFMT))
@@ -522,7 +542,9 @@ int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err)
 {
 	struct ar_changes c;
-	_cleanup_free_ bool *sel = NULL;
+	_cleanup_free_ bool *sel = NULL, *grouped = NULL;
+	_cleanup_free_ char **rels = NULL;
+	size_t prot;
 
 	if (ar_overlay_changes(ov, &c, err) < 0)
 		return -1;
@@ -531,9 +553,17 @@ int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 		ar_changes_free(&c);
 		return -1;
 	}
-	for (size_t i = 0; i < c.n; i++)
-		if (sel[i] && !c.v[i].renamed)
-			ov_print_change(out, &c.v[i]);
+	rels = ov_relative_args(ov, paths, n_paths);
+	grouped = ov_grouped(&c, sel, rels, n_paths);
+	prot = ov_print_list(out, "", ov->name, &c, sel, grouped);
+	if (prot) {
+		ov_print_protected_summary(out, "! ", &c, sel, prot);
+		fprintf(out,
+			": marked `!`, held back by `agentrun commit` (the host may run them); `agentrun diff %s PATH` shows one, `agentrun commit %s PATH` (PATH at or below it) or `agentrun commit --include-protected %s` applies them\n",
+			ov->name, ov->name, ov->name);
+	}
+	for (size_t k = 0; k < n_paths; k++)
+		free(rels[k]);
 	ar_changes_free(&c);
 	return 0;
 }

@@ -386,8 +386,8 @@ static int ask(struct commit *cc, const struct ar_changes *c, bool *sel,
 				int r;
 
 				one[i] = true;
-				r = ov_diff_selected(cc->ov, c, one, false,
-						     cc->out, err);
+				r = ov_diff_selected(cc->ov, c, one, NULL,
+						     false, cc->out, err);
 				free(one);
 				if (r < 0)
 					return -1;
@@ -407,11 +407,58 @@ static int ask(struct commit *cc, const struct ar_changes *c, bool *sel,
 	return 0;
 }
 
+/* The selected protected changes the user did not name (nor opted in
+ * with --include-protected), taken out of sel; NULL when none. An R and
+ * its D go together. */
+static bool *hold_back(const struct ar_changes *c, bool *sel, char **rels,
+		       size_t n, bool include)
+{
+	_cleanup_free_ bool *held = ar_xcalloc(c->n + 1, sizeof(bool));
+	bool any = false;
+
+	if (include)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ar_change *ch = &c->v[i];
+
+		if (!sel[i] || !ch->protect_why || ch->renamed ||
+		    ov_named(ch, rels, n))
+			continue;
+		held[i] = any = true;
+		sel[i] = false;
+		if (ch->kind == AR_CHANGE_RENAMED) {
+			held[ch->pair] = true;
+			sel[ch->pair] = false;
+		}
+	}
+	return any ? ar_steal_ptr(&held) : NULL;
+}
+
+/* On stderr, after what was applied: each change held back (git's own
+ * data as one line per git directory) and how to apply them. */
+static void report_held(struct commit *cc, const struct ar_changes *c,
+			const bool *held, char **rels, size_t n)
+{
+	_cleanup_free_ bool *grouped = ov_grouped(c, held, rels, n);
+	FILE *e = cc->o->err ? cc->o->err : stderr;
+	size_t count;
+
+	fflush(cc->out);
+	fprintf(e, "agentrun: commit: held back (they stay in sandbox `%s`):\n",
+		cc->ov->name);
+	count = ov_print_list(e, "  ", cc->ov->name, c, held, grouped);
+	ov_print_protected_summary(e, "agentrun: commit: ", c, held, count);
+	fprintf(e,
+		" held back: the host may run code from them (git metadata, editor and agent config). Review with `agentrun diff %s PATH`; apply with `agentrun commit %s PATH` (PATH at or below the protected path) or `agentrun commit --include-protected %s`\n",
+		cc->ov->name, cc->ov->name, cc->ov->name);
+}
+
 int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 		      const struct ar_commit_opts *o, struct ar_error *err)
 {
 	static const struct ar_commit_opts none = { 0 };
-	_cleanup_free_ bool *sel = NULL;
+	_cleanup_free_ bool *sel = NULL, *held = NULL;
+	_cleanup_free_ char **rels = NULL;
 	_cleanup_close_ int ws = -1, up = -1;
 	struct commit cc = { .ov = ov, .o = o ? o : &none };
 	struct ar_changes c;
@@ -430,6 +477,8 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 		ar_changes_free(&c);
 		return -1;
 	}
+	rels = ov_relative_args(ov, paths, n_paths);
+	held = hold_back(&c, sel, rels, n_paths, cc.o->include_protected);
 	ws = open(ov->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	up = open(ov->upper, DIR_FLAGS);
 	if (ws < 0 || up < 0) {
@@ -450,6 +499,8 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 	for (size_t i = 0; i < c.n; i++)
 		if (sel[i] && c.v[i].kind != AR_CHANGE_DELETED)
 			put_entry(&cc, &c.v[i]);
+	if (held)
+		report_held(&cc, &c, held, rels, n_paths);
 	if (cc.failed) {
 		r = -1;
 		*err = cc.first;
@@ -464,6 +515,8 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 	}
 out:
 	fflush(cc.out);
+	for (size_t k = 0; rels && k < n_paths; k++)
+		free(rels[k]);
 	ar_changes_free(&c);
 	return r;
 }

@@ -310,10 +310,37 @@ static void print_stat(FILE *out, struct diffstat *v, size_t n)
 	fputc('\n', out);
 }
 
+/* Git's own data of git directories that no PATH names: one comment
+ * line per directory instead of their diffs (git apply skips comment
+ * lines between patches). */
+static void diff_groups(const struct ar_overlay *ov, const struct ar_changes *c,
+			const bool *grouped, FILE *out)
+{
+	_cleanup_free_ bool *done = ar_xcalloc(c->n + 1, sizeof(bool));
+
+	for (size_t i = 0; grouped && i < c->n; i++) {
+		const char *r = c->v[i].protect_root;
+		_cleanup_free_ char *q = NULL;
+		size_t n = 0;
+
+		if (!grouped[i] || done[i])
+			continue;
+		for (size_t j = i; j < c->n; j++)
+			if (grouped[j] && !done[j] &&
+			    strcmp(c->v[j].protect_root, r) == 0)
+				done[j] = true, n++;
+		q = ar_quote_path(r[0] ? r : ".");
+		fprintf(out,
+			"# agentrun: protected: %s/ (git directory): %zu change%s to git's own data (objects, refs, index, logs...) not shown; `agentrun diff %s %s` shows them\n",
+			q, n, n == 1 ? "" : "s", ov->name, q);
+	}
+}
+
 int ov_diff_selected(const struct ar_overlay *ov, const struct ar_changes *c,
-		     const bool *sel, bool stat, FILE *out,
+		     const bool *sel, const bool *grouped, bool stat, FILE *out,
 		     struct ar_error *err)
 {
+	size_t prot = 0;
 	_cleanup_close_ int up = open(ov->upper, DIR_FLAGS);
 	_cleanup_close_ int lo =
 		open(ov->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -327,7 +354,10 @@ int ov_diff_selected(const struct ar_overlay *ov, const struct ar_changes *c,
 	for (size_t i = 0; i < c->n && r == 0; i++) {
 		const struct ar_change *ch = &c->v[i];
 
-		if (!sel[i] || (ch->dir && !ch->special))
+		if (sel[i] && ch->protect_why && !ch->renamed)
+			prot++;
+		if (!sel[i] || (ch->dir && !ch->special) ||
+		    (grouped && grouped[i]))
 			continue;
 		if (ch->special) {
 			_cleanup_free_ char *q = ar_quote_path(ch->path);
@@ -344,15 +374,32 @@ int ov_diff_selected(const struct ar_overlay *ov, const struct ar_changes *c,
 			_cleanup_free_ char *f = ar_quote_path(ch->from);
 			_cleanup_free_ char *t = ar_quote_path(ch->path);
 
-			ds[nds].path = ar_xasprintf("%s => %s", f, t);
+			ds[nds].path = ar_xasprintf("%s%s => %s",
+						    ch->protect_why ? "! " : "",
+						    f, t);
 		} else {
-			ds[nds].path = ar_quote_path(ch->path);
+			_cleanup_free_ char *q = ar_quote_path(ch->path);
+
+			ds[nds].path = ar_xasprintf(
+				"%s%s", ch->protect_why ? "! " : "", q);
 		}
+		if (ch->protect_why && !stat)
+			fprintf(out,
+				"# agentrun: protected: %s (%s): held back by `agentrun commit` unless named\n",
+				ds[nds].path + 2, ch->protect_why);
 		r = diff_change(up, lo, ch, stat ? NULL : out, &ds[nds], err);
 		nds++;
 	}
 	if (r == 0 && stat && nds)
 		print_stat(out, ds, nds);
+	if (r == 0 && !stat)
+		diff_groups(ov, c, grouped, out);
+	if (r == 0 && prot) {
+		ov_print_protected_summary(out, stat ? "! " : "# agentrun: ", c,
+					   sel, prot);
+		fputs(": held back by `agentrun commit` (the host may run them)\n",
+		      out);
+	}
 	for (size_t i = 0; i < nds; i++)
 		free(ds[i].path);
 	free(ds);
@@ -370,8 +417,16 @@ int ar_overlay_diff(const struct ar_overlay *ov, char *const *paths,
 		return -1;
 	ar_overlay_pair_renames(ov, &c);
 	r = ov_select_changes(ov, paths, n_paths, &c, &sel, err);
-	if (r == 0)
-		r = ov_diff_selected(ov, &c, sel, stat, out, err);
+	if (r == 0) {
+		char **rels = ov_relative_args(ov, paths, n_paths);
+		_cleanup_free_ bool *grouped =
+			ov_grouped(&c, sel, rels, n_paths);
+
+		r = ov_diff_selected(ov, &c, sel, grouped, stat, out, err);
+		for (size_t k = 0; k < n_paths; k++)
+			free(rels[k]);
+		free(rels);
+	}
 	ar_changes_free(&c);
 	fflush(out);
 	return r;

@@ -166,19 +166,20 @@ static void modules(struct plan_ctx *c, const char *dir, int depth)
 
 /* A git directory: pinned (cannot be renamed or removed) and its
  * code-running files read-only. */
+static const struct {
+	const char *name;
+	int missing;
+	const char *why;
+} gitdir_names[] = {
+	{ "config", SB_PROT_WATCH, "git config" },
+	{ "hooks", SB_PROT_ABSENT, "git hooks" },
+	{ "info", SB_PROT_ABSENT, "git info/attributes, info/exclude" },
+	{ "config.worktree", SB_PROT_ABSENT, "git config" },
+	{ "commondir", SB_PROT_WATCH, "git redirect file" },
+};
+
 static void gitdir(struct plan_ctx *c, const char *g, int depth)
 {
-	static const struct {
-		const char *name;
-		int missing;
-		const char *why;
-	} names[] = {
-		{ "config", SB_PROT_WATCH, "git config" },
-		{ "hooks", SB_PROT_ABSENT, "git hooks" },
-		{ "info", SB_PROT_ABSENT, "git info/attributes, info/exclude" },
-		{ "config.worktree", SB_PROT_ABSENT, "git config" },
-		{ "commondir", SB_PROT_WATCH, "git redirect file" },
-	};
 	_cleanup_free_ char *wt = NULL;
 	_cleanup_free_ char *mod = NULL;
 	DIR *d;
@@ -187,11 +188,11 @@ static void gitdir(struct plan_ctx *c, const char *g, int depth)
 	if (c->r < 0 || opted_out(c, g))
 		return;
 	add(c->p, g, SB_PROT_PIN, "git directory");
-	for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+	for (size_t i = 0; i < AR_ARRAY_SIZE(gitdir_names); i++) {
 		_cleanup_free_ char *x =
-			ar_xasprintf("%s/%s", g, names[i].name);
+			ar_xasprintf("%s/%s", g, gitdir_names[i].name);
 
-		one(c, x, names[i].missing, names[i].why);
+		one(c, x, gitdir_names[i].missing, gitdir_names[i].why);
 	}
 	/* linked worktrees' gitdirs: their redirect files, read-only when
 	 * present (git worktree add must still create new ones) */
@@ -704,4 +705,78 @@ void sb_protect_release(struct sb_protect *p)
 		free(p->v[i].path);
 	free(p->v);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- by name alone (agentrun commit of an --overlay run) ---- */
+
+/* The component of `s` (up to '/' or the end) equals `name`. */
+static bool comp_is(const char *s, size_t len, const char *name)
+{
+	return strlen(name) == len && strncmp(s, name, len) == 0;
+}
+
+const char *sb_protect_rel_why(const char *rel, size_t *root_len)
+{
+	const char *s = rel;
+
+	while (*s) {
+		size_t len = strcspn(s, "/");
+		const char *next = s[len] ? s + len + 1 : s + len;
+
+		if (comp_is(s, len, ".git")) {
+			*root_len = (size_t)(s - rel) + len;
+			return "git directory";
+		}
+		for (size_t i = 0; i < AR_ARRAY_SIZE(root_names); i++)
+			if (comp_is(s, len, root_names[i].name)) {
+				*root_len = (size_t)(s - rel) + len;
+				return root_names[i].why;
+			}
+		if (comp_is(s, len, ".claude") && *next) {
+			size_t l2 = strcspn(next, "/");
+
+			for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++)
+				if (comp_is(next, l2, claude_names[i])) {
+					*root_len = (size_t)(next - rel) + l2;
+					return "agent config (hooks, commands, permissions)";
+				}
+		}
+		s = next;
+	}
+	return NULL;
+}
+
+const char *sb_protect_gitdir_why(const char *rel)
+{
+	static const struct {
+		const char *name;
+		const char *why;
+	} more[] = {
+		{ "modules", "git submodule directories" },
+		{ "rebase-merge",
+		  "git operation in progress (its todo runs commands)" },
+		{ "rebase-apply",
+		  "git operation in progress (its todo runs commands)" },
+		{ "sequencer",
+		  "git operation in progress (its todo runs commands)" },
+	};
+	size_t len = strcspn(rel, "/");
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(gitdir_names); i++)
+		if (comp_is(rel, len, gitdir_names[i].name))
+			return gitdir_names[i].why;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(more); i++)
+		if (comp_is(rel, len, more[i].name))
+			return more[i].why;
+	/* worktrees/NAME/{commondir,config.worktree,gitdir}: redirects */
+	if (comp_is(rel, len, "worktrees") && rel[len]) {
+		const char *leaf = strchr(rel + len + 1, '/');
+
+		if (leaf && !strchr(leaf + 1, '/') &&
+		    (!strcmp(leaf + 1, "commondir") ||
+		     !strcmp(leaf + 1, "gitdir") ||
+		     !strcmp(leaf + 1, "config.worktree")))
+			return "git redirect file";
+	}
+	return NULL;
 }

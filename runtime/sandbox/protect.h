@@ -88,6 +88,21 @@ const struct sb_protect_entry *sb_protect_attempt(const struct sb_protect *p,
 						  const char *path, bool move,
 						  bool *below);
 void sb_protect_release(struct sb_protect *p);
+/* Why `rel` (relative to the workspace, no "." or ".." components) is
+ * protected by its name alone, or NULL: a component `.git` (a git
+ * directory or gitdir file), one of the names protected at the top of
+ * each repository (.vscode, .mcp.json, .gitmodules, rc files, ...) or
+ * .claude/{settings.json,settings.local.json,commands,agents}, at any
+ * depth (the repositories an overlay run creates are not known from the
+ * workspace). *root_len: the length of the shallowest protected prefix
+ * of rel (".git" of "a/.git/hooks/x" is 6). Pure. */
+const char *sb_protect_rel_why(const char *rel, size_t *root_len);
+/* Why `rel`, relative to a git directory, makes the host's git run code
+ * (config, hooks, info/, commondir, config.worktree, modules/, the
+ * redirect files of worktrees/NAME/, an in-progress rebase or sequencer
+ * whose todo can run commands), or NULL for git's own data (objects,
+ * refs, index, logs, HEAD...). Pure. */
+const char *sb_protect_gitdir_why(const char *rel);
 /* A --rw value: "~/x" -> HOME/x, an absolute path kept, then its real
  * path when it exists; NULL for a relative one. Malloc'd. */
 char *sb_protect_lexical(const char *home, const char *q);

@@ -382,6 +382,160 @@ t_interactive_commit()
 A  a4"
 }
 
+# The agent plants what the host runs later, in an --overlay run; commit
+# applies the ordinary files only, holds the rest back (kept in the
+# overlay), changes/diff mark them; the host's git runs nothing.
+ov_attack()
+{
+	# shellcheck disable=SC2016
+	sb_overlay --name "$1" -- sh -c '
+		m=$1
+		for i in $(seq 40); do echo "file $i" > "f$i.txt"; done
+		git add f1.txt && git -c user.name=a -c user.email=a@a commit -qm agent
+		echo "$m/common" > .git/commondir || true
+		mkdir -p .git/hooks
+		printf "#!/bin/sh\ntouch %s/ran-hook\n" "$m" > .git/hooks/pre-commit || true
+		chmod +x .git/hooks/pre-commit || true
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-fsmonitor; false\"\n" "$m" >> .git/config || true
+		mkdir -p .vscode .claude evil/.git/objects evil/.git/refs bare/objects bare/refs linked/objects
+		echo "ref: refs/heads/main" > linked/HEAD
+		ln -s objects linked/refs
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-linked; false\"\n" "$m" > linked/config
+		echo "{\"tasks\":[{\"command\":\"touch $m/ran-vscode\"}]}" > .vscode/tasks.json
+		echo "{\"mcpServers\":{\"x\":{\"command\":\"touch $m/ran-mcp\"}}}" > .mcp.json
+		echo "{\"hooks\":{}}" > .claude/settings.json
+		echo "ref: refs/heads/main" > evil/.git/HEAD
+		printf "[core]\n\tfsmonitor = \"touch %s/ran-evil; false\"\n" "$m" > evil/.git/config
+		echo "ref: refs/heads/main" > bare/HEAD
+		printf "[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch %s/ran-bare; false\"\n" "$m" > bare/config
+		echo ok > evil/readme
+		mkdir -p .husky
+		printf "#!/bin/sh\ntouch %s/ran-husky\n" "$m" > .husky/pre-commit
+		chmod +x .husky/pre-commit
+	' _ "$MK"
+}
+
+t_protected_held()
+{
+	local l p
+	ov_setup "$1"
+	MK=$TEST_TMP/marks-$1
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	mkdir -p "$MK"
+	chmod 0777 "$MK"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init &&
+		rm -rf .git/hooks && git config core.hooksPath .husky"
+	ov_attack pr
+	assert_status 0 ov changes pr
+	# every protected line is marked in the second column, whatever
+	# pads the list, and counted at the end
+	for p in .git/ .vscode/tasks.json .mcp.json .claude/settings.json \
+		evil/.git/ bare/ linked/; do
+		l=$(grep -F " $p" <<<"$OUT" | head -1)
+		assert_match "$l" "^.! " "$p marked: $l"
+	done
+	# shellcheck disable=SC2016
+	grep -q '^! [0-9]* protected changes (.*): marked `!`, held back by `agentrun commit`' <<<"$OUT" ||
+		fail "no summary line: $OUT"
+	assert_contains "$OUT" "A! .git/hooks/pre-commit (protected: git hooks)"
+	assert_contains "$OUT" "A! .husky/pre-commit (protected: git hooks (core.hooksPath))"
+	# what git commit inside wrote to .git: one line
+	assert_match "$(grep -c '^.! \.git/' <<<"$OUT")" '^4$'
+	assert_match "$OUT" "M! .git/ \(in the git directory: [0-9]+ changes to git's own data"
+	assert_match "$(grep -c '^A  f[0-9]*\.txt$' <<<"$OUT")" '^40$'
+	assert_status 0 ov diff pr
+	assert_contains "$OUT" "# agentrun: protected: .vscode/tasks.json"
+	assert_status 0 ov commit pr
+	assert_contains "$ERR" "held back"
+	for p in .vscode .mcp.json .claude/settings.json evil/.git bare/HEAD bare/config bare/objects .git/commondir .husky linked; do
+		[ ! -e "$WS/$p" ] || fail "commit applied protected $p"
+	done
+	assert_not_contains "$(cat "$WS/.git/config")" fsmonitor
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "commit applied the hook"
+	assert_eq "$(cat "$WS/f40.txt")" "file 40"
+	assert_eq "$(cat "$WS/evil/readme")" "ok"
+	# the host's git runs nothing of it
+	as_mode sh -c "cd '$WS' && git status --short >/dev/null &&
+		git add -A && git -c user.name=t -c user.email=t@t commit -qm host &&
+		(cd evil && git status) >/dev/null 2>&1; (cd bare && git status) >/dev/null 2>&1; true"
+	[ "$(as_mode git -C "$SBD/pr/upper/linked" rev-parse --is-inside-git-dir 2>/dev/null)" = true ] ||
+		fail "linked/ (refs a symlink) is not a git directory for git: the test is wrong"
+	assert_eq "$(ls "$MK")" "" "the host ran something"
+	# held back, not lost
+	assert_status 0 ov changes pr
+	assert_contains "$OUT" ".vscode/tasks.json"
+	assert_not_contains "$OUT" "f1.txt"
+	# named, it is applied
+	assert_status 0 ov commit pr .mcp.json
+	assert_contains "$(cat "$WS/.mcp.json")" mcpServers
+	assert_status 0 ov commit --include-protected pr .vscode
+	[ -e "$WS/.vscode/tasks.json" ] || fail "--include-protected did not apply it"
+	# naming a path above a protected one does not apply it
+	assert_status 0 ov commit pr evil
+	assert_contains "$ERR" "evil/.git/config (protected: git config)"
+	[ ! -e "$WS/evil/.git" ] || fail "commit evil applied evil/.git"
+	# the check above is live: the hook, named, runs on the host
+	assert_status 0 ov commit pr .husky
+	as_mode sh -c "cd '$WS' && echo x >> f2.txt && git add f2.txt &&
+		git -c user.name=t -c user.email=t@t commit -qm host2"
+	[ -e "$MK/ran-husky" ] || fail "the named hook was not applied"
+	# a diff of some paths is still one git apply takes
+	assert_status 0 ov diff pr .git/hooks
+	assert_contains "$OUT" "# agentrun: protected: .git/hooks/pre-commit (git hooks)"
+	assert_status 0 ov diff pr evil
+	assert_contains "$OUT" "# agentrun: protected: evil/.git/ (git directory): 4 changes"
+	assert_status 0 ov diff pr bare/config .claude
+	assert_contains "$OUT" "# agentrun: protected: bare/config (git config)"
+	echo "$OUT" >"$TEST_TMP/p-$1.diff"
+	as_mode git -C "$TEST_TMP" apply --check --directory=x "$TEST_TMP/p-$1.diff" ||
+		fail "git apply --check refused the diff"
+}
+
+# An installed hook that runs a worktree script and a framework's config
+# (pre-commit's installed hook names --config=.pre-commit-config.yaml;
+# lefthook's names no file): commit holds back what the hook names,
+# not the directories it passes (`lint src`).
+t_protected_hook_refs()
+{
+	ov_setup "$1"
+	MK=$TEST_TMP/marks-refs-$1
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	mkdir -p "$MK" "$WS/scripts" "$WS/src"
+	chmod 0777 "$MK"
+	printf '#!/bin/sh\nexit 0\n' >"$WS/scripts/check.sh"
+	chmod +x "$WS/scripts/check.sh"
+	echo "int a;" >"$WS/src/a.c"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init &&
+		printf '#!/bin/sh\nscripts/check.sh --config=.pre-commit-config.yaml src\nlefthook run pre-commit 2>/dev/null; exit 0\n' >.git/hooks/pre-commit &&
+		chmod +x .git/hooks/pre-commit"
+	# shellcheck disable=SC2016
+	sb_overlay --name hr -- sh -c '
+		printf "#!/bin/sh\ntouch %s/ran-script\n" "$1" > scripts/check.sh
+		echo "repos: []" > .pre-commit-config.yaml
+		echo "pre-commit: {}" > lefthook.yml
+		echo "int b;" > src/a.c
+	' _ "$MK"
+	assert_status 0 ov changes hr
+	assert_contains "$OUT" "M! scripts/check.sh (protected: a file an installed git hook names)"
+	assert_contains "$OUT" "A! .pre-commit-config.yaml (protected: a file an installed git hook names)"
+	assert_contains "$OUT" "A! lefthook.yml (protected: lefthook config"
+	assert_contains "$OUT" "M  src/a.c"
+	assert_status 0 ov commit hr
+	assert_eq "$OUT" "M  src/a.c"
+	assert_contains "$ERR" "M! scripts/check.sh"
+	[ ! -e "$WS/.pre-commit-config.yaml" ] && [ ! -e "$WS/lefthook.yml" ] ||
+		fail "a hook framework's config was applied"
+	as_mode sh -c "cd '$WS' && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm host"
+	assert_eq "$(ls "$MK")" "" "the host's hook ran the agent's script"
+}
+
 for mode in user root; do
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
@@ -392,5 +546,7 @@ for mode in user root; do
 	run_test "overlay ($mode): names quoted as git quotes them" t_quoted_names $mode
 	run_test "overlay ($mode): changes, diff, --stat, unknown paths, names" t_output $mode
 	run_test "overlay ($mode): commit -i through a pty" t_interactive_commit $mode
+	run_test "overlay ($mode): commit holds back what the host would run" t_protected_held $mode
+	run_test "overlay ($mode): commit holds back what an installed hook runs" t_protected_hook_refs $mode
 done
 finish

@@ -204,4 +204,68 @@ UNIT_TEST(protect_plan_holders_parent_first)
 	free(ws);
 }
 
+/* By name alone (commit of an --overlay run): the shallowest protected
+ * prefix of a workspace-relative path, at any depth. */
+static const char *rel_root(const char *rel, char *buf)
+{
+	size_t n = 0;
+	const char *why = sb_protect_rel_why(rel, &n);
+
+	if (!why)
+		return "-";
+	snprintf(buf, 256, "%.*s", (int)n, rel);
+	return buf;
+}
+
+UNIT_TEST(protect_rel_why_names)
+{
+	char b[256];
+
+	CHECK_STR_EQ(rel_root(".git/hooks/pre-commit", b), ".git");
+	CHECK_STR_EQ(rel_root(".git", b), ".git");
+	CHECK_STR_EQ(rel_root("evil/.git/config", b), "evil/.git");
+	CHECK_STR_EQ(rel_root("a/b/.git", b), "a/b/.git");
+	CHECK_STR_EQ(rel_root(".vscode/tasks.json", b), ".vscode");
+	CHECK_STR_EQ(rel_root("sub/.vscode", b), "sub/.vscode");
+	CHECK_STR_EQ(rel_root(".mcp.json", b), ".mcp.json");
+	CHECK_STR_EQ(rel_root(".gitmodules", b), ".gitmodules");
+	CHECK_STR_EQ(rel_root("x/.bashrc", b), "x/.bashrc");
+	CHECK_STR_EQ(rel_root(".claude/settings.json", b),
+		     ".claude/settings.json");
+	CHECK_STR_EQ(rel_root(".claude/commands/x.md", b), ".claude/commands");
+	CHECK_STR_EQ(rel_root("p/.claude/agents", b), "p/.claude/agents");
+	/* the shallowest wins */
+	CHECK_STR_EQ(rel_root(".vscode/.git/config", b), ".vscode");
+	/* not protected */
+	CHECK_STR_EQ(rel_root(".claude", b), "-");
+	CHECK_STR_EQ(rel_root(".claude/notes.md", b), "-");
+	CHECK_STR_EQ(rel_root(".gitignore", b), "-");
+	CHECK_STR_EQ(rel_root(".github/workflows/ci.yml", b), "-");
+	CHECK_STR_EQ(rel_root("src/git/config", b), "-");
+	CHECK_STR_EQ(rel_root("x.git/y", b), "-");
+	CHECK_STR_EQ(rel_root("", b), "-");
+}
+
+UNIT_TEST(protect_gitdir_why_code_running_or_data)
+{
+	CHECK(sb_protect_gitdir_why("config") != NULL);
+	CHECK(sb_protect_gitdir_why("hooks/pre-commit") != NULL);
+	CHECK(sb_protect_gitdir_why("hooks") != NULL);
+	CHECK(sb_protect_gitdir_why("info/attributes") != NULL);
+	CHECK(sb_protect_gitdir_why("commondir") != NULL);
+	CHECK(sb_protect_gitdir_why("config.worktree") != NULL);
+	CHECK(sb_protect_gitdir_why("modules/m/config") != NULL);
+	CHECK(sb_protect_gitdir_why("rebase-merge/git-rebase-todo") != NULL);
+	CHECK(sb_protect_gitdir_why("worktrees/w/commondir") != NULL);
+	CHECK(sb_protect_gitdir_why("worktrees/w/gitdir") != NULL);
+	CHECK(sb_protect_gitdir_why("worktrees/w/HEAD") == NULL);
+	CHECK(sb_protect_gitdir_why("objects/ab/cdef") == NULL);
+	CHECK(sb_protect_gitdir_why("refs/heads/main") == NULL);
+	CHECK(sb_protect_gitdir_why("index") == NULL);
+	CHECK(sb_protect_gitdir_why("logs/HEAD") == NULL);
+	CHECK(sb_protect_gitdir_why("HEAD") == NULL);
+	CHECK(sb_protect_gitdir_why("configx") == NULL);
+	CHECK(sb_protect_gitdir_why("") == NULL);
+}
+
 UNIT_MAIN()

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/overlay.c on a hand-made upper layer
+/* Unit tests for runtime/sandbox/overlay*.c on a hand-made upper layer
  * (whiteouts need mknod: root only, skipped otherwise). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -175,6 +175,110 @@ UNIT_TEST(quote_path)
 	q = ar_quote_path("caf\xc3\xa9");
 	CHECK_STR_EQ(q, "\"caf\\303\\251\"");
 	free(q);
+}
+
+/* Protected changes (overlay_protect.c): marked, grouped, held back by
+ * commit unless named or --include-protected. A git directory made of
+ * the workspace's HEAD and the upper layer's objects/ and refs/ counts. */
+UNIT_TEST(protected_changes_held_back)
+{
+	static char top2[] = "/tmp/ar-ov-prot-XXXXXX";
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_overlay ov;
+	char ws[600], *txt, *vs[] = { ".vscode/tasks.json" },
+			    *repo[] = { "repo" };
+	char *above[] = { "sub" };
+	char errbuf[4096] = "";
+	FILE *ef = fmemopen(errbuf, sizeof(errbuf), "w");
+	struct ar_commit_opts quiet = { .out = fopen("/dev/null", "we"),
+					.err = ef };
+
+	CHECK(mkdtemp(top2) != NULL);
+	snprintf(ws, sizeof(ws), "%s/ws", top2);
+	mkdir(ws, 0755);
+	mkd(ws, "repo");
+	put(ws, "repo/HEAD", "ref: refs/heads/main\n");
+	setenv("XDG_DATA_HOME", top2, 1);
+	CHECK(ar_overlay_create("p", ws, &ov, &err) == 0);
+	if (!ov.upper) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	put(ov.upper, "ok.txt", "ok\n");
+	mkd(ov.upper, ".claude");
+	put(ov.upper, ".claude/notes.md", "n\n");
+	put(ov.upper, ".claude/settings.json", "{}\n");
+	mkd(ov.upper, ".vscode");
+	put(ov.upper, ".vscode/tasks.json", "{}\n");
+	mkd(ov.upper, "repo");
+	mkd(ov.upper, "repo/objects");
+	mkd(ov.upper, "repo/refs");
+	put(ov.upper, "repo/config", "[core]\n");
+	mkd(ov.upper, "sub");
+	mkd(ov.upper, "sub/.git");
+	put(ov.upper, "sub/.git/HEAD", "x\n");
+
+	txt = changes_text(&ov);
+	CHECK_STR_CONTAINS(txt,
+			   "A  .claude/\nA  .claude/notes.md\n"
+			   "A! .claude/settings.json (protected: agent config");
+	CHECK_STR_CONTAINS(txt, "A! .vscode/ (protected: editor config");
+	CHECK_STR_CONTAINS(txt,
+			   "A  ok.txt\nA! repo/config (protected: git config)\n"
+			   "M! repo/ (in the git directory: 2 changes");
+	CHECK_STR_CONTAINS(
+		txt, "A  sub/\nA! sub/.git/ (new git directory: 2 changes");
+	CHECK_STR_CONTAINS(
+		txt,
+		"! 8 protected changes (.claude/settings.json, .vscode, repo, sub/.git): marked `!`");
+
+	/* all: the ordinary ones only, the others listed on err */
+	CHECK(ar_overlay_commit(&ov, NULL, 0, &quiet, &err) == 0);
+	fflush(ef);
+	CHECK_STR_CONTAINS(errbuf, "  A! .vscode/tasks.json");
+	CHECK_STR_CONTAINS(errbuf, "8 protected changes (");
+	CHECK_STR_EQ(slurp(ws, "ok.txt"), "ok\n");
+	CHECK_STR_EQ(slurp(ws, ".claude/notes.md"), "n\n");
+	CHECK(slurp(ws, ".claude/settings.json") == NULL);
+	CHECK(slurp(ws, ".vscode/tasks.json") == NULL);
+	CHECK(slurp(ws, "repo/config") == NULL);
+	/* a PATH above a protected path does not name it */
+	CHECK(ar_overlay_commit(&ov, above, 1, &quiet, &err) == 0);
+	CHECK(slurp(ws, "sub/.git/HEAD") == NULL);
+	/* one at or below it does */
+	CHECK(ar_overlay_commit(&ov, vs, 1, &quiet, &err) == 0);
+	CHECK_STR_EQ(slurp(ws, ".vscode/tasks.json"), "{}\n");
+	CHECK(ar_overlay_commit(&ov, repo, 1, &quiet, &err) == 0);
+	CHECK_STR_EQ(slurp(ws, "repo/config"), "[core]\n");
+	txt = changes_text(&ov);
+	CHECK_STR_CONTAINS(txt, "A! sub/.git/ (new git directory: 2 changes");
+	{ /* named: one by one */
+		char buf[2048] = "", *named[] = { "sub/.git" };
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		CHECK(f &&
+		      ar_overlay_print_changes(&ov, named, 1, f, &err) == 0);
+		if (f)
+			fclose(f);
+		CHECK_STR_CONTAINS(
+			buf, "A! sub/.git/ (protected: git directory)\n"
+			     "A! sub/.git/HEAD (protected: git directory)\n");
+	}
+	quiet.include_protected = true;
+	CHECK(ar_overlay_commit(&ov, NULL, 0, &quiet, &err) == 0);
+	CHECK_STR_EQ(slurp(ws, "sub/.git/HEAD"), "x\n");
+	CHECK_STR_EQ(changes_text(&ov), "");
+
+	CHECK(ar_overlay_discard(&ov, &err) == 0);
+	ar_overlay_release(&ov);
+	fclose(quiet.out);
+	fclose(ef);
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top2);
+		CHECK(system(cmd) == 0);
+	}
 }
 
 UNIT_MAIN()
