@@ -14,7 +14,17 @@
  *             agent profile stays denied (bpf, perf_event_open, ...)
  *   /proc     no masked or read-only sub-mounts under /proc: the kernel
  *             lets a new user namespace mount a procfs only when the
- *             existing one is fully visible
+ *             existing one is fully visible. Not when the sandbox holds
+ *             the host's root id (started by root: uid or gid 0 mapped
+ *             to itself, or gid 0 among the groups): /proc/sys,
+ *             /proc/sysrq-trigger, ... check that id, not a capability,
+ *             so the unmasked /proc (or a fresh one mounted from a nested
+ *             namespace) would take writes to host-wide sysctls
+ *             (kernel.core_pattern runs a program as the host's root).
+ *             There every mask and read-only path stays, which also makes
+ *             the kernel refuse a fresh procfs inside; nothing of nesting
+ *             is lost: a nested user namespace cannot map root without
+ *             CAP_SETFCAP, which the sandbox does not hold
  *   Landlock  off: the kernel refuses every mount to a Landlock-restricted
  *             process, which a nested sandbox needs
  *   ids       the user's subordinate ids (/etc/subuid, /etc/subgid, set
@@ -51,6 +61,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "oci_config.h"
 #include "sandbox_nested.h"
 #include "utils.h"
@@ -92,6 +103,36 @@ static bool is_nested_syscall(const char *name)
 		if (strcmp(name, nested_syscalls[i]) == 0)
 			return true;
 	return false;
+}
+
+bool sb_nested_holds_host_root(const struct oci_linux *l, const gid_t *groups,
+			       size_t n_groups)
+{
+	for (size_t i = 0; i < l->uid_mappings.n; i++) {
+		const struct oci_id_mapping *m = &l->uid_mappings.items[i];
+
+		if (m->size > 0 && m->host_id == 0)
+			return true;
+	}
+	for (size_t i = 0; i < l->gid_mappings.n; i++) {
+		const struct oci_id_mapping *m = &l->gid_mappings.items[i];
+
+		if (m->size > 0 && m->host_id == 0)
+			return true;
+	}
+	for (size_t i = 0; i < n_groups; i++)
+		if (groups[i] == 0)
+			return true;
+	return false;
+}
+
+/* sb_nested_holds_host_root for this process's mappings and groups */
+static bool holds_host_root(const struct oci_linux *l)
+{
+	gid_t groups[NGROUPS_MAX];
+	int n = getgroups(NGROUPS_MAX, groups);
+
+	return sb_nested_holds_host_root(l, groups, n > 0 ? (size_t)n : 0);
 }
 
 static void drop_proc(struct oci_strv *sv)
@@ -361,6 +402,7 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	struct oci_linux *l = &cfg->linux_;
 	char ids[64];
 	size_t k = 0, len;
+	bool host_root;
 
 	if (!sc)
 		return ar_error_set_plain(
@@ -382,16 +424,22 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	sc->syscalls = v;
 	sc->n_syscalls = k;
 
-	/* only the /sys masks stay */
-	drop_proc(&l->masked_paths);
-	drop_proc(&l->readonly_paths);
 	nested_ids(cfg, h, ids, sizeof(ids));
+	host_root = holds_host_root(l);
+	if (host_root)
+		ar_warn("sandbox: --nested started by root: /proc stays masked and /proc/sys, /proc/sysrq-trigger, /proc/irq, /proc/bus, /proc/fs read-only (the sandbox's root is the host's root, whom /proc/sys obeys); nested user namespaces cannot map root either (no CAP_SETFCAP), so bubblewrap and podman inside fail: run the sandbox as an ordinary user to nest");
+	else {
+		/* only the /sys masks stay */
+		drop_proc(&l->masked_paths);
+		drop_proc(&l->readonly_paths);
+	}
 	nested_device(cfg, "/dev/fuse");
 	nested_device(cfg, "/dev/net/tun");
 	nested_mounts(cfg, h);
 	len = strlen(protections);
 	snprintf(protections + len, protections_len - len,
-		 ",nested(userns inside%s; landlock off; /proc unmasked)", ids);
+		 ",nested(userns inside%s; landlock off; /proc %s)", ids,
+		 host_root ? "masked: host root" : "unmasked");
 	for (size_t i = 0; i < cfg->annotations.n; i++)
 		if (strcmp(cfg->annotations.items[i].key,
 			   "run.agentrun.sandbox.protections") == 0)

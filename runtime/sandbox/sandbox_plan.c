@@ -28,6 +28,7 @@
 #include "sandbox_etc.h"
 #include "sandbox_home.h"
 #include "sandbox_mounts.h"
+#include "sandbox_kernfs.h"
 #include "sandbox_plan.h"
 #include "sandbox_rootfs.h"
 #include "utils.h"
@@ -96,6 +97,8 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 				err, EINVAL,
 				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
 				ws);
+	if (sb_kernfs_refuse("--workspace", ws, ws, err) < 0)
+		return -1;
 	/* The home directory (or above it) only when named on the command
 	 * line: everything in it would be readable and writable. */
 	if (ar_path_under(h->home, ws) && !o->workspace)
@@ -288,6 +291,8 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			err, EPERM,
 			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
 			what, path);
+	if (sb_kernfs_refuse(what, path, real, err) < 0)
+		return -1;
 	sb_bind(m, real, rw);
 	return 0;
 }
@@ -397,6 +402,11 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			return 0;
 		return ar_error_set(err, errno, "sandbox: --hide `%s`", path);
 	}
+	if (ar_path_under(real, "/proc"))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --hide `%s`: /proc is the sandbox's own (its processes; what reaches the whole host is already masked or read-only), nothing of it can be hidden",
+			path);
 	sb_hide(m, real);
 	return 0;
 }
