@@ -11,7 +11,9 @@
  *             caller owns) are allowed; keyctl, add_key and request_key
  *             fail with ENOSYS instead of EPERM (an OCI runtime inside
  *             then skips its session keyring); everything else of the
- *             agent profile stays denied (bpf, perf_event_open, ...)
+ *             agent profile stays denied (bpf, perf_event_open, ...).
+ *             Holding the host's root id (see /proc), clone and unshare
+ *             are allowed without CLONE_NEWCGROUP only
  *   /proc     no masked or read-only sub-mounts under /proc: the kernel
  *             lets a new user namespace mount a procfs only when the
  *             existing one is fully visible. Not when the sandbox holds
@@ -53,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+/* clone and unshare first: nested_syscalls + 2 is the rest */
 static const char *const nested_syscalls[] = {
 	"clone",     "unshare",	   "setns",	  "mount",
 	"umount",    "umount2",	   "pivot_root",  "mount_setattr",
@@ -393,6 +397,29 @@ static void names_rule(struct oci_config *cfg, struct oci_seccomp_syscall *r,
 	r->names.n = n;
 }
 
+/* NAME allowed when its flags (argument 0) hold no CLONE_NEWCGROUP: a
+ * process holding the host's root id that owned a cgroup namespace could
+ * mount the host's cgroup v1 hierarchies (rooted at the host's root
+ * cgroups when no runtime placed the sandbox in them) and write their
+ * files, which belong to that id. */
+static void no_cgroupns_rule(struct oci_config *cfg,
+			     struct oci_seccomp_syscall *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->action = OCI_SCMP_ACT_ALLOW;
+	r->names.v = oci_arena_calloc(&cfg->arena, 2, sizeof(char *));
+	r->names.v[0] = oci_arena_strdup(&cfg->arena, name);
+	r->names.n = 1;
+	r->args = oci_arena_calloc(&cfg->arena, 1, sizeof(*r->args));
+	r->args[0] = (struct oci_seccomp_arg){
+		.index = 0,
+		.value = CLONE_NEWCGROUP,
+		.value_two = 0,
+		.op = OCI_SCMP_CMP_MASKED_EQ,
+	};
+	r->n_args = 1;
+}
+
 int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 		    char *protections, size_t protections_len,
 		    struct ar_error *err)
@@ -408,9 +435,11 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox --nested: the config has no seccomp profile to relax");
+	nested_ids(cfg, h, ids, sizeof(ids));
+	host_root = holds_host_root(l);
 	/* the argument-conditioned clone/unshare rules go: one plain rule
-	 * allows them */
-	v = oci_arena_calloc(&cfg->arena, sc->n_syscalls + 2, sizeof(*v));
+	 * allows them (host root: two rules without CLONE_NEWCGROUP) */
+	v = oci_arena_calloc(&cfg->arena, sc->n_syscalls + 4, sizeof(*v));
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
 		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
 
@@ -419,15 +448,20 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 			continue;
 		v[k++] = *s;
 	}
-	names_rule(cfg, &v[k++], nested_syscalls, OCI_SCMP_ACT_ALLOW, -1);
+	if (host_root) {
+		names_rule(cfg, &v[k++], nested_syscalls + 2,
+			   OCI_SCMP_ACT_ALLOW, -1);
+		no_cgroupns_rule(cfg, &v[k++], "clone");
+		no_cgroupns_rule(cfg, &v[k++], "unshare");
+	} else
+		names_rule(cfg, &v[k++], nested_syscalls, OCI_SCMP_ACT_ALLOW,
+			   -1);
 	names_rule(cfg, &v[k++], enosys_syscalls, OCI_SCMP_ACT_ERRNO, ENOSYS);
 	sc->syscalls = v;
 	sc->n_syscalls = k;
 
-	nested_ids(cfg, h, ids, sizeof(ids));
-	host_root = holds_host_root(l);
 	if (host_root)
-		ar_warn("sandbox: --nested started by root: /proc stays masked and /proc/sys, /proc/sysrq-trigger, /proc/irq, /proc/bus, /proc/fs read-only (the sandbox's root is the host's root, whom /proc/sys obeys); nested user namespaces cannot map root either (no CAP_SETFCAP), so bubblewrap and podman inside fail: run the sandbox as an ordinary user to nest");
+		ar_warn("sandbox: --nested started by root: /proc stays masked and /proc/sys, /proc/sysrq-trigger, /proc/irq, /proc/bus, /proc/fs read-only, and no cgroup namespace can be made inside (the sandbox's root is the host's root, whom /proc/sys and the host's cgroup files obey); nested user namespaces cannot map root either (no CAP_SETFCAP), so bubblewrap and podman inside fail: run the sandbox as an ordinary user to nest");
 	else {
 		/* only the /sys masks stay */
 		drop_proc(&l->masked_paths);

@@ -72,6 +72,36 @@ def writable(top):
             except OSError:
                 pass
     return n
+# The cgroup hierarchies from a new user+mount+cgroup namespace: the v1
+# ones are rooted where the sandbox sits in them, the host's root
+# cgroups when no runtime placed it (their files belong to the host's
+# root). Only opened, never written.
+def cgroups():
+    sys.stdout.flush()
+    if os.fork():
+        os.wait()
+        return
+    # CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWCGROUP
+    if libc.unshare(0x10000000 | 0x20000 | 0x02000000) != 0:
+        print("inner-cgroupns", os.strerror(ctypes.get_errno()))
+        sys.stdout.flush()
+        os._exit(0)
+    v1 = [l.split(":")[1] for l in open("/proc/self/cgroup").read().split("\n")
+          if l and not l.startswith("0:")]
+    n = 0
+    for opts in v1:
+        t = "/tmp/kc-" + opts.replace(",", "_").replace("=", "_")
+        os.makedirs(t, exist_ok=True)
+        o = ("none," + opts) if opts.startswith("name=") else opts
+        if libc.mount(b"cgroup", t.encode(), b"cgroup", ctypes.c_ulong(14),
+                      o.encode()) != 0:
+            print("inner-cgroup-v1-mount", opts, os.strerror(ctypes.get_errno()))
+            continue
+        n += writable(t)
+    print("inner-cgroup-v1 hierarchies=%d writable=%d" % (len(v1), n))
+    sys.stdout.flush()
+    os._exit(0)
+cgroups()
 # CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
 if libc.unshare(0x10000000 | 0x20000 | 0x20000000 | 0x40000000) != 0:
     print("inner-unshare-failed", os.strerror(ctypes.get_errno()))
@@ -109,8 +139,14 @@ check_probe()
 	assert_not_contains "$OUT" "inner-writable:" "($*): a fresh procfs/sysfs inside"
 	# root: the kernel refuses a fresh procfs (the masks make /proc not
 	# fully visible); rootless: bwrap needs it and gets it
+	# no host cgroup v1 file writable: root cannot make a cgroup
+	# namespace of its own (no cgroup mount then), a user owns none
+	if [ -n "$nested" ] && [[ $OUT == *"inner-cgroup-v1 hierarchies="* ]]; then
+		assert_match "$OUT" "inner-cgroup-v1 hierarchies=[0-9]+ writable=0" "($*)"
+	fi
 	if [ -n "$nested" ] && [ "$MODE" = root ]; then
 		assert_contains "$OUT" "inner-proc-mount Operation not permitted" "($*)"
+		assert_contains "$OUT" "inner-cgroupns Operation not permitted" "($*)"
 	elif [ -n "$nested" ]; then
 		assert_contains "$OUT" "inner-proc-writable=0" "($*)"
 	fi

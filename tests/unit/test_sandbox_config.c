@@ -3,6 +3,7 @@
  * spec/config_write.c: the config built from a fake host. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -468,6 +469,61 @@ UNIT_TEST(nested_holds_host_root)
 	l.uid_mappings.items = own;
 	l.gid_mappings.items = low; /* a range that holds host gid 0 */
 	CHECK(sb_nested_holds_host_root(&l, g_plain, 2));
+}
+
+static bool strv_has(const struct oci_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Started by root, --nested keeps the /proc masks and allows clone and
+ * unshare only without CLONE_NEWCGROUP. */
+UNIT_TEST(nested_as_root_keeps_proc_read_only)
+{
+	struct ar_sandbox_opts o = { .tty = 0, .nested = true };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sandbox_host h;
+	struct sb_plan p;
+	struct oci_config *c = NULL;
+	int conditional = 0;
+
+	fake_host(&h);
+	h.uid = 0;
+	h.gid = 0;
+	o.argv = argv_true;
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) == 0);
+	CHECK(ar_sandbox_build_config(&p, &c, &err) == 0);
+	sb_plan_release(&p);
+	if (!c)
+		return;
+	CHECK(strv_has(&c->linux_.readonly_paths, "/proc/sys"));
+	CHECK(strv_has(&c->linux_.readonly_paths, "/proc/sysrq-trigger"));
+	CHECK(strv_has(&c->linux_.masked_paths, "/proc/kcore"));
+	for (size_t i = 0; i < c->linux_.seccomp->n_syscalls; i++) {
+		const struct oci_seccomp_syscall *r =
+			&c->linux_.seccomp->syscalls[i];
+
+		for (size_t j = 0; j < r->names.n; j++) {
+			bool cu = strcmp(r->names.v[j], "clone") == 0 ||
+				  strcmp(r->names.v[j], "unshare") == 0;
+
+			if (!cu || r->action != OCI_SCMP_ACT_ALLOW)
+				continue;
+			CHECK(r->n_args == 1); /* never a plain allow */
+			if (r->n_args == 1 &&
+			    r->args[0].value == CLONE_NEWCGROUP &&
+			    r->args[0].value_two == 0)
+				conditional++;
+		}
+	}
+	CHECK(conditional == 2);
+	CHECK_STR_CONTAINS(
+		oci_config_annotation(c, "run.agentrun.sandbox.protections"),
+		"/proc masked: host root");
+	oci_config_free(c);
 }
 
 /* The host's kernel interfaces are never bound (sandbox_kernfs.c). */
