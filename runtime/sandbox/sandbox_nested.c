@@ -133,9 +133,13 @@ bool sb_nested_holds_host_root(const struct oci_linux *l, const gid_t *groups,
 /* sb_nested_holds_host_root for this process's mappings and groups */
 static bool holds_host_root(const struct oci_linux *l)
 {
-	gid_t groups[NGROUPS_MAX];
-	int n = getgroups(NGROUPS_MAX, groups);
+	_cleanup_free_ gid_t *groups = NULL;
+	int n = getgroups(0, NULL);
 
+	if (n > 0) {
+		groups = ar_xcalloc((size_t)n, sizeof(*groups));
+		n = getgroups(n, groups);
+	}
 	return sb_nested_holds_host_root(l, groups, n > 0 ? (size_t)n : 0);
 }
 
