@@ -556,6 +556,29 @@ static int env_part(struct sb_plan *p, struct ar_error *err)
 				    np + o->env.n + ne, p->h, &p->env, err);
 }
 
+/* --etc NAME: a name below /etc, never a way out of it (`../proc/sys`,
+ * `../home/you/.ssh` would bypass the checks of --ro). */
+static int check_etc_names(const char *const *v, size_t count, const char *what,
+			   struct ar_error *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		const char *n = v[i];
+		bool dotdot = strcmp(n, "..") == 0 ||
+			      strncmp(n, "../", 3) == 0 ||
+			      strstr(n, "/../") != NULL;
+		size_t len = strlen(n);
+
+		if (len >= 3 && strcmp(n + len - 3, "/..") == 0)
+			dotdot = true;
+		if (n[0] == '\0' || n[0] == '/' || dotdot)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: %s `%s`: a name below /etc (relative, without `..`); use --ro for other paths",
+				what, n);
+	}
+	return 0;
+}
+
 /* The mount list, in the order that decides what wins (later entries
  * for the same path), then sorted parents first into the plan. */
 static int plan_mounts(struct sb_plan *p, struct ar_error *err)
@@ -568,6 +591,9 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	bool overlay = p->overlay.dir != NULL, ws_idmapped = false;
 	int r = 0;
 
+	/* (the profile's "etc" is checked by its parser) */
+	if (check_etc_names(o->etc.v, o->etc.n, "--etc", err) < 0)
+		return -1;
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
 	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);

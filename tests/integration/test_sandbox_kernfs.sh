@@ -242,6 +242,11 @@ check_refusals()
 	refused "--workspace \`/proc/sys\`" --workspace /proc/sys
 	refused "--hide \`/proc/sys\`: /proc is the sandbox's own" --hide /proc/sys
 	refused "rw \`/proc/sys\`: \`/proc/sys\` $k" --profile "$H/rwproc.json"
+	# --etc is a name below /etc, not a way out of it
+	refused "--etc \`../proc/sys\`: a name below /etc" --etc ../proc/sys
+	refused "--etc \`ssl/../../proc\`: a name below /etc" --etc ssl/../../proc
+	refused "--etc \`/proc/sys\`: a name below /etc" --etc /proc/sys
+	refused "expected a name relative to /etc" --profile "$H/etcproc.json"
 }
 
 t_refused_options()
@@ -252,6 +257,7 @@ t_refused_options()
 			sb_home $m
 			ln -s /proc/sys "$H/sysctl-link"
 			printf '{"rw": ["/proc/sys"]}\n' >"$H/rwproc.json"
+			printf '{"etc": ["../proc"]}\n' >"$H/etcproc.json"
 			sb_home_own
 			check_refusals
 		)
@@ -278,6 +284,6 @@ t_refused_tree_with_proc()
 run_test "root --nested (and every option with it): no host kernel setting writable" t_root_nested
 run_test "root without --nested, every option: no host kernel setting writable" t_root_plain
 run_test "rootless, with and without --nested: no host kernel setting writable" t_user
-run_test "--rw/--ro/--hide/--workspace/profile on /proc or /sys: refused" t_refused_options
+run_test "--rw/--ro/--hide/--workspace/--etc/profile on /proc or /sys: refused" t_refused_options
 run_test "a bind holding a procfs mount: refused" t_refused_tree_with_proc
 finish
