@@ -246,6 +246,8 @@ check_refusals()
 	refused "--etc \`../proc/sys\`: a name below /etc" --etc ../proc/sys
 	refused "--etc \`ssl/../../proc\`: a name below /etc" --etc ssl/../../proc
 	refused "--etc \`/proc/sys\`: a name below /etc" --etc /proc/sys
+	# (before: it showed a secret store that --ro refuses)
+	refused "--etc \`..$H/.ssh\`: a name below /etc" --etc "..$H/.ssh"
 	refused "expected a name relative to /etc" --profile "$H/etcproc.json"
 }
 
@@ -258,6 +260,8 @@ t_refused_options()
 			ln -s /proc/sys "$H/sysctl-link"
 			printf '{"rw": ["/proc/sys"]}\n' >"$H/rwproc.json"
 			printf '{"etc": ["../proc"]}\n' >"$H/etcproc.json"
+			mkdir -p "$H/.ssh"
+			echo PRIVATE-KEY >"$H/.ssh/id_ed25519"
 			sb_home_own
 			check_refusals
 		)
