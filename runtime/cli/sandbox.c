@@ -63,7 +63,7 @@ static void sandbox_usage(FILE *out)
 		"                       goes to the session's directory\n"
 		"  --nested             let CMD create namespaces (bwrap, rootless podman,\n"
 		"                       Codex's sandbox): seccomp allows them and mounts,\n"
-		"                       /proc unmasked, Landlock off\n"
+		"                       /proc unmasked (not as root), Landlock off\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
 		"                       files changed, exit); `-`: stderr\n"

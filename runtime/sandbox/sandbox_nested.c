@@ -11,10 +11,22 @@
  *             caller owns) are allowed; keyctl, add_key and request_key
  *             fail with ENOSYS instead of EPERM (an OCI runtime inside
  *             then skips its session keyring); everything else of the
- *             agent profile stays denied (bpf, perf_event_open, ...)
+ *             agent profile stays denied (bpf, perf_event_open, ...).
+ *             Holding the host's root id (see /proc), clone and unshare
+ *             are allowed without CLONE_NEWCGROUP only
  *   /proc     no masked or read-only sub-mounts under /proc: the kernel
  *             lets a new user namespace mount a procfs only when the
- *             existing one is fully visible
+ *             existing one is fully visible. Not when the sandbox holds
+ *             the host's root id (started by root: uid or gid 0 mapped
+ *             to itself, or gid 0 among the groups): /proc/sys,
+ *             /proc/sysrq-trigger, ... check that id, not a capability,
+ *             so the unmasked /proc (or a fresh one mounted from a nested
+ *             namespace) would take writes to host-wide sysctls
+ *             (kernel.core_pattern runs a program as the host's root).
+ *             There every mask and read-only path stays, which also makes
+ *             the kernel refuse a fresh procfs inside; nothing of nesting
+ *             is lost: a nested user namespace cannot map root without
+ *             CAP_SETFCAP, which the sandbox does not hold
  *   Landlock  off: the kernel refuses every mount to a Landlock-restricted
  *             process, which a nested sandbox needs
  *   ids       the user's subordinate ids (/etc/subuid, /etc/subgid, set
@@ -43,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +64,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "oci_config.h"
 #include "sandbox_nested.h"
 #include "utils.h"
@@ -59,6 +73,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+/* clone and unshare first: nested_syscalls + 2 is the rest */
 static const char *const nested_syscalls[] = {
 	"clone",     "unshare",	   "setns",	  "mount",
 	"umount",    "umount2",	   "pivot_root",  "mount_setattr",
@@ -92,6 +107,40 @@ static bool is_nested_syscall(const char *name)
 		if (strcmp(name, nested_syscalls[i]) == 0)
 			return true;
 	return false;
+}
+
+bool sb_nested_holds_host_root(const struct oci_linux *l, const gid_t *groups,
+			       size_t n_groups)
+{
+	for (size_t i = 0; i < l->uid_mappings.n; i++) {
+		const struct oci_id_mapping *m = &l->uid_mappings.items[i];
+
+		if (m->size > 0 && m->host_id == 0)
+			return true;
+	}
+	for (size_t i = 0; i < l->gid_mappings.n; i++) {
+		const struct oci_id_mapping *m = &l->gid_mappings.items[i];
+
+		if (m->size > 0 && m->host_id == 0)
+			return true;
+	}
+	for (size_t i = 0; i < n_groups; i++)
+		if (groups[i] == 0)
+			return true;
+	return false;
+}
+
+/* sb_nested_holds_host_root for this process's mappings and groups */
+static bool holds_host_root(const struct oci_linux *l)
+{
+	_cleanup_free_ gid_t *groups = NULL;
+	int n = getgroups(0, NULL);
+
+	if (n > 0) {
+		groups = ar_xcalloc((size_t)n, sizeof(*groups));
+		n = getgroups(n, groups);
+	}
+	return sb_nested_holds_host_root(l, groups, n > 0 ? (size_t)n : 0);
 }
 
 static void drop_proc(struct oci_strv *sv)
@@ -352,6 +401,29 @@ static void names_rule(struct oci_config *cfg, struct oci_seccomp_syscall *r,
 	r->names.n = n;
 }
 
+/* NAME allowed when its flags (argument 0) hold no CLONE_NEWCGROUP: a
+ * process holding the host's root id that owned a cgroup namespace could
+ * mount the host's cgroup v1 hierarchies (rooted at the host's root
+ * cgroups when no runtime placed the sandbox in them) and write their
+ * files, which belong to that id. */
+static void no_cgroupns_rule(struct oci_config *cfg,
+			     struct oci_seccomp_syscall *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->action = OCI_SCMP_ACT_ALLOW;
+	r->names.v = oci_arena_calloc(&cfg->arena, 2, sizeof(char *));
+	r->names.v[0] = oci_arena_strdup(&cfg->arena, name);
+	r->names.n = 1;
+	r->args = oci_arena_calloc(&cfg->arena, 1, sizeof(*r->args));
+	r->args[0] = (struct oci_seccomp_arg){
+		.index = 0,
+		.value = CLONE_NEWCGROUP,
+		.value_two = 0,
+		.op = OCI_SCMP_CMP_MASKED_EQ,
+	};
+	r->n_args = 1;
+}
+
 int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 		    char *protections, size_t protections_len,
 		    struct ar_error *err)
@@ -361,14 +433,17 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 	struct oci_linux *l = &cfg->linux_;
 	char ids[64];
 	size_t k = 0, len;
+	bool host_root;
 
 	if (!sc)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox --nested: the config has no seccomp profile to relax");
+	nested_ids(cfg, h, ids, sizeof(ids));
+	host_root = holds_host_root(l);
 	/* the argument-conditioned clone/unshare rules go: one plain rule
-	 * allows them */
-	v = oci_arena_calloc(&cfg->arena, sc->n_syscalls + 2, sizeof(*v));
+	 * allows them (host root: two rules without CLONE_NEWCGROUP) */
+	v = oci_arena_calloc(&cfg->arena, sc->n_syscalls + 4, sizeof(*v));
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
 		const struct oci_seccomp_syscall *s = &sc->syscalls[i];
 
@@ -377,21 +452,32 @@ int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 			continue;
 		v[k++] = *s;
 	}
-	names_rule(cfg, &v[k++], nested_syscalls, OCI_SCMP_ACT_ALLOW, -1);
+	if (host_root) {
+		names_rule(cfg, &v[k++], nested_syscalls + 2,
+			   OCI_SCMP_ACT_ALLOW, -1);
+		no_cgroupns_rule(cfg, &v[k++], "clone");
+		no_cgroupns_rule(cfg, &v[k++], "unshare");
+	} else
+		names_rule(cfg, &v[k++], nested_syscalls, OCI_SCMP_ACT_ALLOW,
+			   -1);
 	names_rule(cfg, &v[k++], enosys_syscalls, OCI_SCMP_ACT_ERRNO, ENOSYS);
 	sc->syscalls = v;
 	sc->n_syscalls = k;
 
-	/* only the /sys masks stay */
-	drop_proc(&l->masked_paths);
-	drop_proc(&l->readonly_paths);
-	nested_ids(cfg, h, ids, sizeof(ids));
+	if (host_root)
+		ar_warn("sandbox: --nested started by root: /proc stays masked and /proc/sys, /proc/sysrq-trigger, /proc/irq, /proc/bus, /proc/fs read-only, and no cgroup namespace can be made inside (the sandbox's root is the host's root, whom /proc/sys and the host's cgroup files obey); nested user namespaces cannot map root either (no CAP_SETFCAP), so bubblewrap and podman inside fail: run the sandbox as an ordinary user to nest");
+	else {
+		/* only the /sys masks stay */
+		drop_proc(&l->masked_paths);
+		drop_proc(&l->readonly_paths);
+	}
 	nested_device(cfg, "/dev/fuse");
 	nested_device(cfg, "/dev/net/tun");
 	nested_mounts(cfg, h);
 	len = strlen(protections);
 	snprintf(protections + len, protections_len - len,
-		 ",nested(userns inside%s; landlock off; /proc unmasked)", ids);
+		 ",nested(userns inside%s; landlock off; /proc %s)", ids,
+		 host_root ? "masked: host root" : "unmasked");
 	for (size_t i = 0; i < cfg->annotations.n; i++)
 		if (strcmp(cfg->annotations.items[i].key,
 			   "run.agentrun.sandbox.protections") == 0)

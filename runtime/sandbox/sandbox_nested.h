@@ -4,7 +4,9 @@
 #define AGENTRUN_SANDBOX_NESTED_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "oci_config.h"
@@ -16,6 +18,13 @@
 int sb_nested_apply(struct oci_config *cfg, const struct ar_sandbox_host *h,
 		    char *protections, size_t protections_len,
 		    struct ar_error *err);
+
+/* Whether the sandbox's processes would hold the host's root id: an
+ * id map (linux.uidMappings/gidMappings) onto host uid or gid 0, or gid
+ * 0 among the caller's supplementary groups (kept in the user
+ * namespace). /proc/sys obeys that id, not capabilities. */
+bool sb_nested_holds_host_root(const struct oci_linux *l, const gid_t *groups,
+			       size_t n_groups);
 
 /* A subordinate id range of /etc/subuid or /etc/subgid. */
 struct sb_id_range {

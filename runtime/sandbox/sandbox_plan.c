@@ -27,6 +27,7 @@
 #include "sandbox_env.h"
 #include "sandbox_etc.h"
 #include "sandbox_home.h"
+#include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
 #include "sandbox_plan.h"
 #include "sandbox_rootfs.h"
@@ -96,6 +97,8 @@ int ar_sandbox_workspace(const struct ar_sandbox_opts *o,
 				err, EINVAL,
 				"sandbox: the workspace would be `%s`, a directory shared with the whole system (other users' files and sockets): run from a project directory or pass --workspace DIR",
 				ws);
+	if (sb_kernfs_refuse("--workspace", ws, ws, err) < 0)
+		return -1;
 	/* The home directory (or above it) only when named on the command
 	 * line: everything in it would be readable and writable. */
 	if (ar_path_under(h->home, ws) && !o->workspace)
@@ -288,6 +291,8 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			err, EPERM,
 			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
 			what, path);
+	if (sb_kernfs_refuse(what, path, real, err) < 0)
+		return -1;
 	sb_bind(m, real, rw);
 	return 0;
 }
@@ -397,6 +402,11 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			return 0;
 		return ar_error_set(err, errno, "sandbox: --hide `%s`", path);
 	}
+	if (ar_path_under(real, "/proc"))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --hide `%s`: /proc is the sandbox's own (its processes; what reaches the whole host is already masked or read-only), nothing of it can be hidden",
+			path);
 	sb_hide(m, real);
 	return 0;
 }
@@ -546,6 +556,29 @@ static int env_part(struct sb_plan *p, struct ar_error *err)
 				    np + o->env.n + ne, p->h, &p->env, err);
 }
 
+/* --etc NAME: a name below /etc, never a way out of it (`../proc/sys`,
+ * `../home/you/.ssh` would bypass the checks of --ro). */
+static int check_etc_names(const char *const *v, size_t count, const char *what,
+			   struct ar_error *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		const char *n = v[i];
+		bool dotdot = strcmp(n, "..") == 0 ||
+			      strncmp(n, "../", 3) == 0 ||
+			      strstr(n, "/../") != NULL;
+		size_t len = strlen(n);
+
+		if (len >= 3 && strcmp(n + len - 3, "/..") == 0)
+			dotdot = true;
+		if (n[0] == '\0' || n[0] == '/' || dotdot)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: %s `%s`: a name below /etc (relative, without `..`); use --ro for other paths",
+				what, n);
+	}
+	return 0;
+}
+
 /* The mount list, in the order that decides what wins (later entries
  * for the same path), then sorted parents first into the plan. */
 static int plan_mounts(struct sb_plan *p, struct ar_error *err)
@@ -558,6 +591,9 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	bool overlay = p->overlay.dir != NULL, ws_idmapped = false;
 	int r = 0;
 
+	/* (the profile's "etc" is checked by its parser) */
+	if (check_etc_names(o->etc.v, o->etc.n, "--etc", err) < 0)
+		return -1;
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
 	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);

@@ -3,6 +3,7 @@
  * spec/config_write.c: the config built from a fake host. */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../../runtime/sandbox/home_secrets.h"
 #include "../../runtime/sandbox/sandbox_config.h"
 #include "../../runtime/sandbox/sandbox_etc.h"
+#include "../../runtime/sandbox/sandbox_kernfs.h"
 #include "../../runtime/sandbox/sandbox_nested.h"
 #include "../../runtime/sandbox/sandbox_plan.h"
 #include "landlock.h"
@@ -436,6 +438,125 @@ UNIT_TEST(nested_id_map_goes_around_own_id)
 	CHECK(n == 2 && m[1].container_id == 1 && m[1].size == 65536);
 	/* room for the own id only */
 	CHECK(sb_nested_id_map(1000, r, 2, m, 1) == 1);
+}
+
+/* --nested keeps /proc masked when the sandbox holds the host's root id
+ * (sandbox_nested.c): /proc/sys obeys that id, not capabilities. */
+UNIT_TEST(nested_holds_host_root)
+{
+	struct oci_id_mapping own[1] = { { 1000, 1000, 1 } };
+	struct oci_id_mapping root[1] = { { 0, 0, 1 } };
+	struct oci_id_mapping subs[2] = { { 1000, 1000, 1 },
+					  { 0, 100000, 1000 } };
+	struct oci_id_mapping low[1] = { { 5, 0, 10 } }; /* host 0..9 */
+	struct oci_linux l;
+	gid_t g_plain[2] = { 1000, 27 }, g_root[2] = { 1000, 0 };
+
+	memset(&l, 0, sizeof(l));
+	l.uid_mappings.items = own;
+	l.uid_mappings.n = 1;
+	l.gid_mappings.items = own;
+	l.gid_mappings.n = 1;
+	CHECK(!sb_nested_holds_host_root(&l, g_plain, 2));
+	CHECK(!sb_nested_holds_host_root(&l, NULL, 0));
+	CHECK(sb_nested_holds_host_root(&l, g_root, 2)); /* group root */
+	l.uid_mappings.items = subs; /* container 0 is not host 0 */
+	l.uid_mappings.n = 2;
+	CHECK(!sb_nested_holds_host_root(&l, g_plain, 2));
+	l.uid_mappings.items = root;
+	l.uid_mappings.n = 1;
+	CHECK(sb_nested_holds_host_root(&l, g_plain, 2));
+	l.uid_mappings.items = own;
+	l.gid_mappings.items = low; /* a range that holds host gid 0 */
+	CHECK(sb_nested_holds_host_root(&l, g_plain, 2));
+}
+
+static bool strv_has(const struct oci_strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Started by root, --nested keeps the /proc masks and allows clone and
+ * unshare only without CLONE_NEWCGROUP. */
+UNIT_TEST(nested_as_root_keeps_proc_read_only)
+{
+	struct ar_sandbox_opts o = { .tty = 0, .nested = true };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_sandbox_host h;
+	struct sb_plan p;
+	struct oci_config *c = NULL;
+	int conditional = 0;
+
+	fake_host(&h);
+	h.uid = 0;
+	h.gid = 0;
+	o.argv = argv_true;
+	CHECK(sb_plan_make(&p, &o, &h, NULL, &err) == 0);
+	CHECK(ar_sandbox_build_config(&p, &c, &err) == 0);
+	sb_plan_release(&p);
+	if (!c)
+		return;
+	CHECK(strv_has(&c->linux_.readonly_paths, "/proc/sys"));
+	CHECK(strv_has(&c->linux_.readonly_paths, "/proc/sysrq-trigger"));
+	CHECK(strv_has(&c->linux_.masked_paths, "/proc/kcore"));
+	for (size_t i = 0; i < c->linux_.seccomp->n_syscalls; i++) {
+		const struct oci_seccomp_syscall *r =
+			&c->linux_.seccomp->syscalls[i];
+
+		for (size_t j = 0; j < r->names.n; j++) {
+			bool cu = strcmp(r->names.v[j], "clone") == 0 ||
+				  strcmp(r->names.v[j], "unshare") == 0;
+
+			if (!cu || r->action != OCI_SCMP_ACT_ALLOW)
+				continue;
+			CHECK(r->n_args == 1); /* never a plain allow */
+			if (r->n_args == 1 &&
+			    r->args[0].value == CLONE_NEWCGROUP &&
+			    r->args[0].value_two == 0)
+				conditional++;
+		}
+	}
+	CHECK(conditional == 2);
+	CHECK_STR_CONTAINS(
+		oci_config_annotation(c, "run.agentrun.sandbox.protections"),
+		"/proc masked: host root");
+	oci_config_free(c);
+}
+
+/* The host's kernel interfaces are never bound (sandbox_kernfs.c). */
+UNIT_TEST(kernfs_below_reads_mountinfo)
+{
+	const char *mi =
+		"22 1 253:1 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+		"23 22 0:21 / /proc rw,nosuid shared:12 - proc proc rw\n"
+		"24 22 0:22 / /sys rw shared:7 - sysfs sysfs rw\n"
+		"25 24 0:23 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+		"40 22 0:40 / /srv/my\\040root/proc rw - proc proc rw\n"
+		"41 22 0:41 / /srv/other rw - tmpfs tmpfs rw\n"
+		"42 22 0:42 / /data/dev rw - devtmpfs udev rw\n"
+		"bad line without separator\n";
+	char *mnt = NULL, *type = NULL;
+
+	CHECK(sb_kernfs_below(mi, "/srv", &mnt, &type));
+	CHECK_STR_EQ(mnt, "/srv/my root/proc");
+	CHECK_STR_EQ(type, "proc");
+	free(mnt);
+	free(type);
+	CHECK(sb_kernfs_below(mi, "/srv/my root", NULL, NULL));
+	CHECK(!sb_kernfs_below(mi, "/srv/other", NULL, NULL));
+	CHECK(!sb_kernfs_below(mi, "/srv/my", NULL, NULL)); /* by name */
+	CHECK(!sb_kernfs_below(mi, "/data", NULL, NULL)); /* nodev binds */
+	CHECK(sb_kernfs_below(mi, "/", NULL, NULL));
+	CHECK(sb_kernfs_below(mi, "/sys/fs", NULL, NULL));
+	CHECK(!sb_kernfs_below("", "/", NULL, NULL));
+	CHECK(sb_kernfs_type("cgroup") && sb_kernfs_type("debugfs"));
+	CHECK(!sb_kernfs_type("tmpfs") && !sb_kernfs_type("devtmpfs"));
+	CHECK_STR_EQ(sb_kernfs_magic_name(0x9fa0), "proc");
+	CHECK_STR_EQ(sb_kernfs_magic_name(0x62656572), "sysfs");
+	CHECK(sb_kernfs_magic_name(0xef53) == NULL); /* ext4 */
 }
 
 /* The plan: the allowlist parsed once (the config only says "allow"),
