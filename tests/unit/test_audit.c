@@ -92,7 +92,7 @@ UNIT_TEST(audit_lines_start_exit_proxy)
 	struct ar_egress_event ev = {
 		"connect", "evil.test", 443,
 		NULL,	   false,	"agentrun: blocked evil.test:443",
-		true
+		true,	   false,	NULL
 	};
 	_cleanup_free_ char *text = NULL;
 	int fd = mkstemp(path);
@@ -464,8 +464,9 @@ UNIT_TEST(learn_writes_a_profile_that_parses)
 	struct ar_error err = AR_ERROR_INIT;
 	struct sb_learn *l = sb_learn_new(&h, "/home/me/ws", NULL);
 	struct oci_profile *pf = NULL;
-	struct ar_egress_event ev = { "connect", "localhost", 8080, "127.0.0.1",
-				      true,	 NULL,	      false };
+	struct ar_egress_event ev = { "connect",   "localhost", 8080,
+				      "127.0.0.1", true,	NULL,
+				      false,	   false,	NULL };
 	char dir[] = "/tmp/ar-learn-XXXXXX";
 	char *argv[] = { "tool", "--x", NULL };
 	_cleanup_free_ char *out = NULL;
