@@ -127,10 +127,24 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 	errno = saved;
 }
 
-void ar_log_summary(const char *line)
+void ar_log_summary(const char *in)
 {
 	static const char prefix[] = "agentrun: ";
-	_cleanup_free_ char *nl = ar_xasprintf("%s\n", line);
+	_cleanup_free_ char *line = ar_xmalloc(4 * strlen(in) + 1);
+	_cleanup_free_ char *nl = NULL;
+	char *o = line;
+
+	/* Whatever the caller quoted or not, no control character (an
+	 * escape sequence that erases the lines above) reaches the
+	 * terminal: each becomes \ooo. Other bytes (UTF-8) stay. */
+	for (const unsigned char *s = (const unsigned char *)in; *s; s++) {
+		if (*s < 0x20 || *s == 0x7f)
+			o += sprintf(o, "\\%03o", *s);
+		else
+			*o++ = (char)*s;
+	}
+	*o = '\0';
+	nl = ar_xasprintf("%s\n", line);
 
 	if (ar_log_fd() >= 0)
 		ar_log(AR_LOG_INFO, "%s",

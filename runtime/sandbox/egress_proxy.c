@@ -630,11 +630,13 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 	if (hv && (!ar_egress_split_hostport(hv, hvlen, hhost, sizeof(hhost),
 					     80, &hport) ||
 		   strcmp(hhost, host) != 0)) {
+		char qh[256]; /* the agent's: quoted */
+
+		ar_quote_to(qh, sizeof(qh), hv, hvlen > 200 ? 200 : hvlen);
 		snprintf(
 			reason, sizeof(reason),
-			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%.*s) names another host than the request",
-			host, (unsigned)port, (int)(hvlen > 200 ? 200 : hvlen),
-			hv);
+			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%s) names another host than the request",
+			host, (unsigned)port, qh);
 		emit(p, "http", host, port, NULL, false, reason, true);
 		http_reply(c, 403, "Forbidden", reason);
 		return -1;

@@ -286,6 +286,49 @@ t_learn_write()
 	assert_eq "$(cat "$d/out.txt")" "new"
 }
 
+# The attack: attempts on protected paths spelled through the process's
+# own /proc entries (/proc/self/cwd, /proc/self/fd/N, /proc/thread-self,
+# a link to /proc/self/cwd in the workspace), which the kernel follows as
+# the calling task's: each is refused and recorded as what it is. A path
+# with terminal escapes is named quoted in the summary; no escape byte
+# reaches stderr.
+t_proc_self_attempts()
+{
+	[ -x "$PY" ] || skip "needs $PY (to read the JSON lines)"
+	sb_home "$1"
+	rm -rf "$WS/.git"
+	git init -q "$WS"
+	sb_home_own
+	local log=$H/audit-self.jsonl esc=$'\033'
+	assert_status 0 au --audit "$log" -- sh -c '
+		exec 2>/dev/null
+		echo x >".git/hooks/x$(printf "\033[2K\033[1A")"
+		echo x >/proc/self/cwd/.git/hooks/pre-commit
+		exec 3<.git; echo x >/proc/self/fd/3/hooks/pre-push
+		echo x >/proc/thread-self/cwd/.git/hooks/post-checkout
+		ln -s /proc/self/cwd w; echo x >w/.git/hooks/pre-rebase; rm w
+		true'
+	assert_eq "$("$PY" -c '
+import json, sys
+ws = sys.argv[2] + "/"
+out = set()
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "protected_attempt":
+        out.add(e["op"] + " " + e["path"].replace(ws, "", 1))
+print("\n".join(sorted(out)))' "$log" "$WS")" "open .git/hooks/post-checkout
+open .git/hooks/pre-commit
+open .git/hooks/pre-push
+open .git/hooks/pre-rebase
+open .git/hooks/x$esc[2K$esc[1A"
+	assert_contains "$ERR" "agentrun: 5 attempts on protected paths: "
+	assert_contains "$ERR" 'protected paths: ".git/hooks/x\033[2K\033[1A" (open), .git/hooks/pre-commit (open)'
+	assert_not_contains "$ERR" "$esc"
+	for f in pre-commit pre-push post-checkout pre-rebase; do
+		[ ! -e "$WS/.git/hooks/$f" ] || fail "$f written"
+	done
+}
+
 t_option_errors()
 {
 	au_setup root
@@ -305,6 +348,7 @@ for mode in user root; do
 	run_test "audit ($mode): reads are not notified, writes are" t_reads_not_notified $mode
 	run_test "audit ($mode): setuid/setgid modes stay refused under the listener" t_setid_refused_under_audit $mode
 	run_test "audit ($mode): --overlay: files changed from the upper layer" t_overlay_files $mode
+	run_test "audit ($mode): attempts through /proc/self/cwd, /proc/self/fd/N, /proc/thread-self are recorded" t_proc_self_attempts $mode
 	run_test "learn ($mode): learn -> enforce round trip" t_learn_round_trip $mode
 	run_test "learn ($mode): a write outside the workspace is learned as rw" t_learn_write $mode
 done
