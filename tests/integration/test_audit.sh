@@ -329,6 +329,33 @@ open .git/hooks/x$esc[2K$esc[1A"
 	done
 }
 
+# The attack: a TCP connection opened without connect(2), by a send with
+# MSG_FASTOPEN (sendto, sendmsg): recorded as a connect event naming the
+# syscall; an ordinary send is not notified.
+t_fastopen_recorded()
+{
+	au_setup "$1"
+	local log=$H/audit-tfo.jsonl
+	assert_status 0 au --audit "$log" -- "$PY" -c '
+import socket
+for how in ("sendto", "sendmsg"):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if how == "sendto":
+            s.sendto(b"x", socket.MSG_FASTOPEN, ("127.0.0.1", 9))
+        else:
+            s.sendmsg([b"x"], [], socket.MSG_FASTOPEN, ("127.0.0.1", 10))
+    except OSError as e:
+        pass
+    s.close()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b"x", ("127.0.0.1", 11))
+print("done")'
+	assert_contains "$OUT" "done"
+	assert_eq "$(events "$log" '",".join("%s:%s:%s" % (e.get("syscall"), e["address"], e["port"]) for e in ev if e["event"] == "connect")')" \
+		"sendto:127.0.0.1:9,sendmsg:127.0.0.1:10"
+}
+
 t_option_errors()
 {
 	au_setup root
@@ -349,6 +376,7 @@ for mode in user root; do
 	run_test "audit ($mode): setuid/setgid modes stay refused under the listener" t_setid_refused_under_audit $mode
 	run_test "audit ($mode): --overlay: files changed from the upper layer" t_overlay_files $mode
 	run_test "audit ($mode): attempts through /proc/self/cwd, /proc/self/fd/N, /proc/thread-self are recorded" t_proc_self_attempts $mode
+	run_test "audit ($mode): a TCP Fast Open send is recorded as a connect" t_fastopen_recorded $mode
 	run_test "learn ($mode): learn -> enforce round trip" t_learn_round_trip $mode
 	run_test "learn ($mode): a write outside the workspace is learned as rw" t_learn_write $mode
 done

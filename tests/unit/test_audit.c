@@ -272,6 +272,12 @@ UNIT_TEST(notify_rules_writes_reads_stay_allowed)
 	CHECK_INT_EQ(rules_for(sc, "linkat"), 1);
 	CHECK_INT_EQ(rules_for(sc, "symlinkat"), 1);
 	CHECK_INT_EQ(rules_for(sc, "setxattr"), 1);
+	/* a send opening a TCP connection (MSG_FASTOPEN) is notified, an
+	 * ordinary send allowed by the kernel */
+	CHECK_INT_EQ(rules_for(sc, "sendto"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "sendmsg"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "sendmmsg"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "connect"), 1);
 	/* reads, fd-based changes and what the profile refuses are not */
 	CHECK_INT_EQ(rules_for(sc, "read"), 4);
 	CHECK_INT_EQ(rules_for(sc, "stat") & 3, 0);
@@ -290,6 +296,8 @@ UNIT_TEST(notify_rules_writes_reads_stay_allowed)
 				     "/tmp/x/listener", &err),
 		     0);
 	CHECK_INT_EQ(rules_for(sc, "openat"), 1);
+	/* without connect events, sends stay as the profile has them */
+	CHECK_INT_EQ(rules_for(sc, "sendto"), 4);
 	oci_arena_free(&a);
 }
 
