@@ -69,9 +69,32 @@ static size_t json_escape(char *out, size_t cap, const char *s)
 	return o;
 }
 
+/* in with every control character but newline and tab as \ooo, into
+ * out (cut when it does not fit). The strings the agent controls are
+ * quoted where they are put into a message (ar_quote); this is the
+ * defence in depth: no escape sequence (erase the line, move the cursor
+ * up) of a string someone forgot to quote reaches the terminal. */
+static void controls_escape(char *out, size_t cap, const char *in)
+{
+	size_t o = 0;
+
+	for (const unsigned char *s = (const unsigned char *)in; *s; s++) {
+		bool ctl = (*s < 0x20 && *s != '\n' && *s != '\t') ||
+			   *s == 0x7f;
+
+		if (o + (ctl ? 4 : 1) >= cap)
+			break;
+		if (ctl)
+			o += (size_t)snprintf(out + o, cap - o, "\\%03o", *s);
+		else
+			out[o++] = (char)*s;
+	}
+	out[o] = '\0';
+}
+
 void ar_log(enum ar_log_level level, const char *fmt, ...)
 {
-	char msg[4096];
+	char raw[4096], msg[8192];
 	char line[8192 + 256];
 	va_list ap;
 	int saved = errno;
@@ -79,8 +102,9 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 	if (level == AR_LOG_DEBUG && !log_debug)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	controls_escape(msg, sizeof(msg), raw);
 
 	if (log_fd < 0 || level <= AR_LOG_WARNING || log_debug) {
 		/* Errors and warnings always reach stderr. */
@@ -127,10 +151,19 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 	errno = saved;
 }
 
-void ar_log_summary(const char *line)
+void ar_log_summary(const char *in)
 {
 	static const char prefix[] = "agentrun: ";
-	_cleanup_free_ char *nl = ar_xasprintf("%s\n", line);
+	_cleanup_free_ char *line = ar_xmalloc(4 * strlen(in) + 1);
+	_cleanup_free_ char *nl = NULL;
+
+	/* one line: no control character at all (controls_escape) */
+	controls_escape(line, 4 * strlen(in) + 1, in);
+	for (char *p = strchr(line, '\n'); p; p = strchr(p, '\n'))
+		*p++ = ' ';
+	for (char *p = strchr(line, '\t'); p; p = strchr(p, '\t'))
+		*p++ = ' ';
+	nl = ar_xasprintf("%s\n", line);
 
 	if (ar_log_fd() >= 0)
 		ar_log(AR_LOG_INFO, "%s",

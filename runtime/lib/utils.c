@@ -316,3 +316,73 @@ bool ar_in_path(const char *name)
 	}
 	return false;
 }
+
+/* ---- quoting ---- */
+
+static bool quote_needed(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\')
+			return true;
+	return false;
+}
+
+/* The escape of one byte (at most 4 characters and a NUL). */
+static size_t quote_byte(unsigned char c, char esc[5])
+{
+	static const char ctl[] = "\a\b\t\n\v\f\r";
+	static const char let[] = "abtnvfr";
+	const char *e = c ? memchr(ctl, c, sizeof(ctl) - 1) : NULL;
+
+	if (c == '"' || c == '\\' || e) {
+		esc[0] = '\\';
+		esc[1] = e ? let[e - ctl] : (char)c;
+		esc[2] = '\0';
+		return 2;
+	}
+	if (c < 0x20 || c >= 0x7f)
+		return (size_t)snprintf(esc, 5, "\\%03o", c);
+	esc[0] = (char)c;
+	esc[1] = '\0';
+	return 1;
+}
+
+size_t ar_quote_to(char *out, size_t size, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	bool q = quote_needed(u, n);
+	size_t o = 0;
+
+	if (size == 0)
+		return 0;
+	if (q && size > 2)
+		out[o++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		char esc[5];
+		size_t l = quote_byte(u[i], esc);
+
+		/* room for this escape, the closing quote and the NUL */
+		if (o + l + (q ? 1 : 0) + 1 > size)
+			break;
+		memcpy(out + o, esc, l);
+		o += l;
+	}
+	if (q && o > 0 && o + 2 <= size)
+		out[o++] = '"';
+	out[o] = '\0';
+	return o;
+}
+
+char *ar_quote_n(const char *s, size_t n)
+{
+	size_t size = 4 * n + 3;
+	char *out = ar_xmalloc(size);
+
+	ar_quote_to(out, size, s, n);
+	return out;
+}
+
+char *ar_quote(const char *s)
+{
+	return ar_quote_n(s, strlen(s));
+}

@@ -124,4 +124,21 @@ bool ar_path_under(const char *path, const char *dir);
  * /usr/local/bin:/usr/bin:/bin). */
 bool ar_in_path(const char *name);
 
+/* Quoting of a string that someone else controls (the sandboxed agent:
+ * a path, a Host header, a process name, a DNS name) for a terminal or
+ * a log line, as git quotes names (core.quotePath): as is when it holds
+ * only printable ASCII other than '"' and '\'; else in double quotes,
+ * with C escapes (\n, \t, \", \\, ...) and octal bytes (\033)
+ * for control characters, bytes >= 0x7f and NUL. No escape sequence
+ * reaches the terminal, and a quoted string cannot pass for a plain
+ * one. */
+/* n bytes of s (NUL bytes included) into out (size > 0, always
+ * NUL-terminated; cut at a whole escape when out is too small). Returns
+ * the length written. */
+size_t ar_quote_to(char *out, size_t size, const char *s, size_t n);
+/* The same, malloc'd, never cut: s NUL-terminated (ar_quote) or n bytes
+ * (ar_quote_n). */
+char *ar_quote(const char *s) __attribute__((returns_nonnull));
+char *ar_quote_n(const char *s, size_t n) __attribute__((returns_nonnull));
+
 #endif

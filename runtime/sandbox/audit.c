@@ -298,6 +298,20 @@ void ar_audit_egress_event(const struct ar_egress_event *ev, void *data)
 	struct ar_audit *a = data;
 	struct ar_jbuf b = { 0 };
 
+	if (ev->withheld) {
+		ar_audit_begin(&b, "secret_withheld");
+		ar_jbuf_key(&b, "host");
+		ar_jbuf_cstr(&b, ev->host);
+		ar_jbuf_addf(&b, ",\"port\":%u", (unsigned)ev->port);
+		ar_jbuf_key(&b, "asked");
+		ar_jbuf_cstr(&b, ev->asked);
+		ar_jbuf_addf(&b, ",\"refused\":%s",
+			     ev->denied ? "true" : "false");
+		ar_jbuf_key(&b, "reason");
+		ar_jbuf_cstr(&b, ev->reason);
+		ar_audit_emit(a, &b);
+		return;
+	}
 	ar_audit_begin(&b, "proxy");
 	ar_jbuf_key(&b, "proto");
 	ar_jbuf_cstr(&b, ev->proto);

@@ -142,6 +142,48 @@ static void open_split(struct oci_seccomp_syscall *v, struct ar_arena *a,
 					     .n_args = AR_ARRAY_SIZE(bits) };
 }
 
+/* The sends that open a TCP connection by themselves (TCP Fast Open:
+ * MSG_FASTOPEN in their flags, argument `idx`): with --audit, NOTIFY
+ * with the flag, ALLOW without it (a send on a connected socket costs
+ * no round trip). */
+static const struct {
+	const char *name;
+	unsigned int idx;
+} fastopen_sends[] = { { "sendto", 3 }, { "sendmsg", 2 }, { "sendmmsg", 3 } };
+
+#ifndef MSG_FASTOPEN
+#define MSG_FASTOPEN 0x20000000
+#endif
+
+static int fastopen_index(const char *name)
+{
+	for (size_t i = 0; i < AR_ARRAY_SIZE(fastopen_sends); i++)
+		if (strcmp(fastopen_sends[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void fastopen_split(struct oci_seccomp_syscall *v, struct ar_arena *a,
+			   const char *name, unsigned int idx)
+{
+	struct oci_seccomp_arg *c = oci_arena_calloc(a, 2, sizeof(*c));
+	char **names = oci_arena_calloc(a, 2, sizeof(char *));
+
+	names[0] = oci_arena_strdup(a, name);
+	c[0] = (struct oci_seccomp_arg){ idx, MSG_FASTOPEN, 0,
+					 OCI_SCMP_CMP_MASKED_EQ };
+	c[1] = (struct oci_seccomp_arg){ idx, MSG_FASTOPEN, MSG_FASTOPEN,
+					 OCI_SCMP_CMP_MASKED_EQ };
+	v[0] = (struct oci_seccomp_syscall){ .names = { names, 1 },
+					     .action = OCI_SCMP_ACT_ALLOW,
+					     .args = c,
+					     .n_args = 1 };
+	v[1] = (struct oci_seccomp_syscall){ .names = { names, 1 },
+					     .action = OCI_SCMP_ACT_NOTIFY,
+					     .args = c + 1,
+					     .n_args = 1 };
+}
+
 int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 		    const char *listener_path, struct ar_error *err)
 {
@@ -151,6 +193,7 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 	/* --audit without --learn: reads are not observed */
 	bool split = (what & SB_NOTIFY_WRITES) && !(what & SB_NOTIFY_PATHS);
 	bool split_open = false, split_openat = false;
+	bool split_send[AR_ARRAY_SIZE(fastopen_sends)] = { false };
 
 	if (!sc)
 		return ar_error_set_plain(
@@ -196,7 +239,13 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 		for (size_t j = 0; j < s->names.n; j++) {
 			const char *nm = s->names.v[j];
 			bool dup = false;
+			int fo = fastopen_index(nm);
 
+			if ((what & SB_NOTIFY_CONNECT) && fo >= 0 &&
+			    s->n_args == 0) {
+				split_send[fo] = true;
+				continue;
+			}
 			if (!wanted(what, nm)) {
 				keep[n_keep++] = nm;
 				continue;
@@ -221,7 +270,9 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: --audit/--learn: the seccomp profile allows none of the observed syscalls unconditionally");
-	v = oci_arena_calloc(a, sc->n_syscalls + 5, sizeof(*v));
+	v = oci_arena_calloc(a,
+			     sc->n_syscalls + 5 + 2 * AR_ARRAY_SIZE(split_send),
+			     sizeof(*v));
 	memcpy(v, sc->syscalls, sc->n_syscalls * sizeof(*v));
 	n_v = sc->n_syscalls;
 	v[n_v].names.v = (char **)moved;
@@ -234,6 +285,13 @@ int sb_notify_rules(struct oci_seccomp *sc, struct ar_arena *a, int what,
 	}
 	if (split_openat) {
 		open_split(v + n_v, a, "openat", 2);
+		n_v += 2;
+	}
+	for (size_t i = 0; i < AR_ARRAY_SIZE(split_send); i++) {
+		if (!split_send[i])
+			continue;
+		fastopen_split(v + n_v, a, fastopen_sends[i].name,
+			       fastopen_sends[i].idx);
 		n_v += 2;
 	}
 	sc->syscalls = v;
@@ -487,6 +545,43 @@ static void handle_connect(struct sb_notify *n, const struct seccomp_notif *req,
 	format_sockaddr(buf, r > 0 ? (size_t)r : 0, &out->line);
 }
 
+/* A send with MSG_FASTOPEN (the only ones notified): it opens a TCP
+ * connection like connect does, and is recorded as one, with
+ * "syscall". sendmsg and sendmmsg: the address of the (first)
+ * message. */
+static void handle_fastopen(struct sb_notify *n,
+			    const struct seccomp_notif *req, int mem,
+			    const char *sys, struct pending *out)
+{
+	unsigned char buf[sizeof(struct sockaddr_storage)];
+	uint64_t addr = req->data.args[4], len = req->data.args[5];
+	ssize_t r = -1;
+
+	if (!n->audit)
+		return;
+	if (strcmp(sys, "sendto") != 0) {
+		struct msghdr mh;
+
+		addr = len = 0;
+		if (mem >= 0 && req->data.args[1] &&
+		    pread(mem, &mh, sizeof(mh), (off_t)req->data.args[1]) ==
+			    (ssize_t)sizeof(mh)) {
+			addr = (uint64_t)(uintptr_t)mh.msg_name;
+			len = mh.msg_namelen;
+		}
+	}
+	if (len > sizeof(buf))
+		len = sizeof(buf);
+	if (mem >= 0 && addr)
+		r = pread(mem, buf, (size_t)len, (off_t)addr);
+	ar_audit_begin(&out->line, "connect");
+	ar_jbuf_addf(&out->line, ",\"pid\":%u,\"fd\":%d", req->pid,
+		     (int)req->data.args[0]);
+	format_sockaddr(buf, r > 0 ? (size_t)r : 0, &out->line);
+	ar_jbuf_key(&out->line, "syscall");
+	ar_jbuf_cstr(&out->line, sys);
+}
+
 /* learn: the path(s) of a file syscall and whether it writes. */
 static void learn_paths(const struct seccomp_notif *req, int mem,
 			const struct sb_fcall *fc, struct pending *out)
@@ -619,6 +714,8 @@ static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 		handle_exec(n, req, mem, strcmp(sys, "execveat") == 0, &pd);
 	else if (sys && native && strcmp(sys, "connect") == 0)
 		handle_connect(n, req, mem, &pd);
+	else if (sys && native && fastopen_index(sys) >= 0)
+		handle_fastopen(n, req, mem, sys, &pd);
 	else if (sys && mem >= 0 && sb_fcall_decode(sys, args, mem, &fc)) {
 		if (n->learn)
 			learn_paths(req, mem, &fc, &pd);

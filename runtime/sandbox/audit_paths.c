@@ -395,6 +395,108 @@ static int open_in_root(int root, const char *path)
 	return (int)syscall(__NR_openat2, root, path, &how, sizeof(how));
 }
 
+/* The next component of p (slashes skipped): its start, *len its length. */
+static const char *component(const char *p, size_t *len)
+{
+	while (*p == '/')
+		p++;
+	*len = strcspn(p, "/");
+	return p;
+}
+
+static bool is_comp(const char *c, size_t len, const char *name)
+{
+	return len == strlen(name) && memcmp(c, name, len) == 0;
+}
+
+/* A path through the calling task's own /proc entries: /proc/self/cwd,
+ * /proc/self/root, /proc/self/fd/N (and /proc/thread-self/...), which
+ * the kernel follows as the task's own directories (magic links that
+ * openat2(RESOLVE_NO_MAGICLINKS) from agentrun cannot follow, and whose
+ * "self" is not agentrun's). Returns the path they stand for (what the
+ * link names, then the rest), or NULL when `text` is no such path or
+ * the link names no directory path. */
+static char *proc_self_rewrite(pid_t pid, const char *text)
+{
+	_cleanup_free_ char *base = NULL;
+	const char *c = text;
+	size_t l;
+	char what[32];
+
+	c = component(c, &l);
+	if (!is_comp(c, l, "proc"))
+		return NULL;
+	c = component(c + l, &l);
+	if (!is_comp(c, l, "self") && !is_comp(c, l, "thread-self"))
+		return NULL;
+	c = component(c + l, &l);
+	if (is_comp(c, l, "cwd")) {
+		base = sb_proc_link(pid, "cwd");
+	} else if (is_comp(c, l, "root")) {
+		base = ar_xstrdup("/");
+	} else if (is_comp(c, l, "fd")) {
+		c = component(c + l, &l);
+		if (l == 0 || l > 10 || strspn(c, "0123456789") < l)
+			return NULL;
+		snprintf(what, sizeof(what), "fd/%.*s", (int)l, c);
+		base = sb_proc_link(pid, what);
+	} else {
+		return NULL;
+	}
+	if (!base || base[0] != '/')
+		return NULL;
+	return ar_xasprintf("%s/%s", base, c + l);
+}
+
+/* The directory `dir` (absolute, in the process's root) could not be
+ * opened: the first of its components that is a symbolic link (one
+ * that leads through /proc/self, say) replaced by its target, the rest
+ * and `last` kept. NULL when none is (the directory does not exist). */
+static char *expand_dir_link(int root, const char *dir, const char *last)
+{
+	_cleanup_free_ char *prefix = ar_xstrdup("/");
+	const char *c = dir;
+	size_t l;
+
+	for (;;) {
+		_cleanup_close_ int pfd = open_in_root(root, prefix);
+		_cleanup_free_ char *next = NULL, *ppath = NULL;
+		_cleanup_close_ int nfd = -1;
+		char comp[256], target[4096];
+		struct stat st;
+		ssize_t r;
+
+		c = component(c, &l);
+		if (l == 0 || l >= sizeof(comp) || pfd < 0)
+			return NULL;
+		memcpy(comp, c, l);
+		comp[l] = '\0';
+		c += l;
+		next = strcmp(prefix, "/") == 0 ?
+			       ar_xasprintf("/%s", comp) :
+			       ar_xasprintf("%s/%s", prefix, comp);
+		nfd = open_in_root(root, next);
+		if (nfd >= 0) {
+			free(prefix);
+			prefix = ar_steal_ptr(&next);
+			continue;
+		}
+		if (fstatat(pfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISLNK(st.st_mode))
+			return NULL;
+		r = readlinkat(pfd, comp, target, sizeof(target) - 1);
+		if (r <= 0)
+			return NULL;
+		target[r] = '\0';
+		if (target[0] == '/')
+			return ar_xasprintf("%s%s/%s", target, c, last);
+		ppath = fd_path(pfd);
+		if (!ppath)
+			return NULL;
+		return ar_xasprintf("%s/%s%s/%s", ppath, target, c, last);
+	}
+}
+
 char *sb_path_resolve(pid_t pid, int dfd, const char *path, bool follow)
 {
 	_cleanup_close_ int root = -1;
@@ -411,12 +513,18 @@ char *sb_path_resolve(pid_t pid, int dfd, const char *path, bool follow)
 	if (root < 0)
 		return normalize(text);
 	for (int links = 0; links <= 40; links++) {
-		_cleanup_free_ char *dir = NULL, *dpath = NULL;
+		_cleanup_free_ char *dir = NULL, *dpath = NULL, *self = NULL;
 		_cleanup_close_ int dfd2 = -1;
 		char *slash, *last;
-		size_t len = strlen(text);
+		size_t len;
 		struct stat st;
 
+		self = proc_self_rewrite(pid, text);
+		if (self) {
+			free(text);
+			text = ar_steal_ptr(&self);
+		}
+		len = strlen(text);
 		while (len > 1 && text[len - 1] == '/')
 			text[--len] = '\0';
 		slash = strrchr(text, '/');
@@ -432,6 +540,17 @@ char *sb_path_resolve(pid_t pid, int dfd, const char *path, bool follow)
 			      ar_xstrdup("/") :
 			      ar_xasprintf("%.*s", (int)(slash - text), text);
 		dfd2 = open_in_root(root, dir);
+		if (dfd2 < 0) {
+			/* a link in the middle (to /proc/self/cwd, say) */
+			_cleanup_free_ char *x =
+				expand_dir_link(root, dir, last);
+
+			if (x) {
+				free(text);
+				text = ar_steal_ptr(&x);
+				continue;
+			}
+		}
 		dpath = dfd2 >= 0 ? fd_path(dfd2) : NULL;
 		if (!dpath || dpath[0] != '/')
 			return normalize(text); /* the call fails: ENOENT */

@@ -31,6 +31,9 @@ struct ar_egress_diag {
 		char why[200];
 		size_t count;
 	} named[DIAG_NAMED];
+	/* --secret: requests sent without their value (or refused) */
+	size_t n_withheld;
+	char withheld_first[600]; /* "host:port (why: asked)" */
 	int fd; /* the fallback log (no --log), -1 until the first line */
 	bool fd_failed;
 	char *path; /* the file holding the details */
@@ -153,6 +156,19 @@ static void remember(struct ar_egress_diag *d, const struct ar_egress_event *ev)
 		 "%.*s", (int)wl, dash);
 }
 
+static void remember_withheld(struct ar_egress_diag *d,
+			      const struct ar_egress_event *ev)
+{
+	const char *dash = strstr(ev->reason, " \xe2\x80\x94 ");
+
+	if (d->n_withheld++ > 0)
+		return;
+	snprintf(d->withheld_first, sizeof(d->withheld_first), "%s%s%s:%u (%s)",
+		 strchr(ev->host, ':') ? "[" : "", ev->host,
+		 strchr(ev->host, ':') ? "]" : "", (unsigned)ev->port,
+		 dash ? dash + 5 : "");
+}
+
 static void write_line(int fd, const char *s)
 {
 	(void)!ar_write_all(fd, s, strlen(s));
@@ -166,7 +182,9 @@ void ar_egress_diag_event(const struct ar_egress_event *ev, void *data)
 		char line[1200];
 
 		pthread_mutex_lock(&d->lock);
-		if (ev->denied)
+		if (ev->withheld)
+			remember_withheld(d, ev);
+		else if (ev->denied)
 			remember(d, ev);
 		if (d->verbose) {
 			snprintf(line, sizeof(line), "%s\n", ev->reason);
@@ -198,18 +216,43 @@ void ar_egress_diag_event(const struct ar_egress_event *ev, void *data)
 		d->next(ev, d->next_data);
 }
 
+/* Where the details are, for the summary lines: " — see FILE" */
+static void see_where(struct ar_egress_diag *d, char *line, size_t size,
+		      size_t o)
+{
+	_cleanup_free_ char *lp = log_path();
+	const char *where = lp ? lp : d->audit_path ? d->audit_path : d->path;
+
+	if (o >= size)
+		return;
+	if (where)
+		snprintf(line + o, size - o, " \xe2\x80\x94 see %s", where);
+	else
+		snprintf(
+			line + o, size - o,
+			" \xe2\x80\x94 run with --verbose or --log FILE for each one");
+}
+
 void ar_egress_diag_summary(struct ar_egress_diag *d)
 {
-	_cleanup_free_ char *lp = NULL;
-	const char *where;
 	char line[2048];
 	size_t o, more;
 
-	if (!d || d->summarised || d->n_blocked == 0)
+	if (!d || d->summarised)
 		return;
 	d->summarised = true;
-	lp = log_path();
-	where = lp ? lp : d->audit_path ? d->audit_path : d->path;
+	if (d->n_withheld) {
+		o = (size_t)snprintf(
+			line, sizeof(line),
+			"agentrun: %zu request%s through a --secret connection %s not for its host and got no value: %s%s",
+			d->n_withheld, d->n_withheld == 1 ? "" : "s",
+			d->n_withheld == 1 ? "was" : "were", d->withheld_first,
+			d->n_withheld > 1 ? " and others" : "");
+		see_where(d, line, sizeof(line), o);
+		ar_log_summary(line);
+	}
+	if (d->n_blocked == 0)
+		return;
 	o = (size_t)snprintf(line, sizeof(line),
 			     "agentrun: %zu connection%s blocked:",
 			     d->n_blocked, d->n_blocked == 1 ? "" : "s");
@@ -228,12 +271,6 @@ void ar_egress_diag_summary(struct ar_egress_diag *d)
 	if (more && o < sizeof(line))
 		o += (size_t)snprintf(line + o, sizeof(line) - o,
 				      " and %zu more", more);
-	if (where && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o,
-				      " \xe2\x80\x94 see %s", where);
-	else if (o < sizeof(line))
-		o += (size_t)snprintf(
-			line + o, sizeof(line) - o,
-			" \xe2\x80\x94 run with --verbose or --log FILE for each one");
+	see_where(d, line, sizeof(line), o);
 	ar_log_summary(line);
 }

@@ -156,17 +156,9 @@ static void proxy_unref(struct ar_egress_proxy *p)
 		proxy_free(p);
 }
 
-static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
-		 uint16_t port, const char *addr, bool allowed,
-		 const char *reason, bool denied)
+static void emit_event(struct ar_egress_proxy *p,
+		       const struct ar_egress_event *ev)
 {
-	struct ar_egress_event ev = { .proto = proto,
-				      .host = host,
-				      .port = port,
-				      .addr = addr,
-				      .allowed = allowed,
-				      .reason = reason,
-				      .denied = denied };
 	bool stopping;
 
 	if (!p->fn)
@@ -180,11 +172,26 @@ static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
 	pthread_mutex_unlock(&p->lock);
 	if (stopping)
 		return;
-	p->fn(&ev, p->data);
+	p->fn(ev, p->data);
 	pthread_mutex_lock(&p->lock);
 	if (--p->n_emitting == 0)
 		pthread_cond_broadcast(&p->idle);
 	pthread_mutex_unlock(&p->lock);
+}
+
+static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
+		 uint16_t port, const char *addr, bool allowed,
+		 const char *reason, bool denied)
+{
+	struct ar_egress_event ev = { .proto = proto,
+				      .host = host,
+				      .port = port,
+				      .addr = addr,
+				      .allowed = allowed,
+				      .reason = reason,
+				      .denied = denied };
+
+	emit_event(p, &ev);
 }
 
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data)
@@ -623,11 +630,13 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 	if (hv && (!ar_egress_split_hostport(hv, hvlen, hhost, sizeof(hhost),
 					     80, &hport) ||
 		   strcmp(hhost, host) != 0)) {
+		char qh[256]; /* the agent's: quoted */
+
+		ar_quote_to(qh, sizeof(qh), hv, hvlen > 200 ? 200 : hvlen);
 		snprintf(
 			reason, sizeof(reason),
-			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%.*s) names another host than the request",
-			host, (unsigned)port, (int)(hvlen > 200 ? 200 : hvlen),
-			hv);
+			"agentrun: blocked %s:%u \xe2\x80\x94 the Host header (%s) names another host than the request",
+			host, (unsigned)port, qh);
 		emit(p, "http", host, port, NULL, false, reason, true);
 		http_reply(c, 403, "Forbidden", reason);
 		return -1;
@@ -1210,18 +1219,52 @@ static void relay(struct ar_egress_proxy *p, int client, int up)
  * re-opened (egress_tls.h) in this thread; listed among the relays, so
  * that stopping the proxy ends it too. Both fds and the slot are taken
  * over. */
+struct intercept_ctx {
+	struct ar_egress_proxy *p;
+	const char *host;
+	uint16_t port;
+};
+
+/* A request that gets no secret: its event, before it is sent. */
+static void intercept_verdict(const struct ar_egress_tls_outcome *res,
+			      void *data)
+{
+	const struct intercept_ctx *x = data;
+	char reason[1024];
+	struct ar_egress_event ev = {
+		.proto = "tls",
+		.host = x->host,
+		.port = x->port,
+		.reason = reason,
+		.denied = res->verdict == AR_SECRET_REFUSE,
+		.withheld = true,
+		.asked = res->asked[0] ? res->asked : NULL,
+	};
+
+	if (res->verdict == AR_SECRET_INJECT)
+		return;
+	snprintf(
+		reason, sizeof(reason),
+		"agentrun: %s a request to %s:%u without its --secret value \xe2\x80\x94 %s%s%s",
+		ev.denied ? "refused" : "sent", x->host, (unsigned)x->port,
+		res->why, res->asked[0] ? ": " : "", res->asked);
+	emit_event(x->p, &ev);
+}
+
 static void intercept(struct ar_egress_proxy *p, int client, int up,
 		      const char *host, uint16_t port)
 {
 	struct conn *c = conn_register(p, client, up, 1);
-	char reason[1024];
+	struct intercept_ctx x = { .p = p, .host = host, .port = port };
+	struct ar_egress_tls_outcome res = { .on_verdict = intercept_verdict,
+					     .data = &x };
 
 	if (!c)
 		return;
 	ar_egress_tls_relay(p->tls, client, up, host, port, p->secrets,
-			    p->n_secrets, reason, sizeof(reason));
-	if (reason[0])
-		emit(p, "tls", host, port, NULL, false, reason, false);
+			    p->n_secrets, &res);
+	if (res.reason[0])
+		emit(p, "tls", host, port, NULL, false, res.reason, false);
 	conn_put(c);
 }
 

@@ -44,6 +44,13 @@ struct ar_egress_event {
 	bool allowed; /* the connection was made */
 	const char *reason; /* refused: the deny line; failed: why */
 	bool denied; /* refused by the policy or a limit (not a failure) */
+	/* --secret: a request on an intercepted connection to host:port
+	 * that named another host (or was malformed): its secrets were
+	 * withheld (or it was refused: denied). `asked` is what it named,
+	 * quoted (ar_quote_to: the agent's); `reason` the line to log. The
+	 * connection itself was allowed before (its own event). */
+	bool withheld;
+	const char *asked;
 };
 typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
 				   void *data);

@@ -362,9 +362,155 @@ static bool hop_header(const char *l, size_t len)
 	return false;
 }
 
+/* An HTTP token character (RFC 9110 tchar). */
+static bool tchar(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* Does the authority `a` (len bytes: "host[:port]", "[v6][:port]", as
+ * the request wrote it) name exactly host:port? Case-insensitive; the
+ * port omitted is `dflt`; no user info, no trailing dot, nothing a
+ * name or an address does not hold. */
+static bool authority_is(const char *a, size_t len, uint16_t dflt,
+			 const char *host, unsigned port)
+{
+	char h[256];
+	uint16_t p;
+	size_t hl = len;
+
+	if (len == 0 || memchr(a, '@', len))
+		return false;
+	if (a[0] != '[') {
+		const char *colon = memchr(a, ':', len);
+
+		if (colon &&
+		    !memchr(colon + 1, ':', len - (size_t)(colon - a) - 1))
+			hl = (size_t)(colon - a);
+	}
+	if (hl == 0 || a[hl - 1] == '.')
+		return false;
+	if (!ar_egress_split_hostport(a, len, h, sizeof(h), dflt, &p))
+		return false;
+	return strcasecmp(h, host) == 0 && p == port;
+}
+
+enum ar_secret_verdict ar_egress_request_verdict(const char *head, size_t hlen,
+						 const char *host,
+						 unsigned port, char *why,
+						 size_t wsize, char *asked,
+						 size_t asize)
+{
+	const char *end = head + hlen, *eol, *sp1, *sp2, *target;
+	const char *hv = NULL, *auth = NULL;
+	size_t hvlen = 0, alen = 0, tlen;
+	uint16_t adflt = 443;
+	int n_host = 0;
+
+	why[0] = asked[0] = '\0';
+	if (hlen < 4 || memcmp(end - 4, "\r\n\r\n", 4) != 0 ||
+	    memchr(head, '\0', hlen)) {
+		snprintf(why, wsize, "not a complete request head");
+		return AR_SECRET_WITHHOLD;
+	}
+	/* the request line: METHOD SP TARGET SP HTTP/1.x */
+	eol = memmem(head, hlen, "\r\n", 2);
+	sp1 = memchr(head, ' ', (size_t)(eol - head));
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+	for (const char *c = head; sp1 && c < sp1; c++)
+		if (!tchar((unsigned char)*c))
+			sp1 = NULL;
+	if (!sp1 || sp1 == head || !sp2 || sp2 == sp1 + 1 ||
+	    (size_t)(eol - sp2 - 1) != 8 ||
+	    (memcmp(sp2 + 1, "HTTP/1.1", 8) != 0 &&
+	     memcmp(sp2 + 1, "HTTP/1.0", 8) != 0)) {
+		snprintf(why, wsize, "not an HTTP/1.x request line");
+		return AR_SECRET_WITHHOLD;
+	}
+	target = sp1 + 1;
+	tlen = (size_t)(sp2 - target);
+	for (size_t i = 0; i < tlen; i++)
+		if ((unsigned char)target[i] <= 0x20 ||
+		    (unsigned char)target[i] >= 0x7f) {
+			snprintf(why, wsize, "a malformed request target");
+			return AR_SECRET_WITHHOLD;
+		}
+	/* the header lines: NAME ":" VALUE, no folding, no lone CR or LF;
+	 * the Host lines counted */
+	for (const char *l = eol + 2; l < end - 2;) {
+		const char *e = memmem(l, (size_t)(end - l), "\r\n", 2);
+		const char *colon = memchr(l, ':', (size_t)(e - l));
+
+		if (colon == l || !colon || memchr(l, '\r', (size_t)(e - l)) ||
+		    memchr(l, '\n', (size_t)(e - l))) {
+			snprintf(why, wsize, "a malformed header line");
+			return AR_SECRET_WITHHOLD;
+		}
+		for (const char *c = l; c < colon; c++)
+			if (!tchar((unsigned char)*c)) {
+				snprintf(why, wsize, "a malformed header line");
+				return AR_SECRET_WITHHOLD;
+			}
+		if (colon - l == 4 && strncasecmp(l, "host", 4) == 0) {
+			const char *v = colon + 1, *ve = e;
+
+			while (v < ve && (*v == ' ' || *v == '\t'))
+				v++;
+			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+				ve--;
+			if (n_host++ == 0) {
+				hv = v;
+				hvlen = (size_t)(ve - v);
+			}
+		}
+		l = e + 2;
+	}
+	if (hv)
+		ar_quote_to(asked, asize, hv, hvlen > 200 ? 200 : hvlen);
+	if (n_host > 1) {
+		snprintf(why, wsize, "more than one Host header");
+		return AR_SECRET_REFUSE;
+	}
+	/* the target: origin form, "*", or absolute with an authority */
+	if (tlen >= 8 && strncasecmp(target, "https://", 8) == 0) {
+		auth = target + 8;
+	} else if (tlen >= 7 && strncasecmp(target, "http://", 7) == 0) {
+		auth = target + 7;
+		adflt = 80;
+	} else if (target[0] != '/' && !(tlen == 1 && target[0] == '*')) {
+		if (!asked[0])
+			ar_quote_to(asked, asize, target,
+				    tlen > 200 ? 200 : tlen);
+		snprintf(why, wsize,
+			 "its target is neither a path nor an https:// URL");
+		return AR_SECRET_WITHHOLD;
+	}
+	if (auth) {
+		alen = strcspn(auth, "/?# ");
+		if (!authority_is(auth, alen, adflt, host, port)) {
+			ar_quote_to(asked, asize, auth,
+				    alen > 200 ? 200 : alen);
+			snprintf(why, wsize, "its target names another host");
+			return AR_SECRET_WITHHOLD;
+		}
+	}
+	if (!hv) {
+		if (auth)
+			return AR_SECRET_INJECT; /* HTTP/1.0, absolute URL */
+		snprintf(why, wsize, "no Host header");
+		return AR_SECRET_WITHHOLD;
+	}
+	if (!authority_is(hv, hvlen, 443, host, port)) {
+		snprintf(why, wsize, "its Host header names another host");
+		return AR_SECRET_WITHHOLD;
+	}
+	return AR_SECRET_INJECT;
+}
+
 bool ar_egress_secrets_apply(const struct ar_egress_secret *s, size_t n,
-			     const char *host, unsigned port, char *buf,
-			     size_t *len, size_t size)
+			     const char *host, unsigned port, bool inject,
+			     char *buf, size_t *len, size_t size)
 {
 	_cleanup_free_ char *out = ar_xmalloc(size);
 	const char *end = buf + *len - 2; /* the final empty line */
@@ -389,7 +535,7 @@ bool ar_egress_secrets_apply(const struct ar_egress_secret *s, size_t n,
 					size_t pl = strlen(s[i].placeholder);
 					size_t vl = strlen(s[i].value);
 
-					if (k + pl > ll ||
+					if (!inject || k + pl > ll ||
 					    memcmp(l + k, s[i].placeholder,
 						   pl) != 0 ||
 					    !ar_egress_host_allowed(
@@ -517,17 +663,37 @@ static void pump(SSL *cs, int c, SSL *us, int up)
 	}
 }
 
+/* The sandbox's request refused: a 400 with the reason, on its TLS. */
+static void tls_reply_400(SSL *cs, const char *why)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf),
+			 "HTTP/1.1 400 Bad Request\r\n"
+			 "Content-Type: text/plain; charset=utf-8\r\n"
+			 "Content-Length: %zu\r\n"
+			 "Connection: close\r\n"
+			 "X-Agentrun-Egress: blocked\r\n\r\n"
+			 "agentrun: %s\n",
+			 strlen(why) + 11, why);
+
+	if (n > 0 && (size_t)n < sizeof(buf))
+		(void)ssl_write_all(cs, buf, (size_t)n);
+}
+
 void ar_egress_tls_relay(struct ar_egress_tls *t, int c, int up,
 			 const char *host, unsigned port,
 			 const struct ar_egress_secret *s, size_t n,
-			 char *reason, size_t size)
+			 struct ar_egress_tls_outcome *res)
 {
 	SSL_CTX *sctx = server_ctx(t, host);
 	SSL *cs = NULL, *us = NULL;
 	_cleanup_free_ char *head = ar_xmalloc(HEAD_MAX + 1);
 	size_t len = 0, hlen = 0;
+	char *reason = res->reason;
+	size_t size = sizeof(res->reason);
 
-	reason[0] = '\0';
+	reason[0] = res->why[0] = res->asked[0] = '\0';
+	res->verdict = AR_SECRET_INJECT;
 	set_timeout(c, 30);
 	set_timeout(up, 30);
 	cs = sctx ? SSL_new(sctx) : NULL;
@@ -571,13 +737,27 @@ void ar_egress_tls_relay(struct ar_egress_tls *t, int c, int up,
 			goto out;
 		len += (size_t)r;
 	}
+	/* the value goes only to a request for the host it was decided
+	 * for (a shared front routes by Host, not by the connection) */
+	res->verdict = ar_egress_request_verdict(head, hlen, host, port,
+						 res->why, sizeof(res->why),
+						 res->asked,
+						 sizeof(res->asked));
+	if (res->on_verdict)
+		res->on_verdict(res, res->data);
+	if (res->verdict == AR_SECRET_REFUSE) {
+		tls_reply_400(cs, res->why);
+		SSL_shutdown(cs);
+		goto out;
+	}
 	{
 		_cleanup_free_ char *req = ar_xmalloc(HEAD_MAX + 1024);
 		size_t rlen = hlen;
 
 		memcpy(req, head, hlen);
-		if (!ar_egress_secrets_apply(s, n, host, port, req, &rlen,
-					     HEAD_MAX + 1024) ||
+		if (!ar_egress_secrets_apply(s, n, host, port,
+					     res->verdict == AR_SECRET_INJECT,
+					     req, &rlen, HEAD_MAX + 1024) ||
 		    !ssl_write_all(us, req, rlen) ||
 		    (len > hlen && !ssl_write_all(us, head + hlen, len - hlen)))
 			goto out;

@@ -356,44 +356,11 @@ void ar_overlay_pair_renames(const struct ar_overlay *ov, struct ar_changes *c)
 
 /* ---- names ---- */
 
-static bool needs_quote(const char *p)
-{
-	for (const unsigned char *s = (const unsigned char *)p; *s; s++)
-		if (*s < 0x20 || *s >= 0x7f || *s == '"' || *s == '\\')
-			return true;
-	return false;
-}
-
 char *ov_quote_prefixed(const char *prefix, const char *path)
 {
 	_cleanup_free_ char *raw = ar_xasprintf("%s%s", prefix, path);
-	char *out, *o;
 
-	if (!needs_quote(raw))
-		return ar_steal_ptr(&raw);
-	out = ar_xmalloc(strlen(raw) * 4 + 3);
-	o = out;
-	*o++ = '"';
-	for (const unsigned char *s = (const unsigned char *)raw; *s; s++) {
-		static const char esc[] = "\a\b\t\n\v\f\r";
-		static const char let[] = "abtnvfr";
-		const char *e = *s ? strchr(esc, *s) : NULL;
-
-		if (*s == '"' || *s == '\\') {
-			*o++ = '\\';
-			*o++ = (char)*s;
-		} else if (e) {
-			*o++ = '\\';
-			*o++ = let[e - esc];
-		} else if (*s < 0x20 || *s >= 0x7f) {
-			o += sprintf(o, "\\%03o", *s);
-		} else {
-			*o++ = (char)*s;
-		}
-	}
-	*o++ = '"';
-	*o = '\0';
-	return out;
+	return ar_quote(raw);
 }
 
 char *ar_quote_path(const char *path)

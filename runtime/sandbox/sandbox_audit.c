@@ -110,11 +110,13 @@ static void attempts_summary(const struct sb_attempts *at, const char *audit,
 			     at->n, at->n == 1 ? "" : "s");
 	for (size_t i = 0; i < at->n_named && o < sizeof(line); i++) {
 		const char *p = at->named[i].path;
+		_cleanup_free_ char *q = NULL; /* the agent's: quoted */
 
 		if (ws && ar_path_under(p, ws) && strcmp(p, ws) != 0)
 			p += strlen(ws) + (strcmp(ws, "/") != 0);
+		q = ar_quote(p);
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s (%s)",
-				      i ? "," : "", p, at->named[i].op);
+				      i ? "," : "", q, at->named[i].op);
 	}
 	if (at->more && o < sizeof(line))
 		o += (size_t)snprintf(line + o, sizeof(line) - o,

@@ -286,6 +286,76 @@ t_learn_write()
 	assert_eq "$(cat "$d/out.txt")" "new"
 }
 
+# The attack: attempts on protected paths spelled through the process's
+# own /proc entries (/proc/self/cwd, /proc/self/fd/N, /proc/thread-self,
+# a link to /proc/self/cwd in the workspace), which the kernel follows as
+# the calling task's: each is refused and recorded as what it is. A path
+# with terminal escapes is named quoted in the summary; no escape byte
+# reaches stderr.
+t_proc_self_attempts()
+{
+	[ -x "$PY" ] || skip "needs $PY (to read the JSON lines)"
+	sb_home "$1"
+	rm -rf "$WS/.git"
+	git init -q "$WS"
+	sb_home_own
+	local log=$H/audit-self.jsonl esc=$'\033'
+	assert_status 0 au --audit "$log" -- sh -c '
+		exec 2>/dev/null
+		echo x >".git/hooks/x$(printf "\033[2K\033[1A")"
+		echo x >/proc/self/cwd/.git/hooks/pre-commit
+		exec 3<.git; echo x >/proc/self/fd/3/hooks/pre-push
+		echo x >/proc/thread-self/cwd/.git/hooks/post-checkout
+		ln -s /proc/self/cwd w; echo x >w/.git/hooks/pre-rebase; rm w
+		true'
+	assert_eq "$("$PY" -c '
+import json, sys
+ws = sys.argv[2] + "/"
+out = set()
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "protected_attempt":
+        out.add(e["op"] + " " + e["path"].replace(ws, "", 1))
+print("\n".join(sorted(out)))' "$log" "$WS")" "open .git/hooks/post-checkout
+open .git/hooks/pre-commit
+open .git/hooks/pre-push
+open .git/hooks/pre-rebase
+open .git/hooks/x$esc[2K$esc[1A"
+	assert_contains "$ERR" "agentrun: 5 attempts on protected paths: "
+	assert_contains "$ERR" 'protected paths: ".git/hooks/x\033[2K\033[1A" (open), .git/hooks/pre-commit (open)'
+	assert_not_contains "$ERR" "$esc"
+	for f in pre-commit pre-push post-checkout pre-rebase; do
+		[ ! -e "$WS/.git/hooks/$f" ] || fail "$f written"
+	done
+}
+
+# The attack: a TCP connection opened without connect(2), by a send with
+# MSG_FASTOPEN (sendto, sendmsg): recorded as a connect event naming the
+# syscall; an ordinary send is not notified.
+t_fastopen_recorded()
+{
+	au_setup "$1"
+	local log=$H/audit-tfo.jsonl
+	assert_status 0 au --audit "$log" -- "$PY" -c '
+import socket
+for how in ("sendto", "sendmsg"):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        if how == "sendto":
+            s.sendto(b"x", socket.MSG_FASTOPEN, ("127.0.0.1", 9))
+        else:
+            s.sendmsg([b"x"], [], socket.MSG_FASTOPEN, ("127.0.0.1", 10))
+    except OSError as e:
+        pass
+    s.close()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b"x", ("127.0.0.1", 11))
+print("done")'
+	assert_contains "$OUT" "done"
+	assert_eq "$(events "$log" '",".join("%s:%s:%s" % (e.get("syscall"), e["address"], e["port"]) for e in ev if e["event"] == "connect")')" \
+		"sendto:127.0.0.1:9,sendmsg:127.0.0.1:10"
+}
+
 t_option_errors()
 {
 	au_setup root
@@ -305,6 +375,8 @@ for mode in user root; do
 	run_test "audit ($mode): reads are not notified, writes are" t_reads_not_notified $mode
 	run_test "audit ($mode): setuid/setgid modes stay refused under the listener" t_setid_refused_under_audit $mode
 	run_test "audit ($mode): --overlay: files changed from the upper layer" t_overlay_files $mode
+	run_test "audit ($mode): attempts through /proc/self/cwd, /proc/self/fd/N, /proc/thread-self are recorded" t_proc_self_attempts $mode
+	run_test "audit ($mode): a TCP Fast Open send is recorded as a connect" t_fastopen_recorded $mode
 	run_test "learn ($mode): learn -> enforce round trip" t_learn_round_trip $mode
 	run_test "learn ($mode): a write outside the workspace is learned as rw" t_learn_write $mode
 done

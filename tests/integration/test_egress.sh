@@ -375,6 +375,28 @@ print(s.recv(4096).decode())'
 	assert_contains "$OUT" "agentrun: blocked evil.test:80 $DASH not in the allowlist"
 }
 
+# The attack: an agent-chosen Host with terminal escapes (erase the line,
+# cursor up) in a refused request, to erase the warnings above its line
+# on the user's terminal. The refusal and the summary show it quoted, on
+# stderr and in the --log file; no escape byte reaches either.
+t_agent_strings_quoted()
+{
+	eg_setup "$1"
+	start_server
+	local log=$TEST_TMP/eglog-esc-$RANDOM esc=$'\033'
+	local cmd="$CURL -H \"Host: \$(printf 'a\\033[2K\\033[1Ab')\" http://127.0.0.1:$PORT/ >/dev/null; true"
+	assert_status 0 eg --verbose --net "allow=127.0.0.1:$PORT" -- sh -c "$cmd"
+	assert_not_contains "$ERR" "$esc"
+	assert_contains "$ERR" 'the Host header ("a\033[2K\033[1Ab") names another host'
+	assert_contains "$ERR" "agentrun: 1 connection blocked: 127.0.0.1:$PORT (the Host header (\"a\\033[2K\\033[1Ab\") names another host"
+	: >"$log"
+	chmod 0666 "$log"
+	assert_status 0 sb_run_log "$log" --net "allow=127.0.0.1:$PORT" -- sh -c "$cmd"
+	assert_not_contains "$ERR" "$esc"
+	assert_contains "$(cat "$log")" 'the Host header ("a\033[2K\033[1Ab") names another host'
+	assert_eq "$(grep -c "$esc" "$log")" 0
+}
+
 t_socks5_refused()
 {
 	eg_setup "$1"
@@ -519,6 +541,7 @@ for mode in user root; do
 	run_test "egress ($mode): the loopback advice of a refusal works when followed" t_loopback_advice_followed $mode
 	run_test "egress ($mode): --publish forwards a host port into the sandbox" t_publish $mode
 	run_test "egress ($mode): plain HTTP with a disallowed Host is refused" t_plain_http_host_header $mode
+	run_test "egress ($mode): an agent's Host with terminal escapes is quoted on stderr and in the log" t_agent_strings_quoted $mode
 	run_test "egress ($mode): SOCKS5 to a disallowed target: reply 0x02" t_socks5_refused $mode
 	run_test "egress ($mode): DNS inside answers from the policy only" t_no_dns_inside $mode
 	run_test "egress ($mode): direct connections bypassing the proxy fail" t_direct_connect_fails $mode

@@ -29,22 +29,33 @@ tls_setup()
 	chmod 0644 "$d"/*.pem
 }
 
-# tls_server LOG: an HTTPS server on 127.0.0.1 (certificate: localhost)
-# writing the Authorization header of each request to LOG; sets PORT.
+# tls_server LOG [keep]: an HTTPS server on 127.0.0.1 (certificate:
+# localhost) writing the Authorization header of each request to LOG;
+# sets PORT. With "keep": "host=HOST auth=..." lines, and every
+# connection kept open for the next request until the client closes it,
+# whatever "Connection: close" says (a server that reads what a
+# keep-alive client sends after the first request).
 tls_server()
 {
 	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM
 	timeout 120 "$PY" -c '
 import http.server, ssl, sys, socketserver
 log = open(sys.argv[2], "a")
+keep = sys.argv[4] == "keep"
 class H(http.server.BaseHTTPRequestHandler):
+    if keep:
+        protocol_version = "HTTP/1.1"
     def do_GET(self):
+        if keep:
+            log.write("host=%s " % self.headers.get("Host"))
         log.write("auth=%s\n" % self.headers.get("Authorization")); log.flush()
         b = b"ok-from-tls\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(b)))
         self.end_headers()
         self.wfile.write(b)
+        if keep:
+            self.close_connection = False
     def log_message(self, *a): pass
 socketserver.TCPServer.allow_reuse_address = True
 s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
@@ -53,7 +64,7 @@ ctx.load_cert_chain(sys.argv[3] + "/srv.pem", sys.argv[3] + "/srv.key")
 s.socket = ctx.wrap_socket(s.socket, server_side=True)
 open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
 import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.serve_forever()' "$pf" "$log" "$TEST_TMP/tls" &
+s.serve_forever()' "$pf" "$log" "$TEST_TMP/tls" "${2:-}" &
 	defer kill $!
 	for _ in $(seq 100); do
 		[ -s "$pf" ] && break
@@ -113,6 +124,102 @@ t_secret_injected_only_there()
 	assert_eq "$(ls -d /tmp/agentrun-ca-* 2>/dev/null | wc -l)" 0
 }
 
+# The attack: an intercepted connection to the listed host (CONNECT
+# localhost:P, SNI localhost) whose request names another host — in its
+# Host header, in an absolute-form target, with a trailing dot. A
+# shared front routes by Host: the value must not go with it. Each such
+# request is forwarded with the placeholder, recorded (secret_withheld)
+# and summed up at exit; the right host, however spelled, still gets
+# the value.
+t_secret_follows_the_request()
+{
+	sb_home "$1"
+	sb_home_own
+	tls_setup
+	local log=$TEST_TMP/auth-host-$RANDOM audit=$H/audit.jsonl p
+	: >"$log"
+	tls_server "$log" keep
+	p=$PORT
+	assert_status 0 sec_run --audit "$audit" --net "allow=localhost:$p" \
+		--secret "TOKEN=localhost:$p" -- sh -c "
+		c() { curl -sS -m 10 --noproxy '' -H \"Authorization: Bearer \$TOKEN\" \"\$@\" https://localhost:$p/ | sed s/^/got:/; }
+		c -H 'Host: other.test'
+		c --request-target https://other.test/
+		c -H 'Host: LOCALHOST:$p'
+		c
+		c -H 'Host: localhost.:$p'"
+	assert_eq "$(grep -c got:ok-from-tls <<<"$OUT")" 5
+	assert_match "$(sed -n 1p "$log")" "^host=other.test auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_match "$(sed -n 2p "$log")" "^host=localhost:$p auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_eq "$(sed -n 3p "$log")" "host=LOCALHOST:$p auth=Bearer $SECRET"
+	assert_eq "$(sed -n 4p "$log")" "host=localhost:$p auth=Bearer $SECRET"
+	assert_match "$(sed -n 5p "$log")" "^host=localhost.:$p auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_eq "$(grep -c "$SECRET" "$log")" 2
+	# recorded, one event per request, and summed up at exit
+	assert_eq "$(jq -s '[.[] | select(.event == "secret_withheld")] | length' "$audit")" 3
+	assert_eq "$(jq -r -s '[.[] | select(.event == "secret_withheld") | .asked] | join(",")' "$audit")" \
+		"other.test,other.test,localhost.:$p"
+	assert_eq "$(jq -r -s '[.[] | select(.event == "secret_withheld")][0] | "\(.host):\(.port) \(.refused)"' "$audit")" \
+		"localhost:$p false"
+	assert_contains "$ERR" "agentrun: 3 requests through a --secret connection were not for its host and got no value: localhost:$p (its Host header names another host: other.test) and others"
+	assert_not_contains "$(cat "$audit")" "$SECRET"
+}
+
+# The requests a client sends after the first on one connection
+# (keep-alive, pipelined), to a server that keeps the connection open
+# whatever "Connection: close" says: the value never goes with them,
+# whichever host they name; the first request is judged by its own Host.
+# Two Host headers are refused (400) and never reach the server.
+t_secret_keepalive()
+{
+	sb_home "$1"
+	cat >"$WS/raw.py" <<'PYEOF'
+import os, re, socket, ssl, sys
+hp = (os.environ.get("HTTPS_PROXY") or os.environ["https_proxy"]).split("://", 1)[1].rstrip("/")
+ph, pp = hp.rsplit(":", 1)
+target, tok = sys.argv[1], os.environ["TOKEN"]
+reqs = b"".join(a.replace("TOK", tok).replace("|", "\r\n").encode() for a in sys.argv[2:])
+s = socket.create_connection((ph, int(pp)), timeout=20)
+s.sendall(b"CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (target.encode(), target.encode()))
+r = b""
+while b"\r\n\r\n" not in r:
+    d = s.recv(1)
+    if not d:
+        sys.exit("the proxy closed")
+    r += d
+t = ssl.create_default_context().wrap_socket(s, server_hostname=target.rsplit(":", 1)[0])
+t.sendall(reqs)
+got = b""
+while got.count(b"HTTP/1.1 ") < len(sys.argv) - 2:
+    d = t.recv(65536)
+    if not d:
+        break
+    got += d
+print("statuses:" + ",".join(c.decode() for c in re.findall(rb"HTTP/1\.1 (\d+)", got)))
+t.close()
+PYEOF
+	sb_home_own
+	tls_setup
+	local log=$TEST_TMP/auth-keep-$RANDOM audit=$H/audit.jsonl p
+	: >"$log"
+	tls_server "$log" keep
+	p=$PORT
+	assert_status 0 sec_run --audit "$audit" --net "allow=localhost:$p" \
+		--secret "TOKEN=localhost:$p" -- sh -c "
+		$PY raw.py localhost:$p 'GET /1 HTTP/1.1|Host: localhost:$p|Authorization: Bearer TOK||' 'GET /2 HTTP/1.1|Host: other.test|Authorization: Bearer TOK||'
+		$PY raw.py localhost:$p 'GET /3 HTTP/1.1|Host: other.test|Authorization: Bearer TOK||' 'GET /4 HTTP/1.1|Host: localhost:$p|Authorization: Bearer TOK||'
+		$PY raw.py localhost:$p 'GET /5 HTTP/1.1|Host: localhost:$p|Host: other.test|Authorization: Bearer TOK||'"
+	assert_eq "$(grep -c statuses:200,200 <<<"$OUT")" 2
+	assert_contains "$OUT" "statuses:400"
+	assert_eq "$(sed -n 1p "$log")" "host=localhost:$p auth=Bearer $SECRET"
+	assert_match "$(sed -n 2p "$log")" "^host=other.test auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_match "$(sed -n 3p "$log")" "^host=other.test auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_match "$(sed -n 4p "$log")" "^host=localhost:$p auth=Bearer agentrun-secret-[0-9a-f]{32}$"
+	assert_eq "$(wc -l <"$log")" 4
+	assert_eq "$(jq -r -s '[.[] | select(.event == "secret_withheld") | "\(.asked) \(.refused)"] | join(",")' "$audit")" \
+		"other.test false,localhost:$p true"
+}
+
 # The variable passed on purpose (--env NAME, a profile's "env") still
 # holds only the placeholder.
 t_secret_beats_env_pass()
@@ -168,5 +275,7 @@ for mode in root user; do
 	run_test "secret ($mode): --env NAME or a profile cannot pass the real value" t_secret_beats_env_pass $mode
 	run_test "secret ($mode): \"secret\" in a profile" t_secret_in_profile $mode
 	run_test "secret ($mode): errors" t_secret_errors $mode
+	run_test "secret ($mode): a request naming another host than the connection's gets the placeholder, recorded" t_secret_follows_the_request $mode
+	run_test "secret ($mode): keep-alive and pipelined requests never get the value; two Host headers refused" t_secret_keepalive $mode
 done
 finish

@@ -92,7 +92,7 @@ UNIT_TEST(audit_lines_start_exit_proxy)
 	struct ar_egress_event ev = {
 		"connect", "evil.test", 443,
 		NULL,	   false,	"agentrun: blocked evil.test:443",
-		true
+		true,	   false,	NULL
 	};
 	_cleanup_free_ char *text = NULL;
 	int fd = mkstemp(path);
@@ -272,6 +272,12 @@ UNIT_TEST(notify_rules_writes_reads_stay_allowed)
 	CHECK_INT_EQ(rules_for(sc, "linkat"), 1);
 	CHECK_INT_EQ(rules_for(sc, "symlinkat"), 1);
 	CHECK_INT_EQ(rules_for(sc, "setxattr"), 1);
+	/* a send opening a TCP connection (MSG_FASTOPEN) is notified, an
+	 * ordinary send allowed by the kernel */
+	CHECK_INT_EQ(rules_for(sc, "sendto"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "sendmsg"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "sendmmsg"), 2 | 8);
+	CHECK_INT_EQ(rules_for(sc, "connect"), 1);
 	/* reads, fd-based changes and what the profile refuses are not */
 	CHECK_INT_EQ(rules_for(sc, "read"), 4);
 	CHECK_INT_EQ(rules_for(sc, "stat") & 3, 0);
@@ -290,6 +296,8 @@ UNIT_TEST(notify_rules_writes_reads_stay_allowed)
 				     "/tmp/x/listener", &err),
 		     0);
 	CHECK_INT_EQ(rules_for(sc, "openat"), 1);
+	/* without connect events, sends stay as the profile has them */
+	CHECK_INT_EQ(rules_for(sc, "sendto"), 4);
 	oci_arena_free(&a);
 }
 
@@ -464,8 +472,9 @@ UNIT_TEST(learn_writes_a_profile_that_parses)
 	struct ar_error err = AR_ERROR_INIT;
 	struct sb_learn *l = sb_learn_new(&h, "/home/me/ws", NULL);
 	struct oci_profile *pf = NULL;
-	struct ar_egress_event ev = { "connect", "localhost", 8080, "127.0.0.1",
-				      true,	 NULL,	      false };
+	struct ar_egress_event ev = { "connect",   "localhost", 8080,
+				      "127.0.0.1", true,	NULL,
+				      false,	   false,	NULL };
 	char dir[] = "/tmp/ar-learn-XXXXXX";
 	char *argv[] = { "tool", "--x", NULL };
 	_cleanup_free_ char *out = NULL;

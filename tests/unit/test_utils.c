@@ -60,4 +60,31 @@ UNIT_TEST(parse_i64)
 	CHECK(v == 7);
 }
 
+UNIT_TEST(quote_agent_strings)
+{
+	char *q, buf[16];
+
+	/* plain text stays as is */
+	q = ar_quote("api.example.com:443");
+	CHECK_STR_EQ(q, "api.example.com:443");
+	free(q);
+	/* escape sequences (erase line, cursor up) never reach a terminal */
+	q = ar_quote("a\033[2K\033[1Ab");
+	CHECK_STR_EQ(q, "\"a\\033[2K\\033[1Ab\"");
+	free(q);
+	q = ar_quote("x\r\n\t\"\\\x7f\xc3\xa9");
+	CHECK_STR_EQ(q, "\"x\\r\\n\\t\\\"\\\\\\177\\303\\251\"");
+	free(q);
+	q = ar_quote_n("a\0b", 3);
+	CHECK_STR_EQ(q, "\"a\\000b\"");
+	free(q);
+	/* cut at a whole escape, the closing quote kept */
+	CHECK(ar_quote_to(buf, sizeof(buf), "\033\033\033\033", 4) == 14);
+	CHECK_STR_EQ(buf, "\"\\033\\033\\033\"");
+	CHECK(ar_quote_to(buf, 3, "\033", 1) == 2);
+	CHECK_STR_EQ(buf, "\"\"");
+	CHECK(ar_quote_to(buf, 4, "abcdef", 6) == 3);
+	CHECK_STR_EQ(buf, "abc");
+}
+
 UNIT_MAIN()
