@@ -163,6 +163,61 @@ t_host_writes_into_placeholder()
 		no_placeholder_left
 }
 
+# A hostile agent clears its parent-death signal and outlives agentrun's
+# SIGKILL (its mount namespace with it): its placeholders must stay held
+# (by the keeper) through another sandbox's start and exit, and go at
+# the next start after it ends.
+SURVIVOR='
+import ctypes, os, time
+ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG = 0
+open("sig/a-ready", "w").close()
+while not os.path.exists("sig/a-exit"):
+    open("sig/alive", "w").write(str(time.time()))
+    if os.path.exists("sig/a-try") and not os.path.exists("sig/a-result"):
+        r = []
+        for p, d in ((".vscode/tasks.json", ".vscode"), (".mcp.json", None), (".git/hooks/pre-commit", ".git/hooks")):
+            try:
+                if d:
+                    os.makedirs(d, exist_ok=True)
+                open(p, "w").write("{}")
+                r.append(p + " WRITTEN")
+            except OSError as e:
+                r.append(p + " " + e.strerror)
+        open("sig/a-result.tmp", "w").write("\n".join(r))
+        os.rename("sig/a-result.tmp", "sig/a-result")
+    time.sleep(0.1)
+'
+
+t_survivor()
+{
+	local mode=$1 pa a1 a2
+	[ -x /usr/bin/python3 ] || skip "needs /usr/bin/python3"
+	shared_setup "$mode"
+	bg_sandbox pa "$mode" "$TEST_TMP/a.log" /usr/bin/python3 -c "$SURVIVOR"
+	defer touch "$SIG/a-exit"
+	wait_until 60 test -e "$SIG/a-ready"
+	kill -9 "$pa"
+	wait "$pa" || true
+	a1=$(cat "$SIG/alive")
+	sleep 0.5
+	a2=$(cat "$SIG/alive")
+	[ "$a1" != "$a2" ] || skip "the agent did not outlive agentrun (parent-death signal kept)"
+	# another sandbox starts and exits meanwhile
+	assert_status 0 sb_run -- true
+	touch "$SIG/a-try"
+	wait_until 30 test -e "$SIG/a-result"
+	local res
+	res=$(cat "$SIG/a-result")
+	assert_not_contains "$res" "WRITTEN" "the surviving agent wrote a protected path"
+	[ ! -e "$WS/.vscode/tasks.json" ] && [ ! -f "$WS/.mcp.json" ] &&
+		[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "written on the host: $res"
+	touch "$SIG/a-exit"
+	# its end lets go of the placeholders; the next start removes them
+	sleep 1
+	assert_status 0 sb_run -- true
+	no_placeholder_left
+}
+
 run_test "placeholders: two sandboxes, the first exits, the second cannot write .vscode/.mcp.json (rootless)" t_two_sandboxes user user user
 run_test "placeholders: two sandboxes, the first exits, the second cannot write .vscode/.mcp.json (root)" t_two_sandboxes root root root
 run_test "placeholders: root's sandbox exits first, the user's stays held" t_two_sandboxes root user user
@@ -171,4 +226,6 @@ run_test "placeholders: after a SIGKILL, removed at the next start; the user's o
 run_test "placeholders: after a SIGKILL, removed at the next start; the user's own kept (root)" t_sigkill root
 run_test "placeholders: a file the host writes into one stays, unseen inside (rootless)" t_host_writes_into_placeholder user
 run_test "placeholders: a file the host writes into one stays, unseen inside (root)" t_host_writes_into_placeholder root
+run_test "placeholders: an agent outliving agentrun's SIGKILL keeps them (rootless)" t_survivor user
+run_test "placeholders: an agent outliving agentrun's SIGKILL keeps them (root)" t_survivor root
 finish
