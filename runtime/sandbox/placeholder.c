@@ -198,6 +198,9 @@ static int take_one(struct sb_placeholders *ph, const char *path,
 		if (created) {
 			char v[64];
 
+			/* whatever the umask: every sandbox on the
+			 * workspace (of any user) opens it to lock it */
+			(void)fchmod(fd, 0755);
 			own_like_parent(fd, path);
 			mark_value(v, sizeof(v), &st);
 			/* a filesystem without user xattrs: the lock alone
