@@ -367,22 +367,30 @@ void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid)
  * existed). False when it still runs after KEEPER_WAIT_MS. */
 static bool keeper_gone(struct sb_placeholders *ph)
 {
+	struct pollfd pfd = { .events = POLLIN };
+
 	if (ph->keeper_sock >= 0) {
 		close(ph->keeper_sock);
 		ph->keeper_sock = -1;
 	}
 	if (ph->keeper <= 0)
 		return true;
-	for (long waited = 0; waited < KEEPER_WAIT_MS; waited += 10) {
-		pid_t r = waitpid(ph->keeper, NULL, WNOHANG);
+	/* the run's supervision may have reaped it already (ESRCH) */
+	pfd.fd = (int)syscall(SYS_pidfd_open, ph->keeper, 0);
+	if (pfd.fd >= 0) {
+		int n;
 
-		if (r == ph->keeper || (r < 0 && errno != EINTR)) {
-			ph->keeper = -1;
-			return true;
-		}
-		sleep_ms(10);
+		while ((n = poll(&pfd, 1, KEEPER_WAIT_MS)) < 0 &&
+		       errno == EINTR)
+			;
+		close(pfd.fd);
+		if (n == 0)
+			return false;
 	}
-	return false;
+	while (waitpid(ph->keeper, NULL, 0) < 0 && errno == EINTR)
+		;
+	ph->keeper = -1;
+	return true;
 }
 
 void sb_placeholders_release(struct sb_placeholders *ph)
