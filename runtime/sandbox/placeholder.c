@@ -260,20 +260,14 @@ static void remove_stale(const char *path)
 	remove_if_last(fd, path);
 }
 
-int sb_placeholders_take(struct sb_placeholders *ph, const struct sb_protect *p,
-			 bool mount, struct ar_error *err)
+int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
+			bool mount, struct ar_error *err)
 {
-	for (size_t i = 0; p && i < p->n; i++) {
-		const struct sb_protect_entry *e = &p->v[i];
-
-		if (e->kind != SB_PROT_ABSENT)
-			continue;
-		if (!mount)
-			remove_stale(e->path);
-		else if (take_one(ph, e->path, err) < 0)
-			return -1;
+	if (!mount) {
+		remove_stale(path);
+		return 0;
 	}
-	return 0;
+	return take_one(ph, path, err);
 }
 
 /* The keeper's fds: the locks and its socket; all else closed, the
@@ -321,6 +315,7 @@ static void keeper(const struct sb_placeholders *ph, int sock)
 	 * existed, or the start failed) */
 	if (ar_recvmsg_fd(sock, &c, 1, &pfd.fd) <= 0 || pfd.fd < 0)
 		_exit(0);
+	close(sock);
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
 	_exit(0);

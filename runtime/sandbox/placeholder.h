@@ -30,7 +30,6 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "protect.h"
 
 #define SB_PLACEHOLDER_XATTR "user.agentrun.placeholder"
 
@@ -58,13 +57,14 @@ struct sb_placeholders {
  * empty, and marked, or locked by a running sandbox. */
 bool sb_placeholder_is(const char *path);
 
-/* Before the run: each SB_PROT_ABSENT path of the plan made (marked) or
- * joined, locked shared, and checked to still be the directory locked.
- * With !mount (an --overlay run: nothing is mounted there), placeholders
- * left by an earlier run are only removed. Fails only when a path stays
- * locked exclusively (nothing agentrun does holds that lock for long). */
-int sb_placeholders_take(struct sb_placeholders *ph, const struct sb_protect *p,
-			 bool mount, struct ar_error *err);
+/* Before the run, for each placeholder of the plan (protect.h:
+ * SB_PROT_ABSENT): `path` made (and marked) or joined, locked shared,
+ * and checked to still be the directory locked. With !mount (an
+ * --overlay run: nothing is mounted there), a placeholder left by an
+ * earlier run is only removed. Fails only when the path stays locked
+ * exclusively (nothing agentrun does holds that lock for long). */
+int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
+			bool mount, struct ar_error *err);
 
 /* The keeper: a process that inherits the locks and lets go of them
  * only when the container's first process (`pid`, given through

@@ -248,7 +248,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * container's life (a keeper process past agentrun's own), before
 	 * any thread exists; an --overlay run mounts none and only removes
 	 * the ones a killed run left */
-	r = sb_placeholders_take(&ph, &p->protect, !plan.overlay.dir, err);
+	for (size_t i = 0; r == 0 && i < p->protect.n; i++)
+		if (p->protect.v[i].kind == SB_PROT_ABSENT)
+			r = sb_placeholder_take(&ph, p->protect.v[i].path,
+						!plan.overlay.dir, err);
 	if (r == 0)
 		sb_placeholders_keep(&ph);
 	/* --audit/--learn (sandbox_audit.c), --net allow and --publish

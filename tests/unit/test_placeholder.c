@@ -32,15 +32,6 @@ static void rm_rf(const char *dir)
 	(void)!system(cmd);
 }
 
-/* A plan of one placeholder at `path`. */
-static void plan_of(struct sb_protect *p, struct sb_protect_entry *e,
-		    char *path)
-{
-	*e = (struct sb_protect_entry){ path, SB_PROT_ABSENT, "editor config",
-					false };
-	*p = (struct sb_protect){ .v = e, .n = 1 };
-}
-
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -60,17 +51,14 @@ UNIT_TEST(placeholder_the_last_one_out_removes_it)
 	struct sb_placeholders a = SB_PLACEHOLDERS_INIT;
 	struct sb_placeholders b = SB_PLACEHOLDERS_INIT;
 	struct ar_error err = AR_ERROR_INIT;
-	struct sb_protect_entry e;
-	struct sb_protect p;
 
-	plan_of(&p, &e, path);
-	CHECK_INT_EQ(sb_placeholders_take(&a, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&a, path, true, &err), 0);
 	CHECK(is_dir(path));
 	CHECK_INT_EQ((int)a.n, 1);
 	CHECK(a.v[0].ours);
 	/* in use: a placeholder for the next plan, not the user's */
 	CHECK(sb_placeholder_is(path));
-	CHECK_INT_EQ(sb_placeholders_take(&b, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&b, path, true, &err), 0);
 	CHECK_INT_EQ((int)b.n, 1);
 	CHECK(b.v[0].ours);
 	/* the first out leaves it to the second */
@@ -88,13 +76,10 @@ UNIT_TEST(placeholder_left_by_a_killed_run_is_removed_next_time)
 	struct sb_placeholders a = SB_PLACEHOLDERS_INIT;
 	struct sb_placeholders b = SB_PLACEHOLDERS_INIT;
 	struct ar_error err = AR_ERROR_INIT;
-	struct sb_protect_entry e;
-	struct sb_protect p;
 
 	if (!xattrs_work(ws))
 		UNIT_SKIP("no user xattrs on /tmp");
-	plan_of(&p, &e, path);
-	CHECK_INT_EQ(sb_placeholders_take(&a, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&a, path, true, &err), 0);
 	/* killed: its locks go with its files, the directory stays */
 	close(a.v[0].fd);
 	free(a.v[0].path);
@@ -102,18 +87,18 @@ UNIT_TEST(placeholder_left_by_a_killed_run_is_removed_next_time)
 	CHECK(is_dir(path));
 	CHECK(sb_placeholder_is(path));
 	/* the next run reuses it and its end removes it */
-	CHECK_INT_EQ(sb_placeholders_take(&b, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&b, path, true, &err), 0);
 	CHECK(b.n == 1 && b.v[0].ours);
 	sb_placeholders_release(&b);
 	CHECK(!is_dir(path));
 	/* an --overlay start (nothing mounted) removes it too */
 	a = (struct sb_placeholders)SB_PLACEHOLDERS_INIT;
-	CHECK_INT_EQ(sb_placeholders_take(&a, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&a, path, true, &err), 0);
 	close(a.v[0].fd);
 	free(a.v[0].path);
 	free(a.v);
 	b = (struct sb_placeholders)SB_PLACEHOLDERS_INIT;
-	CHECK_INT_EQ(sb_placeholders_take(&b, &p, false, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&b, path, false, &err), 0);
 	CHECK_INT_EQ((int)b.n, 0);
 	CHECK(!is_dir(path));
 	rm_rf(ws);
@@ -126,16 +111,13 @@ UNIT_TEST(placeholder_never_a_directory_of_the_users)
 	_cleanup_free_ char *file = ar_xasprintf("%s/.idea/workspace.xml", ws);
 	struct sb_placeholders a = SB_PLACEHOLDERS_INIT;
 	struct ar_error err = AR_ERROR_INIT;
-	struct sb_protect_entry e;
-	struct sb_protect p;
 	char buf[64];
 	int fd;
 
-	plan_of(&p, &e, path);
 	/* the user's own empty directory: not a placeholder, kept */
 	CHECK(mkdir(path, 0755) == 0);
 	CHECK(!sb_placeholder_is(path));
-	CHECK_INT_EQ(sb_placeholders_take(&a, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&a, path, true, &err), 0);
 	CHECK(a.n == 1 && !a.v[0].ours);
 	sb_placeholders_release(&a);
 	CHECK(is_dir(path));
@@ -143,7 +125,7 @@ UNIT_TEST(placeholder_never_a_directory_of_the_users)
 	/* the host writes into a placeholder while it is in use: left,
 	 * and unmarked (the user's now) */
 	a = (struct sb_placeholders)SB_PLACEHOLDERS_INIT;
-	CHECK_INT_EQ(sb_placeholders_take(&a, &p, true, &err), 0);
+	CHECK_INT_EQ(sb_placeholder_take(&a, path, true, &err), 0);
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	CHECK(fd >= 0);
 	close(fd);
