@@ -109,6 +109,39 @@ t_two_sandboxes()
 	no_placeholder_left
 }
 
+# agentrun as MODE from $WS (sandbox --name/--detach, sandbox stop)
+ar_as()
+{
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" "$@")
+	else
+		as_test_user env HOME="$H" bash -c 'cd "$1" && shift && exec "$@"' \
+			_ "$WS" "$AGENTRUN" --root "$AR_USER_ROOT" "$@"
+	fi
+}
+
+# A detached sandbox (its monitor holds the placeholders) stopped while
+# a foreground one runs: the same as two foreground ones.
+t_detached_then_stopped()
+{
+	local pb name=ph$RANDOM
+	shared_setup "$1"
+	assert_status 0 ar_as sandbox --no-tty --name "$name" --detach -- \
+		sh -c "$HOLD" _ a
+	defer ar_as sandbox stop "$name"
+	wait_until 60 test -e "$SIG/a-ready"
+	bg_sandbox pb "$MODE" "$TEST_TMP/b.log" sh -c "$ATTACK"
+	defer kill -9 "$pb"
+	wait_until 60 test -e "$SIG/b-ready"
+	assert_status 0 ar_as sandbox stop "$name"
+	touch "$SIG/b-go"
+	wait "$pb" || fail "sandbox B failed: $(cat "$TEST_TMP/b.log")"
+	assert_not_contains "$(cat "$TEST_TMP/b.log")" "WRITTEN" "the second agent wrote a protected path"
+	[ ! -e "$WS/.vscode/tasks.json" ] && [ ! -f "$WS/.mcp.json" ] ||
+		fail "written on the host"
+	no_placeholder_left
+}
+
 # SIGKILL of agentrun: the sandbox's processes die with it; its
 # placeholders go at the next start (at the latest); what the user made
 # meanwhile (content in one, an own directory in place of another) stays.
@@ -117,7 +150,7 @@ t_sigkill()
 	local mode=$1 pa a1 a2
 	shared_setup "$mode"
 	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c \
-		'touch sig/a-ready; while :; do date +%s%N >sig/alive; sleep 0.1; done'
+		'date +%s%N >sig/alive; touch sig/a-ready; while :; do date +%s%N >sig/alive; sleep 0.1; done'
 	wait_until 60 test -e "$SIG/a-ready"
 	[ -d "$WS/.vscode" ] && [ -d "$WS/.mcp.json" ] && [ -d "$WS/.idea" ] ||
 		fail "no placeholders while it runs: $(ls -la "$WS")"
@@ -170,6 +203,7 @@ t_host_writes_into_placeholder()
 SURVIVOR='
 import ctypes, os, time
 ctypes.CDLL(None).prctl(1, 0)  # PR_SET_PDEATHSIG = 0
+open("sig/alive", "w").write(str(time.time()))
 open("sig/a-ready", "w").close()
 while not os.path.exists("sig/a-exit"):
     open("sig/alive", "w").write(str(time.time()))
@@ -199,8 +233,11 @@ t_survivor()
 	kill -9 "$pa"
 	wait "$pa" || true
 	a1=$(cat "$SIG/alive")
-	sleep 0.5
-	a2=$(cat "$SIG/alive")
+	for _ in $(seq 100); do
+		a2=$(cat "$SIG/alive")
+		[ "$a1" = "$a2" ] || break
+		sleep 0.1
+	done
 	[ "$a1" != "$a2" ] || skip "the agent did not outlive agentrun (parent-death signal kept)"
 	# another sandbox starts and exits meanwhile
 	assert_status 0 sb_run -- true
@@ -212,8 +249,10 @@ t_survivor()
 	[ ! -e "$WS/.vscode/tasks.json" ] && [ ! -f "$WS/.mcp.json" ] &&
 		[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "written on the host: $res"
 	touch "$SIG/a-exit"
-	# its end lets go of the placeholders; the next start removes them
-	sleep 1
+	# its end lets go of the placeholders (the keeper exits); the next
+	# start removes them
+	require_cmd flock
+	wait_until 60 flock -n -x "$WS/.vscode" true
 	assert_status 0 sb_run -- true
 	no_placeholder_left
 }
@@ -222,6 +261,8 @@ run_test "placeholders: two sandboxes, the first exits, the second cannot write 
 run_test "placeholders: two sandboxes, the first exits, the second cannot write .vscode/.mcp.json (root)" t_two_sandboxes root root root
 run_test "placeholders: root's sandbox exits first, the user's stays held" t_two_sandboxes root user user
 run_test "placeholders: the user's sandbox exits first, root's stays held" t_two_sandboxes user root user
+run_test "placeholders: a detached sandbox stopped while another runs (rootless)" t_detached_then_stopped user
+run_test "placeholders: a detached sandbox stopped while another runs (root)" t_detached_then_stopped root
 run_test "placeholders: after a SIGKILL, removed at the next start; the user's own kept (rootless)" t_sigkill user
 run_test "placeholders: after a SIGKILL, removed at the next start; the user's own kept (root)" t_sigkill root
 run_test "placeholders: a file the host writes into one stays, unseen inside (rootless)" t_host_writes_into_placeholder user
