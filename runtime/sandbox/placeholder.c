@@ -300,7 +300,7 @@ static void keeper_fds(const struct sb_placeholders *ph, int sock)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static void keeper(const struct sb_placeholders *ph, int sock)
+static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
 {
 	static const int ignored[] = { SIGINT,	SIGQUIT, SIGHUP,
 				       SIGTERM, SIGTSTP, SIGPIPE };
@@ -318,13 +318,19 @@ static void keeper(const struct sb_placeholders *ph, int sock)
 	close(sock);
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
+	/* the container has ended; agentrun killed meanwhile (its child
+	 * no more): the last one out is this process */
+	if (getppid() != parent)
+		for (size_t i = 0; i < ph->n; i++)
+			if (ph->v[i].ours)
+				remove_if_last(ph->v[i].fd, ph->v[i].path);
 	_exit(0);
 }
 
 void sb_placeholders_keep(struct sb_placeholders *ph)
 {
 	int sv[2];
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	if (ph->n == 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -332,7 +338,7 @@ void sb_placeholders_keep(struct sb_placeholders *ph)
 	pid = fork();
 	if (pid == 0) {
 		close(sv[0]);
-		keeper(ph, sv[1]);
+		keeper(ph, sv[1], self);
 	}
 	close(sv[1]);
 	if (pid < 0) {

@@ -10,7 +10,8 @@
  * placeholder another sandbox (of any user, root or rootless) still has
  * its read-only mount on. So every sandbox holds a shared flock(2) on
  * each placeholder it mounts over, for as long as its container lives
- * (a keeper process holds it when agentrun itself is killed), and
+ * (a keeper process holds it past a killed agentrun, and then removes
+ * it), and
  * removes one only under an exclusive lock taken without waiting: the
  * kernel counts the users, and a dead one lets go by itself.
  *
@@ -69,8 +70,9 @@ int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
 /* The keeper: a process that inherits the locks and lets go of them
  * only when the container's first process (`pid`, given through
  * sb_placeholders_keep_pid once it exists) has exited, so that a
- * container outliving a killed agentrun keeps its placeholders. Without
- * placeholders, nothing is started. */
+ * container outliving a killed agentrun keeps its placeholders; when
+ * agentrun was killed meanwhile, the keeper removes them itself (the
+ * last one out). Without placeholders, nothing is started. */
 void sb_placeholders_keep(struct sb_placeholders *ph);
 void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid);
 

@@ -142,15 +142,17 @@ t_detached_then_stopped()
 	no_placeholder_left
 }
 
-# SIGKILL of agentrun: the sandbox's processes die with it; its
-# placeholders go at the next start (at the latest); what the user made
-# meanwhile (content in one, an own directory in place of another) stays.
+# SIGKILL of agentrun: the sandbox's processes die with it, and its
+# keeper removes the placeholders. Killed with its keeper too, they stay
+# until the next start, which removes them; what the user made meanwhile
+# (content in one, an own directory in place of another) stays.
+KEEPALIVE='date +%s%N >sig/alive; touch sig/a-ready; while :; do date +%s%N >sig/alive; sleep 0.1; done'
+
 t_sigkill()
 {
-	local mode=$1 pa a1 a2
+	local mode=$1 pa keep a1 a2
 	shared_setup "$mode"
-	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c \
-		'date +%s%N >sig/alive; touch sig/a-ready; while :; do date +%s%N >sig/alive; sleep 0.1; done'
+	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c "$KEEPALIVE"
 	wait_until 60 test -e "$SIG/a-ready"
 	[ -d "$WS/.vscode" ] && [ -d "$WS/.mcp.json" ] && [ -d "$WS/.idea" ] ||
 		fail "no placeholders while it runs: $(ls -la "$WS")"
@@ -161,14 +163,22 @@ t_sigkill()
 	sleep 1
 	a2=$(cat "$SIG/alive")
 	assert_eq "$a2" "$a1" "the sandbox's command kept running after agentrun's SIGKILL"
+	wait_until 30 test ! -e "$WS/.vscode"
+	no_placeholder_left
+	# agentrun and its keeper killed: left for the next start
+	rm -f "$SIG/a-ready"
+	bg_sandbox pa "$mode" "$TEST_TMP/a2.log" sh -c "$KEEPALIVE"
+	wait_until 60 test -e "$SIG/a-ready"
+	keep=$(pgrep -P "$pa" -x agentrun-keep) || fail "no keeper process"
+	kill -9 "$keep" "$pa"
+	wait "$pa" || true
+	sleep 1
+	[ -d "$WS/.vscode" ] && [ -d "$WS/.mcp.json" ] && [ -d "$WS/.idea" ] ||
+		fail "the placeholders went without their keeper: $(ls -la "$WS")"
 	# the user, meanwhile: content in one leftover, an own empty
 	# directory in place of another
-	if [ -d "$WS/.idea" ]; then
-		host sh -c 'echo "<x/>" >"$1/.idea/workspace.xml"' _ "$WS"
-	fi
-	if [ -d "$WS/.claude" ]; then
-		host rmdir "$WS/.claude"
-	fi
+	host sh -c 'echo "<x/>" >"$1/.idea/workspace.xml"' _ "$WS"
+	host rmdir "$WS/.claude"
 	host mkdir "$WS/.claude"
 	assert_status 0 sb_run -- true
 	assert_eq "$(cat "$WS/.idea/workspace.xml" 2>&1)" "<x/>" "the user's file in .idea"
@@ -249,11 +259,8 @@ t_survivor()
 	[ ! -e "$WS/.vscode/tasks.json" ] && [ ! -f "$WS/.mcp.json" ] &&
 		[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "written on the host: $res"
 	touch "$SIG/a-exit"
-	# its end lets go of the placeholders (the keeper exits); the next
-	# start removes them
-	require_cmd flock
-	wait_until 60 flock -n -x "$WS/.vscode" true
-	assert_status 0 sb_run -- true
+	# its end: the keeper, last one out (agentrun is gone), removes them
+	wait_until 60 test ! -e "$WS/.vscode"
 	no_placeholder_left
 }
 
@@ -263,8 +270,8 @@ run_test "placeholders: root's sandbox exits first, the user's stays held" t_two
 run_test "placeholders: the user's sandbox exits first, root's stays held" t_two_sandboxes user root user
 run_test "placeholders: a detached sandbox stopped while another runs (rootless)" t_detached_then_stopped user
 run_test "placeholders: a detached sandbox stopped while another runs (root)" t_detached_then_stopped root
-run_test "placeholders: after a SIGKILL, removed at the next start; the user's own kept (rootless)" t_sigkill user
-run_test "placeholders: after a SIGKILL, removed at the next start; the user's own kept (root)" t_sigkill root
+run_test "placeholders: after a SIGKILL, removed by the keeper or at the next start; the user's own kept (rootless)" t_sigkill user
+run_test "placeholders: after a SIGKILL, removed by the keeper or at the next start; the user's own kept (root)" t_sigkill root
 run_test "placeholders: a file the host writes into one stays, unseen inside (rootless)" t_host_writes_into_placeholder user
 run_test "placeholders: a file the host writes into one stays, unseen inside (root)" t_host_writes_into_placeholder root
 run_test "placeholders: an agent outliving agentrun's SIGKILL keeps them (rootless)" t_survivor user
