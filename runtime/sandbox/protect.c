@@ -22,6 +22,7 @@
 
 #include "home_secrets.h"
 #include "log.h"
+#include "placeholder.h"
 #include "protect.h"
 #include "utils.h"
 
@@ -120,6 +121,13 @@ static void one(struct plan_ctx *c, const char *path, int missing_kind,
 			c->err, ELOOP,
 			"sandbox: `%s` (%s) is a symbolic link, which the sandbox cannot hold read-only (the agent could point it elsewhere): replace it by what it points to, or pass --rw %s to let the agent change it",
 			path, why, path);
+		return;
+	}
+	/* a placeholder of another sandbox (or one left by a killed run)
+	 * stays a placeholder, never a directory of the user's */
+	if (missing_kind == SB_PROT_ABSENT && S_ISDIR(st.st_mode) &&
+	    sb_placeholder_is(path)) {
+		add(c->p, path, SB_PROT_ABSENT, why);
 		return;
 	}
 	add(c->p, path, SB_PROT_RO, why);
@@ -349,7 +357,7 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 		    root_names[i].why);
 	}
 	if (lstat(claude, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    !opted_out(c, claude)) {
+	    !opted_out(c, claude) && !sb_placeholder_is(claude)) {
 		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++) {
 			_cleanup_free_ char *x =
 				ar_xasprintf("%s/%s", claude, claude_names[i]);
@@ -636,10 +644,7 @@ size_t sb_protect_after_run(const struct sb_protect *p)
 		struct stat st;
 		const char *base;
 
-		if (e->kind == SB_PROT_ABSENT) {
-			rmdir(e->path); /* the empty mount point, if still so */
-			continue;
-		}
+		/* placeholders: placeholder.c, the last one out */
 		if (e->kind != SB_PROT_WATCH || lstat(e->path, &st) < 0)
 			continue;
 		found++;

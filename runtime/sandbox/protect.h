@@ -18,9 +18,12 @@
  *                    along and free its name (mv .claude x; mkdir
  *                    .claude)
  *   SB_PROT_ABSENT   missing: an empty read-only directory is mounted
- *                    there for the run (its mount point is created on
- *                    the host and removed after the exit), so nothing
- *                    can be created under that name
+ *                    there for the run (its mount point is made on the
+ *                    host, shared with the other sandboxes on the
+ *                    workspace and removed by the last one out:
+ *                    placeholder.h), so nothing can be created under
+ *                    that name; also an existing directory that is
+ *                    such a placeholder
  *   SB_PROT_WATCH    missing, and a placeholder would break the host's
  *                    git (`commondir`): checked after the exit; if the
  *                    agent created it, it is removed and reported
@@ -69,9 +72,9 @@ struct sb_protect {
  * sandbox_config.c. */
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err);
-/* After the run: remove the placeholders' mount points (empty
- * directories only), remove and report watched files the agent created.
- * Returns how many watched files were found. */
+/* After the run: remove and report watched files the agent created
+ * (the placeholders' mount points: placeholder.h). Returns how many
+ * watched files were found. */
 size_t sb_protect_after_run(const struct sb_protect *p);
 /* The entry covering `path` (absolute), or NULL; a holder only when
  * `path` is the holder itself. */

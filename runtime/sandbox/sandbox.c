@@ -23,6 +23,7 @@
 #include "landlock.h"
 #include "log.h"
 #include "overlay.h"
+#include "placeholder.h"
 #include "profile.h"
 #include "protect.h"
 #include "sandbox_audit.h"
@@ -116,11 +117,13 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 
 /* ---- run ---- */
 
-/* What runs beside the container: the audit listener and the egress
- * proxy (each NULL when the plan has none). */
+/* What runs beside the container: the audit listener, the egress
+ * proxy (each NULL when the plan has none) and the placeholders'
+ * keeper. */
 struct sb_beside {
 	struct sb_observe *ob;
 	struct sb_egress *egress;
+	struct sb_placeholders *ph;
 };
 
 /* ar_create_opts.on_spawn: the container process exists in its
@@ -130,6 +133,7 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 {
 	const struct sb_beside *b = arg;
 
+	sb_placeholders_keep_pid(b->ph, pid);
 	if (b->ob && sb_observe_on_spawn(b->ob, pid, err) < 0)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
@@ -150,7 +154,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_egress egress = { 0 };
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
-	struct sb_beside beside = { NULL, NULL };
+	struct sb_placeholders ph = SB_PLACEHOLDERS_INIT;
+	struct sb_beside beside = { NULL, NULL, &ph };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
@@ -239,9 +244,19 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
+	/* the placeholders' mount points: made or joined, locked for the
+	 * container's life (a keeper process past agentrun's own), before
+	 * any thread exists; an --overlay run mounts none and only removes
+	 * the ones a killed run left */
+	for (size_t i = 0; r == 0 && i < p->protect.n; i++)
+		if (p->protect.v[i].kind == SB_PROT_ABSENT)
+			r = sb_placeholder_take(&ph, p->protect.v[i].path,
+						!plan.overlay.dir, err);
+	if (r == 0)
+		sb_placeholders_keep(&ph);
 	/* --audit/--learn (sandbox_audit.c), --net allow and --publish
 	 * (sandbox_egress.c): started with the container process */
-	if (p->observe) {
+	if (r == 0 && p->observe) {
 		r = sb_observe_start(&ob, p, cfg, err);
 		beside.ob = &ob;
 	}
@@ -264,7 +279,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.overlap = true,
 		.config_file = sess_config,
 		.tmpfs_root = &p->rootfs,
-		.on_spawn = beside.ob || beside.egress ? on_spawn : NULL,
+		.on_spawn = beside.ob || beside.egress || ph.n ? on_spawn :
+								 NULL,
 		.on_spawn_arg = &beside,
 		.seccomp_default = p->seccomp_deferred,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
@@ -280,7 +296,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
 	sb_refusal_summary(&refusals);
-	/* placeholders' mount points go; late redirect files are reported */
+	/* placeholders' mount points go (the last one out); late redirect
+	 * files are reported */
+	sb_placeholders_release(&ph);
 	sb_protect_after_run(&p->protect);
 	if (beside.egress)
 		sb_egress_release(&egress);

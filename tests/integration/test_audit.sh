@@ -112,7 +112,8 @@ t_zero_cost_without_audit()
 	au -- sh -c 'touch ready; sleep 3' &
 	wait_until 10 test -e "$ready"
 	local sup
-	sup=$(pgrep -f -n -- "sandbox --no-tty -- sh -c touch ready")
+	# the oldest: the newest is the placeholders' keeper, its fork
+	sup=$(pgrep -f -o -- "sandbox --no-tty -- sh -c touch ready")
 	local tasks=("/proc/$sup/task"/*)
 	assert_eq "${#tasks[@]}" "1" "threads without --audit"
 	# no listener socket either
@@ -126,7 +127,7 @@ t_zero_cost_without_audit()
 	rm -f "$ready"
 	au --audit /dev/null -- sh -c 'touch ready; sleep 3' &
 	wait_until 10 test -e "$ready"
-	sup=$(pgrep -f -n -- "sandbox --no-tty --audit /dev/null -- sh -c touch ready")
+	sup=$(pgrep -f -o -- "sandbox --no-tty --audit /dev/null -- sh -c touch ready")
 	tasks=("/proc/$sup/task"/*)
 	assert_eq "${#tasks[@]}" "2" "threads with --audit"
 	wait

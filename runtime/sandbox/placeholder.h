@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The placeholders' mount points on the host (placeholder.c): the empty
+ * directories made in the workspace where a protected path is missing
+ * (protect.h, SB_PROT_ABSENT), shared by every sandbox on the workspace
+ * and removed by the last one out.
+ *
+ * Removing a directory that is a mount point in another mount namespace
+ * succeeds and detaches the mount there: a sandbox must never remove a
+ * placeholder another sandbox (of any user, root or rootless) still has
+ * its read-only mount on. So every sandbox holds a shared flock(2) on
+ * each placeholder it mounts over, for as long as its container lives
+ * (a keeper process holds it past a killed agentrun, and then removes
+ * it), and
+ * removes one only under an exclusive lock taken without waiting: the
+ * kernel counts the users, and a dead one lets go by itself.
+ *
+ * A placeholder carries the xattr user.agentrun.placeholder = "DEV:INO"
+ * of itself, so any later start (of any user) knows an empty directory
+ * at a placeholder's name for agentrun's (in use: locked; left by a
+ * killed run: not locked) rather than the user's. Nothing is removed
+ * but an empty directory that is a placeholder by that mark (or made by
+ * this run), still at its path; a directory the user wrote files into is
+ * left, unmarked.
+ */
+#ifndef AGENTRUN_SANDBOX_PLACEHOLDER_H
+#define AGENTRUN_SANDBOX_PLACEHOLDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+#define SB_PLACEHOLDER_XATTR "user.agentrun.placeholder"
+
+struct sb_placeholder {
+	char *path;
+	int fd; /* O_RDONLY on the directory, flock LOCK_SH held */
+	dev_t dev;
+	ino_t ino;
+	bool ours; /* a placeholder (not a directory of the user's) */
+};
+
+struct sb_placeholders {
+	struct sb_placeholder *v;
+	size_t n;
+	pid_t keeper; /* holds the locks while the container lives */
+	int keeper_sock; /* the container's pidfd goes there */
+};
+
+#define SB_PLACEHOLDERS_INIT                                                   \
+	{                                                                      \
+		NULL, 0, -1, -1                                                \
+	}
+
+/* `path` (an existing directory where a placeholder would go) is one:
+ * empty, and marked, or locked by a running sandbox. */
+bool sb_placeholder_is(const char *path);
+
+/* Before the run, for each placeholder of the plan (protect.h:
+ * SB_PROT_ABSENT): `path` made (and marked) or joined, locked shared,
+ * and checked to still be the directory locked. With !mount (an
+ * --overlay run: nothing is mounted there), a placeholder left by an
+ * earlier run is only removed. Fails only when the path stays locked
+ * exclusively (nothing agentrun does holds that lock for long). */
+int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
+			bool mount, struct ar_error *err);
+
+/* The keeper: a process that inherits the locks and lets go of them
+ * only when the container's first process (`pid`, given through
+ * sb_placeholders_keep_pid once it exists) has exited, so that a
+ * container outliving a killed agentrun keeps its placeholders; when
+ * agentrun was killed meanwhile, the keeper removes them itself (the
+ * last one out). Without placeholders, nothing is started. */
+void sb_placeholders_keep(struct sb_placeholders *ph);
+void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid);
+
+/* After the run: wait for the keeper, then remove each placeholder this
+ * sandbox is the last user of (an empty directory, still the one
+ * locked), and release everything. */
+void sb_placeholders_release(struct sb_placeholders *ph);
+
+#endif
