@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config_write.h"
+#include "control/control.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -152,6 +153,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_refusals refusals = { 0 };
 	struct sb_beside beside = { NULL, NULL };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
+	struct sb_control *ctl = NULL;
 	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
@@ -245,10 +247,19 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_observe_start(&ob, p, cfg, err);
 		beside.ob = &ob;
 	}
+	/* the control plane (control/control.h): every run has one */
+	if (r == 0)
+		r = sb_control_start(ro->state_root, named ? o->name : id,
+				     o->ask_timeout, &ctl, err);
+	if (r == 0 && ob.audit)
+		sb_control_set_audit(ctl, ob.audit);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;
 		sb_observe_egress(&ob, &egress);
+		sb_control_tap_egress(ctl, &egress.fn, &egress.fn_data);
+		egress.ask_fn = sb_control_ask;
+		egress.ask_data = ctl;
 	}
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
@@ -282,10 +293,15 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	sb_refusal_summary(&refusals);
 	/* placeholders' mount points go; late redirect files are reported */
 	sb_protect_after_run(&p->protect);
+	/* pending decisions refused before the proxy stops (it waits for
+	 * them); the stream goes on until the audit log's last line */
+	sb_control_close(ctl);
 	if (beside.egress)
 		sb_egress_release(&egress);
 	if (p->observe)
 		r = sb_observe_finish(&ob, p, r, *exit_status, err);
+	sb_control_free(ctl);
+	ctl = NULL;
 	if (remove_bundle)
 		rmdir(bundle);
 	/* Explain a failed start with the checks left out before it. */

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control socket of a running sandbox (control.h): bound in
+ * ROOT/.control (0700) as NAME.sock (0600), served by one thread of the
+ * monitor process: each client sends one request line (control_proto.h)
+ * and gets its reply; an "events" client stays, and every event is
+ * written to it without blocking (a client that does not keep up is
+ * dropped). Peers other than the sandbox's user and root are refused
+ * (SO_PEERCRED), whatever the file modes.
+ */
+#define _GNU_SOURCE
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "../audit.h"
+#include "control_proto.h"
+#include "control_queue.h"
+#include "log.h"
+#include "utils.h"
+
+#define CTL_MAX_SUBS 16 /* event-stream clients at once */
+#define CTL_CLIENT_TIMEOUT_MS 2000 /* to send the request line */
+
+struct sb_control {
+	char *name;
+	char *dir; /* ROOT/.control */
+	char *path; /* ROOT/.control/NAME.sock */
+	int listen_fd;
+	int wake_fd;
+	pthread_t thread;
+	bool running;
+	bool stopping; /* under lock */
+	struct ctl_queue q;
+	pthread_mutex_t lock; /* subs */
+	int subs[CTL_MAX_SUBS];
+	atomic_int n_subs;
+	struct ar_audit *audit; /* --audit, or NULL */
+	ar_egress_event_fn next; /* the proxy's decisions, after us */
+	void *next_data;
+};
+
+/* ---- the event stream ---- */
+
+/* One line (newline-ended) to every stream client; one that cannot take
+ * it now is dropped (shut down: the thread closes it). */
+static void publish(struct sb_control *c, const char *line, size_t len)
+{
+	if (atomic_load(&c->n_subs) == 0)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; i < CTL_MAX_SUBS; i++) {
+		ssize_t w;
+
+		if (c->subs[i] < 0)
+			continue;
+		w = send(c->subs[i], line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w != (ssize_t)len)
+			shutdown(c->subs[i], SHUT_RDWR);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void audit_tee(void *data, const char *line, size_t len)
+{
+	publish(data, line, len);
+}
+
+/* An event of the control plane itself: into the log (which streams
+ * it) or straight to the stream. b is begun (ar_audit_begin). */
+static void emit(struct sb_control *c, struct ar_jbuf *b)
+{
+	if (c->audit) {
+		ar_audit_emit(c->audit, b);
+		return;
+	}
+	ar_jbuf_lit(b, "}\n");
+	publish(c, b->p, b->len);
+	ar_jbuf_free(b);
+}
+
+static void egress_event(const struct ar_egress_event *ev, void *data)
+{
+	struct sb_control *c = data;
+
+	/* with --audit the log's line is streamed (audit_tee) */
+	if (!c->audit && atomic_load(&c->n_subs) > 0) {
+		struct ar_jbuf b = { 0 };
+
+		ar_audit_egress_json(&b, ev);
+		ar_jbuf_lit(&b, "}\n");
+		publish(c, b.p, b.len);
+		ar_jbuf_free(&b);
+	}
+	if (c->next)
+		c->next(ev, c->next_data);
+}
+
+static void on_request(void *data, const struct ar_jbuf *req)
+{
+	struct sb_control *c = data;
+	struct ar_jbuf b = { 0 };
+
+	ar_audit_begin(&b, "request");
+	ar_jbuf_key(&b, "request");
+	ar_jbuf_add(&b, req->p, req->len);
+	emit(c, &b);
+}
+
+void sb_control_set_audit(struct sb_control *c, struct ar_audit *a)
+{
+	if (!c || !a)
+		return;
+	c->audit = a;
+	ar_audit_set_tee(a, audit_tee, c);
+}
+
+void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
+			   void **data)
+{
+	if (!c)
+		return;
+	c->next = *fn;
+	c->next_data = *data;
+	*fn = egress_event;
+	*data = c;
+}
+
+bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
+		    void *data)
+{
+	struct sb_control *c = data;
+
+	return ctl_queue_ask(&c->q, q->proto, q->host, q->port, q->addr, reason,
+			     size);
+}
+
+/* ---- clients ---- */
+
+static void reply(int fd, const struct ar_jbuf *b)
+{
+	(void)!ar_write_all(fd, b->p, b->len);
+}
+
+static void reply_error(int fd, const char *msg)
+{
+	struct ar_jbuf b = { 0 };
+
+	ctl_proto_error(&b, msg);
+	reply(fd, &b);
+	ar_jbuf_free(&b);
+}
+
+/* The request line, within CTL_CLIENT_TIMEOUT_MS: its length, or -1. */
+static ssize_t read_line(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+		ssize_t n;
+
+		if (poll(&p, 1, CTL_CLIENT_TIMEOUT_MS) <= 0)
+			return -1;
+		n = recv(fd, buf + got, size - got, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+		nl = memchr(buf, '\n', got);
+		if (nl)
+			return nl - buf;
+	}
+	return -1;
+}
+
+static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
+		   const struct ucred *cred)
+{
+	char host[256], why[512];
+	uint16_t port = 0;
+	struct ar_jbuf b = { 0 };
+
+	if (m->answer == CTL_ANSWER_ALWAYS) {
+		reply_error(
+			fd,
+			"`always` (writing the grant into the profile) is not implemented yet; answer `session` for this sandbox");
+		return;
+	}
+	if (ctl_queue_answer(&c->q, m->id, m->answer, cred->uid, m->iface, host,
+			     sizeof(host), &port, why, sizeof(why)) < 0) {
+		reply_error(fd, why);
+		return;
+	}
+	/* who granted or refused what: an audit event */
+	ar_audit_begin(&b, "answer");
+	ar_jbuf_key(&b, "sandbox");
+	ar_jbuf_cstr(&b, c->name);
+	ar_jbuf_addf(&b, ",\"id\":\"%llu\"", (unsigned long long)m->id);
+	ar_jbuf_key(&b, "answer");
+	ar_jbuf_cstr(&b, ctl_answer_name(m->answer));
+	ar_jbuf_key(&b, "host");
+	ar_jbuf_cstr(&b, host);
+	ar_jbuf_addf(&b, ",\"port\":%u,\"uid\":%u,\"pid\":%d", (unsigned)port,
+		     (unsigned)cred->uid, (int)cred->pid);
+	ar_jbuf_key(&b, "interface");
+	ar_jbuf_cstr(&b, m->iface);
+	emit(c, &b);
+	reply(fd,
+	      &(struct ar_jbuf){ .p = (char *)"{\"ok\":true}\n", .len = 12 });
+}
+
+/* Keep fd as a stream client: true when taken. */
+static bool subscribe(struct sb_control *c, int fd)
+{
+	struct ar_jbuf b = { 0 };
+	bool taken = false;
+
+	ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
+	ar_jbuf_cstr(&b, c->name);
+	ar_jbuf_lit(&b, "}\n");
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; i < CTL_MAX_SUBS && !taken; i++) {
+		if (c->subs[i] >= 0)
+			continue;
+		/* the greeting before any event, under the lock */
+		reply(fd, &b);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		c->subs[i] = fd;
+		atomic_fetch_add(&c->n_subs, 1);
+		taken = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	ar_jbuf_free(&b);
+	if (!taken) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "%d event streams are open on this sandbox, its limit",
+			 CTL_MAX_SUBS);
+		reply_error(fd, msg);
+	}
+	return taken;
+}
+
+/* One accepted client: checked, its request served. Closes fd unless it
+ * became a stream client. */
+static void serve(struct sb_control *c, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char line[CTL_LINE_MAX + 1], why[512];
+	struct ctl_msg m;
+	ssize_t n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		snprintf(
+			why, sizeof(why),
+			"refused: uid %u is neither this sandbox's user nor root",
+			(unsigned)cred.uid);
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	n = read_line(fd, line, sizeof(line));
+	if (n < 0) {
+		reply_error(fd, "expected one request line (JSON)");
+		close(fd);
+		return;
+	}
+	if (ctl_proto_parse(line, (size_t)n, &m, why, sizeof(why)) < 0) {
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	if (m.op == CTL_OP_EVENTS) {
+		if (!subscribe(c, fd))
+			close(fd);
+		return;
+	}
+	if (m.op == CTL_OP_ANSWER) {
+		answer(c, fd, &m, &cred);
+	} else {
+		struct ar_jbuf b = { 0 };
+
+		ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
+		ar_jbuf_cstr(&b, c->name);
+		ar_jbuf_lit(&b, ",\"requests\":");
+		ctl_queue_list(&c->q, &b);
+		ar_jbuf_lit(&b, "}\n");
+		reply(fd, &b);
+		ar_jbuf_free(&b);
+	}
+	close(fd);
+}
+
+static void drop_sub(struct sb_control *c, int i)
+{
+	pthread_mutex_lock(&c->lock);
+	close(c->subs[i]);
+	c->subs[i] = -1;
+	atomic_fetch_sub(&c->n_subs, 1);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *server_main(void *arg)
+{
+	struct sb_control *c = arg;
+
+	for (;;) {
+		struct pollfd pfd[2 + CTL_MAX_SUBS];
+		bool stopping;
+
+		pthread_mutex_lock(&c->lock);
+		stopping = c->stopping;
+		for (int i = 0; i < CTL_MAX_SUBS; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = c->subs[i],
+						      .events = POLLIN };
+		pthread_mutex_unlock(&c->lock);
+		if (stopping)
+			break;
+		pfd[0] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
+		pfd[1] =
+			(struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
+		if (poll(pfd, 2 + CTL_MAX_SUBS, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents) {
+			uint64_t v;
+
+			(void)!read(c->wake_fd, &v, sizeof(v));
+		}
+		/* a stream client that sent more, closed or was dropped */
+		for (int i = 0; i < CTL_MAX_SUBS; i++)
+			if (pfd[2 + i].fd >= 0 && pfd[2 + i].revents)
+				drop_sub(c, i);
+		if (pfd[1].revents & POLLIN) {
+			int fd =
+				accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (fd >= 0)
+				serve(c, fd);
+			else if (errno == EMFILE || errno == ENFILE)
+				poll(NULL, 0, 100);
+		}
+	}
+	return NULL;
+}
+
+/* ---- start / stop ---- */
+
+/* ROOT/.control, 0700, ours. */
+static int control_dir(const char *dir, struct ar_error *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return ar_error_set(err, errno, "control plane: create `%s`",
+				    dir);
+	if (lstat(dir, &st) < 0)
+		return ar_error_set(err, errno, "control plane: `%s`", dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return ar_error_set_plain(
+			err, EPERM,
+			"control plane: `%s` is not a directory of uid %u", dir,
+			(unsigned)geteuid());
+	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700) < 0)
+		return ar_error_set(err, errno, "control plane: chmod `%s`",
+				    dir);
+	return 0;
+}
+
+static int control_bind(struct sb_control *c, struct ar_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int dfd = -1;
+	int fd;
+
+	dfd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "control plane: open `%s`",
+				    c->dir);
+	/* a long ROOT: through the directory's fd */
+	if (strlen(c->path) < sizeof(sa.sun_path))
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->path);
+	else
+		snprintf(sa.sun_path, sizeof(sa.sun_path),
+			 "/proc/self/fd/%d/%s.sock", dfd, c->name);
+	/* a socket left by a monitor that was killed */
+	unlinkat(dfd, strrchr(c->path, '/') + 1, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return ar_error_set(err, errno, "control plane: socket");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    fchmodat(dfd, strrchr(c->path, '/') + 1, 0600, 0) < 0 ||
+	    listen(fd, 32) < 0) {
+		int e = errno;
+
+		close(fd);
+		return ar_error_set(err, e, "control plane: listen on `%s`",
+				    c->path);
+	}
+	c->listen_fd = fd;
+	return 0;
+}
+
+int sb_control_start(const char *root, const char *name, int ask_timeout,
+		     struct sb_control **out, struct ar_error *err)
+{
+	struct sb_control *c = ar_xcalloc(1, sizeof(*c));
+	sigset_t all, old;
+	int e;
+
+	*out = NULL;
+	c->listen_fd = c->wake_fd = -1;
+	for (int i = 0; i < CTL_MAX_SUBS; i++)
+		c->subs[i] = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	c->name = ar_xstrdup(name);
+	c->dir = ar_xasprintf("%s/.control", root);
+	c->path = ar_xasprintf("%s/%s.sock", c->dir, name);
+	ctl_queue_init(&c->q, c->name, ask_timeout);
+	c->q.on_request = on_request;
+	c->q.on_request_data = c;
+	if (ar_mkdir_p(root, 0700) < 0) {
+		ar_error_set(err, errno, "control plane: create `%s`", root);
+		goto fail;
+	}
+	if (control_dir(c->dir, err) < 0 || control_bind(c, err) < 0)
+		goto fail;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0) {
+		ar_error_set(err, errno, "control plane: eventfd");
+		goto fail;
+	}
+	/* no signal for this thread: they stay with the one relaying them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&c->thread, NULL, server_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		ar_error_set(err, e, "control plane: start its thread");
+		goto fail;
+	}
+	c->running = true;
+	*out = c;
+	return 0;
+fail:
+	sb_control_free(c);
+	return -1;
+}
+
+void sb_control_close(struct sb_control *c)
+{
+	if (c)
+		ctl_queue_close(&c->q);
+}
+
+void sb_control_free(struct sb_control *c)
+{
+	uint64_t one = 1;
+
+	if (!c)
+		return;
+	if (c->running) {
+		ctl_queue_close(&c->q);
+		pthread_mutex_lock(&c->lock);
+		c->stopping = true;
+		pthread_mutex_unlock(&c->lock);
+		(void)!write(c->wake_fd, &one, sizeof(one));
+		pthread_join(c->thread, NULL);
+	}
+	if (c->audit)
+		ar_audit_set_tee(c->audit, NULL, NULL);
+	if (c->listen_fd >= 0) {
+		close(c->listen_fd);
+		unlink(c->path);
+	}
+	for (int i = 0; i < CTL_MAX_SUBS; i++)
+		if (c->subs[i] >= 0)
+			close(c->subs[i]);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	ctl_queue_release(&c->q);
+	pthread_mutex_destroy(&c->lock);
+	free(c->name);
+	free(c->dir);
+	free(c->path);
+	free(c);
+}
