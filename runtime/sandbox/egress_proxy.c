@@ -396,9 +396,10 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 	pthread_mutex_unlock(&p->lock);
 	if (stopping) {
 		granted = false;
-		snprintf(reason, size,
-			 "agentrun: blocked %s:%u \xe2\x80\x94 the sandbox is ending",
-			 host, (unsigned)port);
+		snprintf(
+			reason, size,
+			"agentrun: blocked %s:%u \xe2\x80\x94 the sandbox is ending",
+			host, (unsigned)port);
 	} else {
 		wake(p);
 		granted = p->ask_fn(&q, reason, size, p->ask_data);

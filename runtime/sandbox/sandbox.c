@@ -122,6 +122,7 @@ static int preflight(const struct ar_sandbox_host *h, const char *ws,
 struct sb_beside {
 	struct sb_observe *ob;
 	struct sb_egress *egress;
+	struct sb_control *ctl;
 };
 
 /* ar_create_opts.on_spawn: the container process exists in its
@@ -135,7 +136,7 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
-	return 0;
+	return sb_control_serve(b->ctl, err);
 }
 
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
@@ -151,7 +152,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_egress egress = { 0 };
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
-	struct sb_beside beside = { NULL, NULL };
+	struct sb_beside beside = { NULL, NULL, NULL };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
 	const struct sb_plan *p = &plan;
@@ -251,6 +252,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (r == 0)
 		r = sb_control_start(ro->state_root, named ? o->name : id,
 				     o->ask_timeout, &ctl, err);
+	beside.ctl = ctl;
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
 	if (r == 0 && p->egress) {
@@ -275,7 +277,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.overlap = true,
 		.config_file = sess_config,
 		.tmpfs_root = &p->rootfs,
-		.on_spawn = beside.ob || beside.egress ? on_spawn : NULL,
+		.on_spawn = on_spawn,
 		.on_spawn_arg = &beside,
 		.seccomp_default = p->seccomp_deferred,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,

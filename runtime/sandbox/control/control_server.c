@@ -427,8 +427,6 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 		     struct sb_control **out, struct ar_error *err)
 {
 	struct sb_control *c = ar_xcalloc(1, sizeof(*c));
-	sigset_t all, old;
-	int e;
 
 	*out = NULL;
 	c->listen_fd = c->wake_fd = -1;
@@ -452,21 +450,29 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 		ar_error_set(err, errno, "control plane: eventfd");
 		goto fail;
 	}
-	/* no signal for this thread: they stay with the one relaying them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&c->thread, NULL, server_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
-		ar_error_set(err, e, "control plane: start its thread");
-		goto fail;
-	}
-	c->running = true;
 	*out = c;
 	return 0;
 fail:
 	sb_control_free(c);
 	return -1;
+}
+
+int sb_control_serve(struct sb_control *c, struct ar_error *err)
+{
+	sigset_t all, old;
+	int e;
+
+	if (!c || c->running)
+		return 0;
+	/* no signal for this thread: they stay with the one relaying them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&c->thread, NULL, server_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0)
+		return ar_error_set(err, e, "control plane: start its thread");
+	c->running = true;
+	return 0;
 }
 
 void sb_control_close(struct sb_control *c)
