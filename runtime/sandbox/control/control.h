@@ -28,15 +28,15 @@
 struct sb_control;
 struct ar_audit;
 
-/* Bind ROOT/.control/NAME.sock (clients wait in its backlog until
- * sb_control_serve). ask_timeout: seconds a --net ask connection waits
- * (0: the default). */
+/* The control plane of sandbox NAME, in memory. ask_timeout: seconds a
+ * --net ask connection waits (0: the default). */
 int sb_control_start(const char *root, const char *name, int ask_timeout,
 		     struct sb_control **out, struct ar_error *err);
-/* Serve it from a thread of this process: only once the container
- * process exists (ar_create_opts.on_spawn). A thread started before the
- * runtime's clone3 may hold a lock (malloc's) that the child, which has
- * no fork handlers, would wait for forever. */
+/* Bind ROOT/.control/NAME.sock and serve it from a thread of this
+ * process: once the container process exists (ar_create_opts.on_spawn),
+ * beside its setup. A thread started before the runtime's clone3 may
+ * hold a lock (malloc's) that the child, which has no fork handlers,
+ * would wait for forever. */
 int sb_control_serve(struct sb_control *c, struct ar_error *err);
 /* The sandbox ends: every pending decision is refused, no new one
  * waits. Before the proxy stops (it waits for asks under way). */
