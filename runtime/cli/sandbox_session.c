@@ -32,7 +32,8 @@ static const char usage[] =
 	"requests lists the connections of `--net ask` sandboxes waiting for\n"
 	"an answer (of NAME, or of every sandbox); answer grants one: once\n"
 	"(that connection), session (its HOST:PORT until the sandbox ends),\n"
-	"or refuses it. NAME of a sandbox without --name: sandbox-PID-HEX\n"
+	"always (session, and added to the sandbox's profile file), or\n"
+	"refuses it. NAME of a sandbox without --name: sandbox-PID-HEX\n"
 	"(as requests shows it).\n"
 	"\n"
 	"Options:\n"
@@ -183,7 +184,7 @@ static int session_answer(struct ar_global_opts *g, int argc, char **argv)
 	if (r >= 0)
 		return r;
 	if (ar_sandbox_answer(cli_state_root(g), argv[optind], argv[optind + 1],
-			      argv[optind + 2], &err) < 0)
+			      argv[optind + 2], stdout, &err) < 0)
 		return cli_fail(&err);
 	return 0;
 }

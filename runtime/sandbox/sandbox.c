@@ -253,6 +253,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_control_start(ro->state_root, named ? o->name : id,
 				     o->ask_timeout, &ctl, err);
 	beside.ctl = ctl;
+	if (r == 0 && o->profile)
+		sb_control_set_profile(ctl, o->profile->filename);
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
 	if (r == 0 && p->egress) {

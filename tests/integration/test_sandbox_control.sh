@@ -298,6 +298,47 @@ EOF
 	[ ! -e "$(ctl_root_dir)/.control/$name.sock" ] || fail "control socket left after stop"
 }
 
+t_always()
+{
+	local name=alw$RANDOM id name2=alx$RANDOM
+	ctl_setup "$1"
+	printf '{\n  "description": "mine",\n  "env": ["LC_*"],\n  "net": {\n    "allow": [\n      "example.com"\n    ]\n  }\n}\n' >"$H/mine.json"
+	printf '{"net": {"allow": ["example.com"]}}\n' >"$TEST_TMP/theirs.json"
+	chmod 0644 "$TEST_TMP/theirs.json"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT a1
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh" "$H/mine.json"
+	[ "$MODE" = user ] || chown 65534:65534 "$TEST_TMP/theirs.json"
+	# a profile that is not the user's: `always` refused, file untouched
+	sb_bg "$name2" --profile "$TEST_TMP/theirs.json" --net allow=ask -- ./run.sh
+	id=$(wait_request "$name2")
+	assert_status '!0' ctl answer "$name2" "$id" always
+	assert_contains "$ERR" "is not a profile file of uid"
+	assert_eq "$(cat "$TEST_TMP/theirs.json")" '{"net": {"allow": ["example.com"]}}'
+	assert_status 0 ctl answer "$name2" "$id" refuse
+	assert_status 0 ctl stop -t 0 "$name2"
+	rm -f "$WS/a1"
+	# the user's profile: written, the diff shown, the next sandbox of
+	# that profile goes through without asking
+	sb_bg "$name" --profile "$H/mine.json" --net allow=ask -- ./run.sh
+	id=$(wait_request "$name")
+	assert_status 0 ctl answer "$name" "$id" always
+	assert_contains "$OUT" "+++ $H/mine.json"
+	assert_contains "$OUT" "+      \"127.0.0.1:$PORT\", \"example.com\""
+	wait_until 20 test -e "$WS/a1"
+	assert_contains "$(cat "$WS/a1")" 200
+	assert_eq "$(jq -c .net.allow "$H/mine.json")" "[\"127.0.0.1:$PORT\",\"example.com\"]"
+	assert_eq "$(jq -c .env "$H/mine.json")" '["LC_*"]'
+	[ "$MODE" = root ] || assert_file_owner "$H/mine.json" "$TEST_UID:$TEST_GID"
+	assert_status 0 ctl stop -t 0 "$name"
+	assert_status 0 sb_run --profile "$H/mine.json" -- ./get.sh "$PORT" a2
+	assert_contains "$(cat "$WS/a2")" 200
+}
+
 t_cli_errors()
 {
 	MODE=root
@@ -321,6 +362,8 @@ run_test "ask: once, session, refuse; requests; the event stream (rootless)" t_o
 run_test "ask: once, session, refuse; requests; the event stream (root)" t_once_session_refuse root
 run_test "ask: duplicates merged, once is one connection, the timeout refuses (rootless)" t_timeout_and_merge user
 run_test "ask: duplicates merged, once is one connection, the timeout refuses (root)" t_timeout_and_merge root
+run_test "ask: always writes the user's profile, not another's (rootless)" t_always user
+run_test "ask: always writes the user's profile, not another's (root)" t_always root
 run_test "attack: another user's client is refused (modes and SO_PEERCRED)" t_other_user_refused
 run_test "attack: the agent cannot reach the control socket (rootless)" t_inside_unreachable user
 run_test "attack: the agent cannot reach the control socket (root)" t_inside_unreachable root

@@ -3,11 +3,13 @@
  * (runtime/sandbox/control/control_queue.c) and its protocol
  * (control_proto.c), and the allowlist item `ask` (egress_policy.c). */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../runtime/sandbox/control/control_always.h"
 #include "../../runtime/sandbox/control/control_proto.h"
 #include "../../runtime/sandbox/control/control_queue.h"
 #include "../../runtime/sandbox/egress_policy.h"
@@ -231,6 +233,70 @@ UNIT_TEST(policy_ask_item)
 	CHECK(p.ask);
 	CHECK_INT_EQ((int)p.n_rules, 0);
 	ar_egress_policy_release(&p);
+}
+
+static char *always_on(const char *text, const char *host, uint16_t port,
+		       int *rc, char **diff)
+{
+	char path[] = "/tmp/agentrun-unit-always-XXXXXX";
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_jbuf d = { 0 };
+	char *out = NULL;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	*rc = ctl_always_write(path, host, port, &d, &err);
+	CHECK(ar_read_file_at(AT_FDCWD, path, 1 << 20, &out, NULL, &err) == 0);
+	unlink(path);
+	*diff = d.p ? d.p : ar_xstrdup("");
+	return out;
+}
+
+UNIT_TEST(always_adds_the_exact_target)
+{
+	char *out, *diff;
+	int rc;
+
+	out = always_on("{\"net\": {\"allow\": [\"a.test\"]}}\n", "pypi.org",
+			443, &rc, &diff);
+	CHECK_INT_EQ(rc, 0);
+	CHECK_STR_EQ(
+		out,
+		"{\"net\": {\"allow\": [\"pypi.org:443\", \"a.test\"]}}\n");
+	CHECK_STR_CONTAINS(diff, "+{\"net\": {\"allow\": [\"pypi.org:443\"");
+	free(out);
+	free(diff);
+	out = always_on("{\"net\": {\"allow\": [\n  \"a.test\"\n]}}", "::1",
+			8080, &rc, &diff);
+	CHECK_INT_EQ(rc, 0);
+	CHECK_STR_EQ(
+		out,
+		"{\"net\": {\"allow\": [\n  \"[::1]:8080\", \"a.test\"\n]}}");
+	CHECK_STR_CONTAINS(diff,
+			   "-  \"a.test\"\n+  \"[::1]:8080\", \"a.test\"\n");
+	free(out);
+	free(diff);
+	/* already there: unchanged */
+	out = always_on("{\"net\": {\"allow\": [\"x.test:80\"]}}", "x.test", 80,
+			&rc, &diff);
+	CHECK_INT_EQ(rc, 0);
+	CHECK_STR_EQ(out, "{\"net\": {\"allow\": [\"x.test:80\"]}}");
+	CHECK_STR_EQ(diff, "");
+	free(out);
+	free(diff);
+	/* no list, or "allow" only inside a string: nothing written */
+	out = always_on("{\"net\": \"none\"}", "x.test", 80, &rc, &diff);
+	CHECK_INT_EQ(rc, -1);
+	CHECK_STR_EQ(out, "{\"net\": \"none\"}");
+	free(out);
+	free(diff);
+	out = always_on("{\"description\": \"\\\"allow\\\": [\"}", "x.test", 80,
+			&rc, &diff);
+	CHECK_INT_EQ(rc, -1);
+	free(out);
+	free(diff);
 }
 
 UNIT_MAIN()

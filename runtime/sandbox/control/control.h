@@ -14,6 +14,7 @@
  * event of the log).
  *
  * control_server.c: the socket and its thread (this header's sb_*);
+ * control_always.c: `always`, the grant written into the profile;
  * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
  */
 #ifndef AGENTRUN_CONTROL_H
@@ -44,6 +45,8 @@ void sb_control_close(struct sb_control *c);
 /* Stop the thread, remove the socket, free. NULL is fine. */
 void sb_control_free(struct sb_control *c);
 
+/* --profile FILE: where `always` writes its grant (control_always.h). */
+void sb_control_set_profile(struct sb_control *c, const char *path);
 /* --audit: every line of the log goes to the stream too, and the
  * control plane's own events (answers) go into the log. */
 void sb_control_set_audit(struct sb_control *c, struct ar_audit *a);
@@ -61,6 +64,6 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 			FILE *out, struct ar_error *err);
 /* agentrun sandbox answer NAME ID once|session|always|refuse */
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
-		      const char *answer, struct ar_error *err);
+		      const char *answer, FILE *out, struct ar_error *err);
 
 #endif

@@ -262,7 +262,7 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 }
 
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
-		      const char *answer, struct ar_error *err)
+		      const char *answer, FILE *out, struct ar_error *err)
 {
 	_cleanup_free_ char *line = NULL;
 	_cleanup_close_ int fd = -1;
@@ -295,6 +295,8 @@ int ar_sandbox_answer(const char *root, const char *name, const char *id,
 	ar_jbuf_free(&req);
 	if (r == 0)
 		r = reply_parse(&a, line, &node, err);
+	if (r == 0 && str_of(node, "diff"))
+		fputs(str_of(node, "diff"), out);
 	oci_arena_free(&a);
 	if (r < 0)
 		return ar_error_wrap(err, "sandbox answer %s %s", name, id);

@@ -315,6 +315,29 @@ int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 	return 0;
 }
 
+int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,
+		     uint16_t *port, char *why, size_t wsize)
+{
+	struct ctl_request *r;
+
+	pthread_mutex_lock(&q->lock);
+	for (r = q->reqs; r; r = r->next)
+		if (r->id == id && !r->refused && !r->session &&
+		    r->waiting > r->once)
+			break;
+	if (r) {
+		snprintf(host, hsize, "%s", r->host);
+		*port = r->port;
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!r)
+		snprintf(
+			why, wsize,
+			"no pending request %llu in sandbox `%s` (answered, timed out, or never asked: agentrun sandbox requests %s)",
+			(unsigned long long)id, q->sandbox, q->sandbox);
+	return r ? 0 : -1;
+}
+
 void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b)
 {
 	bool first = true;

@@ -83,6 +83,10 @@ int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 		     uid_t who, const char *iface, char *host, size_t hsize,
 		     uint16_t *port, char *why, size_t wsize);
 
+/* The HOST:PORT of pending request `id`: 0, or -1 with `why`. */
+int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,
+		     uint16_t *port, char *why, size_t wsize);
+
 /* The pending requests as a JSON array into b. */
 void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b);
 

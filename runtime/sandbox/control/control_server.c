@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../audit.h"
+#include "control_always.h"
 #include "control_proto.h"
 #include "control_queue.h"
 #include "log.h"
@@ -43,6 +44,7 @@
 struct sb_control {
 	char *name;
 	char *root;
+	char *profile; /* --profile FILE, for `always`; or NULL */
 	char *dir; /* ROOT/.control */
 	char *path; /* ROOT/.control/NAME.sock */
 	int listen_fd;
@@ -138,6 +140,14 @@ static void on_request(void *data, const struct ar_jbuf *req)
 	emit(c, &b);
 }
 
+void sb_control_set_profile(struct sb_control *c, const char *path)
+{
+	if (c && path) {
+		free(c->profile);
+		c->profile = ar_xstrdup(path);
+	}
+}
+
 void sb_control_set_audit(struct sb_control *c, struct ar_audit *a)
 {
 	if (!c || !a)
@@ -212,17 +222,28 @@ static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
 {
 	char host[256], why[512];
 	uint16_t port = 0;
-	struct ar_jbuf b = { 0 };
+	struct ar_jbuf b = { 0 }, diff = { 0 };
+	enum ctl_answer a = m->answer;
 
-	if (m->answer == CTL_ANSWER_ALWAYS) {
-		reply_error(
-			fd,
-			"`always` (writing the grant into the profile) is not implemented yet; answer `session` for this sandbox");
-		return;
+	if (a == CTL_ANSWER_ALWAYS) {
+		struct ar_error err = AR_ERROR_INIT;
+
+		/* the profile first: `always` is `session` once written */
+		if (ctl_queue_target(&c->q, m->id, host, sizeof(host), &port,
+				     why, sizeof(why)) < 0) {
+			reply_error(fd, why);
+			return;
+		}
+		if (ctl_always_write(c->profile, host, port, &diff, &err) < 0) {
+			reply_error(fd, err.msg);
+			return;
+		}
+		a = CTL_ANSWER_SESSION;
 	}
-	if (ctl_queue_answer(&c->q, m->id, m->answer, cred->uid, m->iface, host,
+	if (ctl_queue_answer(&c->q, m->id, a, cred->uid, m->iface, host,
 			     sizeof(host), &port, why, sizeof(why)) < 0) {
 		reply_error(fd, why);
+		ar_jbuf_free(&diff);
 		return;
 	}
 	/* who granted or refused what: an audit event */
@@ -238,9 +259,20 @@ static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
 		     (unsigned)cred->uid, (int)cred->pid);
 	ar_jbuf_key(&b, "interface");
 	ar_jbuf_cstr(&b, m->iface);
+	if (m->answer == CTL_ANSWER_ALWAYS) {
+		ar_jbuf_key(&b, "profile");
+		ar_jbuf_cstr(&b, c->profile);
+	}
 	emit(c, &b);
-	reply(fd,
-	      &(struct ar_jbuf){ .p = (char *)"{\"ok\":true}\n", .len = 12 });
+	ar_jbuf_lit(&b, "{\"ok\":true");
+	if (diff.p) {
+		ar_jbuf_key(&b, "diff");
+		ar_jbuf_str(&b, diff.p, diff.len);
+	}
+	ar_jbuf_lit(&b, "}\n");
+	reply(fd, &b);
+	ar_jbuf_free(&b);
+	ar_jbuf_free(&diff);
 }
 
 /* Keep fd as a stream client: true when taken. */
@@ -556,6 +588,7 @@ void sb_control_free(struct sb_control *c)
 	pthread_mutex_destroy(&c->lock);
 	free(c->name);
 	free(c->root);
+	free(c->profile);
 	free(c->dir);
 	free(c->path);
 	free(c);
