@@ -261,6 +261,44 @@ print('unix sockets:', sum(1 for l in open('/proc/net/unix') if 'control' in l o
 	assert_contains "$OUT" "unix sockets: 0"
 }
 
+# Attack: the user shows the state root inside (--ro), so the socket's
+# path is there: the agent connects and answers its own request.
+t_self_answer()
+{
+	local name=self$RANDOM dir id
+	ctl_setup "$1"
+	dir=$(ctl_root_dir)
+	mkdir -p "$dir"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT s1 &
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
+	sb_bg "$name" --ro "$dir" --net ask --ask-timeout 120 -- ./run.sh
+	id=$(wait_request "$name")
+	assert_status 0 ctl exec "$name" -- "$PY" -c "
+import socket
+for op in [b'{\"op\":\"requests\"}', b'{\"op\":\"answer\",\"id\":\"$id\",\"answer\":\"session\",\"interface\":\"cli\"}']:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect('$dir/.control/$name.sock')
+    except OSError as e:
+        print('connect', e.errno); continue
+    try:
+        s.sendall(op + b'\n')
+    except OSError:
+        pass
+    print(s.makefile('rb').readline().decode().strip())
+"
+	assert_not_contains "$OUT" '"ok":true'
+	sleep 1
+	[ ! -e "$WS/s1" ] || fail "the agent answered its own request: $(cat "$WS/s1")"
+	assert_eq "$(pending_ids "$name")" "$id" "the request is still pending"
+	assert_status 0 ctl answer "$name" "$id" refuse
+}
+
 # Attack: a flood of asks. The pending list stays capped, the proxy and
 # the control socket answer, an allowed destination still goes through.
 t_flood()
@@ -367,6 +405,8 @@ run_test "ask: always writes the user's profile, not another's (root)" t_always 
 run_test "attack: another user's client is refused (modes and SO_PEERCRED)" t_other_user_refused
 run_test "attack: the agent cannot reach the control socket (rootless)" t_inside_unreachable user
 run_test "attack: the agent cannot reach the control socket (root)" t_inside_unreachable root
+run_test "attack: the agent answers its own request through a shown state root (rootless)" t_self_answer user
+run_test "attack: the agent answers its own request through a shown state root (root)" t_self_answer root
 run_test "attack: a flood of 1000 asks: the list capped, the proxy responsive (rootless)" t_flood user
 run_test "attack: a flood of 1000 asks: the list capped, the proxy responsive (root)" t_flood root
 run_test "requests/answer: bad input" t_cli_errors

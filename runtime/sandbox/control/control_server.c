@@ -308,6 +308,27 @@ static bool subscribe(struct sb_control *c, int fd)
 	return taken;
 }
 
+/* Whether the peer runs in this process's pid namespace: never a
+ * process of the sandbox (its own pid namespace, and any it nests),
+ * even when the user showed the socket's directory inside (--ro of
+ * the state root) and the uid is the same. A peer whose namespace
+ * cannot be read is refused, except a uid-0 peer of an unprivileged
+ * monitor (root of the host: no sandbox of this user has host uid 0;
+ * and root could ptrace the monitor anyway). */
+static bool peer_outside(pid_t pid, uid_t uid)
+{
+	char path[64];
+	struct stat mine, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat("/proc/self/ns/pid", &mine) < 0)
+		return false;
+	if (pid <= 0 || stat(path, &theirs) < 0)
+		return uid == 0 && geteuid() != 0 && pid > 0 &&
+		       (errno == EACCES || errno == EPERM);
+	return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+}
+
 /* One accepted client: checked, its request served. Closes fd unless it
  * became a stream client. */
 static void serve(struct sb_control *c, int fd)
@@ -324,6 +345,15 @@ static void serve(struct sb_control *c, int fd)
 			why, sizeof(why),
 			"refused: uid %u is neither this sandbox's user nor root",
 			(unsigned)cred.uid);
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	if (!peer_outside(cred.pid, cred.uid)) {
+		snprintf(
+			why, sizeof(why),
+			"refused: pid %d is not in the pid namespace of the sandbox's monitor (a process of a sandbox never answers)",
+			(int)cred.pid);
 		reply_error(fd, why);
 		close(fd);
 		return;
