@@ -156,7 +156,7 @@ _agentrun()
 		;;
 	sandbox)
 		w=${COMP_WORDS[i + 1]}
-		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop ]]; then
+		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer ]]; then
 			# a running session's name
 			if [ -n "$root" ]; then
 				w=$root
@@ -169,7 +169,7 @@ _agentrun()
 			fi
 			opts=$(ls "$w/.sandboxes" 2>/dev/null)
 		elif ((COMP_CWORD == i + 1)); then
-			mapfile -t COMPREPLY < <(compgen -W "exec list stop" -- "$cur"
+			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer" -- "$cur"
 				compgen -c -- "$cur")
 			return
 		else

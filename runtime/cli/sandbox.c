@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -20,6 +21,7 @@ static void sandbox_usage(FILE *out)
 	fprintf(out,
 		"Usage: agentrun sandbox [OPTIONS] [--] CMD [ARGS...]\n"
 		"       agentrun sandbox exec NAME [--tty] [--] CMD | list | stop NAME\n"
+		"       agentrun sandbox requests [NAME] | answer NAME ID ANSWER\n"
 		"\n"
 		"Run CMD rootless in a sandbox built from this machine: host /usr\n"
 		"read-only, a minimal /etc, a private home, the workspace (git\n"
@@ -39,7 +41,11 @@ static void sandbox_usage(FILE *out)
 		"  --net allow=PATTERN[,PATTERN...]  own netns and an allowlist proxy\n"
 		"                       (HTTP_PROXY/ALL_PROXY): example.com[:PORT],\n"
 		"                       *.example.com, *, 10.0.0.1:80, [::1]:8080;\n"
-		"                       repeatable\n"
+		"                       repeatable; the item `ask` (or --net ask):\n"
+		"                       what the rest does not allow waits for an\n"
+		"                       answer (agentrun sandbox requests / answer)\n"
+		"  --ask-timeout SECONDS  how long such a connection waits before it is\n"
+		"                       refused (default 60)\n"
 		"  --secret NAME=HOST-PATTERN[,...]  NAME inside holds a placeholder;\n"
 		"                       the proxy puts the real value (from the\n"
 		"                       environment) in HTTPS request headers to\n"
@@ -103,6 +109,7 @@ enum {
 	OPT_SECRET,
 	OPT_DETACH,
 	OPT_NESTED,
+	OPT_ASK_TIMEOUT,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -134,6 +141,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "secret", required_argument, NULL, OPT_SECRET },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "nested", no_argument, NULL, OPT_NESTED },
+		{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -147,7 +155,8 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 
 	if (argc > 1 &&
 	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "list") == 0 ||
-	     strcmp(argv[1], "stop") == 0))
+	     strcmp(argv[1], "stop") == 0 || strcmp(argv[1], "requests") == 0 ||
+	     strcmp(argv[1], "answer") == 0))
 		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
 	store = ar_xcalloc(8 * (size_t)argc + 8, sizeof(char *));
@@ -187,9 +196,12 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			else if (strncmp(optarg, "allow=", 6) == 0) {
 				o.net = AR_SANDBOX_NET_ALLOW;
 				list_add(&o.net_allow, optarg + 6);
+			} else if (strcmp(optarg, "ask") == 0) {
+				o.net = AR_SANDBOX_NET_ALLOW;
+				list_add(&o.net_allow, "ask");
 			} else {
 				fprintf(stderr,
-					"agentrun sandbox: --net: expected none, host or allow=PATTERN[,PATTERN...], got `%s`\n",
+					"agentrun sandbox: --net: expected none, host, ask or allow=PATTERN[,PATTERN...], got `%s`\n",
 					optarg);
 				return 1;
 			}
@@ -233,6 +245,20 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		case OPT_SECRET:
 			list_add(&o.secrets, optarg);
 			break;
+		case OPT_ASK_TIMEOUT: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*optarg < '0' || *optarg > '9' || *end || v < 1 ||
+			    v > 86400) {
+				fprintf(stderr,
+					"agentrun sandbox: --ask-timeout: expected 1 to 86400 seconds, got `%s`\n",
+					optarg);
+				return 1;
+			}
+			o.ask_timeout = (int)v;
+			break;
+		}
 		case OPT_LANDLOCK:
 			if (strcmp(optarg, "auto") == 0)
 				o.landlock = -1;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]
  * agentrun sandbox list
- * agentrun sandbox stop [--time SECONDS] NAME */
+ * agentrun sandbox stop [--time SECONDS] NAME
+ * agentrun sandbox requests [NAME] [--json]
+ * agentrun sandbox answer NAME ID once|session|always|refuse */
 #include "config.h"
 
 #include <getopt.h>
@@ -10,12 +12,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../sandbox/control/control.h"
 #include "../sandbox/session.h"
 
 static const char usage[] =
 	"Usage: agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]\n"
 	"       agentrun sandbox list\n"
 	"       agentrun sandbox stop [--time SECONDS] NAME\n"
+	"       agentrun sandbox requests [NAME] [--json]\n"
+	"       agentrun sandbox answer NAME ID once|session|always|refuse\n"
 	"\n"
 	"Sessions of sandboxes started with `agentrun sandbox --name NAME\n"
 	"[--detach] -- CMD`. exec runs one more command in NAME: its\n"
@@ -24,10 +29,17 @@ static const char usage[] =
 	"sandboxes. stop sends SIGTERM to the command (when it handles it),\n"
 	"SIGKILL to every process of the sandbox after SECONDS (default 10),\n"
 	"and returns once nothing of it is left.\n"
+	"requests lists the connections of `--net ask` sandboxes waiting for\n"
+	"an answer (of NAME, or of every sandbox); answer grants one: once\n"
+	"(that connection), session (its HOST:PORT until the sandbox ends),\n"
+	"always (session, and added to the sandbox's profile file), or\n"
+	"refuses it. NAME of a sandbox without --name: sandbox-PID-HEX\n"
+	"(as requests shows it).\n"
 	"\n"
 	"Options:\n"
 	"  --tty, --no-tty      exec: give CMD a terminal (default: when stdin is one)\n"
 	"  -t, --time SECONDS   stop: seconds to wait after SIGTERM (default 10)\n"
+	"  --json               requests: a JSON array\n"
 	"  -h, --help           this help\n";
 
 static int session_exec(struct ar_global_opts *g, int argc, char **argv)
@@ -135,9 +147,55 @@ static int session_stop(struct ar_global_opts *g, int argc, char **argv)
 	return 0;
 }
 
+static int session_requests(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	bool json = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else
+			return cli_usage(usage, c == 'h' ? 0 : 1);
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr,
+			"agentrun sandbox requests: expected at most one NAME\n");
+		return 1;
+	}
+	if (ar_sandbox_requests(cli_state_root(g),
+				optind < argc ? argv[optind] : NULL, json,
+				stdout, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
+static int session_answer(struct ar_global_opts *g, int argc, char **argv)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	int r = cli_parse_help_only(argc, argv, usage, 3, 3);
+
+	if (r >= 0)
+		return r;
+	if (ar_sandbox_answer(cli_state_root(g), argv[optind], argv[optind + 1],
+			      argv[optind + 2], stdout, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
 int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv)
 {
 	optind = 0; /* a fresh getopt for the subcommand */
+	if (strcmp(argv[0], "requests") == 0)
+		return session_requests(g, argc, argv);
+	if (strcmp(argv[0], "answer") == 0)
+		return session_answer(g, argc, argv);
 	if (strcmp(argv[0], "exec") == 0)
 		return session_exec(g, argc, argv);
 	if (strcmp(argv[0], "list") == 0)

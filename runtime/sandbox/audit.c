@@ -20,6 +20,8 @@ struct ar_audit {
 	int fd;
 	bool own_fd;
 	pthread_mutex_t lock;
+	ar_audit_tee_fn tee; /* each line, also (the control plane) */
+	void *tee_data;
 };
 
 /* ---- the JSON buffer ---- */
@@ -242,8 +244,18 @@ void ar_audit_emit(struct ar_audit *a, struct ar_jbuf *b)
 			break; /* a full disk or closed stderr: nothing to do */
 		off += (size_t)w;
 	}
+	if (a->tee)
+		a->tee(a->tee_data, b->p, b->len);
 	pthread_mutex_unlock(&a->lock);
 	ar_jbuf_free(b);
+}
+
+void ar_audit_set_tee(struct ar_audit *a, ar_audit_tee_fn fn, void *data)
+{
+	pthread_mutex_lock(&a->lock);
+	a->tee = fn;
+	a->tee_data = data;
+	pthread_mutex_unlock(&a->lock);
 }
 
 void ar_audit_start(struct ar_audit *a, char *const *argv,
@@ -298,30 +310,34 @@ void ar_audit_egress_event(const struct ar_egress_event *ev, void *data)
 	struct ar_audit *a = data;
 	struct ar_jbuf b = { 0 };
 
+	ar_audit_egress_json(&b, ev);
+	ar_audit_emit(a, &b);
+}
+
+void ar_audit_egress_json(struct ar_jbuf *b, const struct ar_egress_event *ev)
+{
 	if (ev->withheld) {
-		ar_audit_begin(&b, "secret_withheld");
-		ar_jbuf_key(&b, "host");
-		ar_jbuf_cstr(&b, ev->host);
-		ar_jbuf_addf(&b, ",\"port\":%u", (unsigned)ev->port);
-		ar_jbuf_key(&b, "asked");
-		ar_jbuf_cstr(&b, ev->asked);
-		ar_jbuf_addf(&b, ",\"refused\":%s",
+		ar_audit_begin(b, "secret_withheld");
+		ar_jbuf_key(b, "host");
+		ar_jbuf_cstr(b, ev->host);
+		ar_jbuf_addf(b, ",\"port\":%u", (unsigned)ev->port);
+		ar_jbuf_key(b, "asked");
+		ar_jbuf_cstr(b, ev->asked);
+		ar_jbuf_addf(b, ",\"refused\":%s",
 			     ev->denied ? "true" : "false");
-		ar_jbuf_key(&b, "reason");
-		ar_jbuf_cstr(&b, ev->reason);
-		ar_audit_emit(a, &b);
+		ar_jbuf_key(b, "reason");
+		ar_jbuf_cstr(b, ev->reason);
 		return;
 	}
-	ar_audit_begin(&b, "proxy");
-	ar_jbuf_key(&b, "proto");
-	ar_jbuf_cstr(&b, ev->proto);
-	ar_jbuf_key(&b, "host");
-	ar_jbuf_cstr(&b, ev->host);
-	ar_jbuf_addf(&b, ",\"port\":%u", (unsigned)ev->port);
-	ar_jbuf_key(&b, "address");
-	ar_jbuf_cstr(&b, ev->addr);
-	ar_jbuf_addf(&b, ",\"allowed\":%s", ev->allowed ? "true" : "false");
-	ar_jbuf_key(&b, "reason");
-	ar_jbuf_cstr(&b, ev->reason);
-	ar_audit_emit(a, &b);
+	ar_audit_begin(b, "proxy");
+	ar_jbuf_key(b, "proto");
+	ar_jbuf_cstr(b, ev->proto);
+	ar_jbuf_key(b, "host");
+	ar_jbuf_cstr(b, ev->host);
+	ar_jbuf_addf(b, ",\"port\":%u", (unsigned)ev->port);
+	ar_jbuf_key(b, "address");
+	ar_jbuf_cstr(b, ev->addr);
+	ar_jbuf_addf(b, ",\"allowed\":%s", ev->allowed ? "true" : "false");
+	ar_jbuf_key(b, "reason");
+	ar_jbuf_cstr(b, ev->reason);
 }

@@ -55,6 +55,13 @@ void ar_audit_start(struct ar_audit *a, char *const *argv,
 		    const char *workspace, const char *protections,
 		    const char *mode);
 void ar_audit_exit(struct ar_audit *a, int status, double seconds);
+/* Every line written is also given to fn (under the log's lock, in
+ * order): the control plane's event stream. */
+typedef void (*ar_audit_tee_fn)(void *data, const char *line, size_t len);
+void ar_audit_set_tee(struct ar_audit *a, ar_audit_tee_fn fn, void *data);
+/* The "proxy" event of one decision, begun and filled in b (not closed:
+ * ar_audit_emit closes it). */
+void ar_audit_egress_json(struct ar_jbuf *b, const struct ar_egress_event *ev);
 /* An ar_egress_event_fn: data is the struct ar_audit. Also prints the
  * deny line on stderr (as without --audit). */
 void ar_audit_egress_event(const struct ar_egress_event *ev, void *data);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "utils.h"
 
@@ -199,6 +200,14 @@ int ar_egress_policy_add(struct ar_egress_policy *p, const char *list,
 				err, EINVAL,
 				"--net allow=`%s`: empty pattern in the list",
 				list);
+		if (strcasecmp(s, "ask") == 0) {
+			/* not a destination: ask the user (control plane) */
+			p->ask = true;
+			if (!comma)
+				return 0;
+			s = comma + 1;
+			continue;
+		}
 		if (ar_egress_rule_parse(s, &r, err) < 0)
 			return -1;
 		p->rules = ar_xrealloc(p->rules,

@@ -12,6 +12,8 @@
  *   [::1]:8080, ::1      that IPv6 address (brackets needed with a port)
  *   localhost:8080       the name, and the addresses 127.0.0.1:8080 and
  *                        [::1]:8080
+ *   ask                  not a pattern: what the others do not allow is
+ *                        asked through the control plane (control/)
  * A loopback address with a port is also a host service shown inside
  * the sandbox at that address (sandbox_egress.c).
  *
@@ -58,6 +60,9 @@ struct ar_egress_policy {
 	/* --learn: every address class but the cloud metadata address
 	 * passes step 2 (learn.h) */
 	bool learn;
+	/* the item `ask` (--net ask, --net allow=...,ask): a destination
+	 * the rules do not allow waits for the user's answer (control/) */
+	bool ask;
 };
 
 /* Parse one pattern. Errors name it: "--net allow=`x:99999`: port ...". */

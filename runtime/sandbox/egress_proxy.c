@@ -69,6 +69,8 @@ struct ar_egress_proxy {
 	const struct ar_egress_policy *policy; /* borrowed */
 	ar_egress_event_fn fn;
 	void *data;
+	ar_egress_ask_fn ask_fn; /* --net ask, or NULL */
+	void *ask_data;
 	pthread_t thread; /* accepts */
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* n_relays or n_emitting reached 0 */
@@ -354,6 +356,86 @@ static void slot_put(struct ar_egress_proxy *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* --net ask (ar_egress_proxy_set_ask): HOST:PORT, not allowed by name,
+ * resolved (*res, for dial to use) and asked. DIAL_OK when granted
+ * (*exact: the grant is of the address literal HOST); else the refusal,
+ * emitted. The setup thread waits outside AR_EGRESS_MAX_SETUP. */
+static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
+	       uint16_t port, struct addrinfo **res, bool *exact, char *reason,
+	       size_t size)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
+	char ports[8], addr[INET6_ADDRSTRLEN] = "";
+	struct ar_egress_ask q = { proto, host, port, NULL };
+	uint8_t lit[16];
+	bool stopping, granted;
+	int r;
+
+	if (!p->ask_fn) {
+		ar_egress_deny_reason(reason, size, host, port, AR_ADDR_PUBLIC,
+				      NULL);
+		emit(p, proto, host, port, NULL, false, reason, true);
+		return DIAL_DENIED;
+	}
+	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
+	r = getaddrinfo(host, ports, &hints, res);
+	if (r != 0) {
+		*res = NULL;
+		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
+			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		emit(p, proto, host, port, NULL, false, reason, false);
+		return DIAL_NORESOLVE;
+	}
+	for (struct addrinfo *ai = *res; ai && !addr[0]; ai = ai->ai_next)
+		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
+			addr_text(ai->ai_addr, addr, sizeof(addr));
+	q.addr = addr[0] ? addr : NULL;
+	/* counted like a call of fn: stop waits for it (the asker makes
+	 * it return first); not a setup while it waits */
+	pthread_mutex_lock(&p->lock);
+	stopping = p->stopping;
+	if (!stopping) {
+		p->n_emitting++;
+		p->n_setup--;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (stopping) {
+		granted = false;
+		snprintf(
+			reason, size,
+			"agentrun: blocked %s:%u \xe2\x80\x94 the sandbox is ending",
+			host, (unsigned)port);
+	} else {
+		wake(p);
+		granted = p->ask_fn(&q, reason, size, p->ask_data);
+		pthread_mutex_lock(&p->lock);
+		p->n_setup++;
+		if (--p->n_emitting == 0)
+			pthread_cond_broadcast(&p->idle);
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (!granted) {
+		freeaddrinfo(*res);
+		*res = NULL;
+		emit(p, proto, host, port, q.addr, false, reason, true);
+		return DIAL_DENIED;
+	}
+	*exact = inet_pton(AF_INET, host, lit) == 1 ||
+		 inet_pton(AF_INET6, host, lit) == 1;
+	return DIAL_OK;
+}
+
+void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
+			     void *data)
+{
+	pthread_mutex_lock(&p->lock);
+	p->ask_fn = fn;
+	p->ask_data = data;
+	pthread_mutex_unlock(&p->lock);
+}
+
 /* The policy, DNS and the connection for HOST:PORT. `reason` gets the
  * line to show the agent when the result is not DIAL_OK. DIAL_OK takes
  * a slot (slot_put when *out is closed). */
@@ -368,25 +450,29 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	enum ar_addr_class refused = AR_ADDR_PUBLIC;
 	char refused_addr[INET6_ADDRSTRLEN] = "", addr[INET6_ADDRSTRLEN];
 	char ports[8];
-	int r, e = 0;
+	int r = 0, e = 0;
+	bool exact = false;
 
 	*out = -1;
 	if (!ar_egress_host_allowed(p->policy, host, port)) {
-		ar_egress_deny_reason(reason, size, host, port, AR_ADDR_PUBLIC,
-				      NULL);
-		emit(p, proto, host, port, NULL, false, reason, true);
-		return DIAL_DENIED;
+		int k = ask(p, proto, host, port, &res, &exact, reason, size);
+
+		if (k != DIAL_OK)
+			return (enum dial_result)k;
 	}
 	if (!slot_take(p)) {
 		snprintf(
 			reason, size,
 			"agentrun: refused %s:%u \xe2\x80\x94 %d connections through the egress proxy are open, its limit; close some and retry",
 			host, (unsigned)port, AR_EGRESS_MAX_CONNS);
+		if (res)
+			freeaddrinfo(res);
 		emit(p, proto, host, port, NULL, false, reason, true);
 		return DIAL_BUSY;
 	}
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
-	r = getaddrinfo(host, ports, &hints, &res);
+	if (!res)
+		r = getaddrinfo(host, ports, &hints, &res);
 	if (r != 0) {
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
@@ -400,7 +486,8 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 		if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
 			continue;
 		addr_text(ai->ai_addr, addr, sizeof(addr));
-		c = ar_egress_addr_check(p->policy, ai->ai_addr);
+		c = exact ? AR_ADDR_PUBLIC :
+			    ar_egress_addr_check(p->policy, ai->ai_addr);
 		if (c != AR_ADDR_PUBLIC) {
 			if (refused == AR_ADDR_PUBLIC) {
 				refused = c;
@@ -950,7 +1037,8 @@ static void dns_serve(struct ar_egress_proxy *p, int fd)
 		}
 		return;
 	}
-	allowed = ar_egress_name_allowed(p->policy, name);
+	/* --net ask: every name has a pool address; its connection asks */
+	allowed = ar_egress_name_allowed(p->policy, name) || p->ask_fn;
 	rcode = allowed ? AR_DNS_NOERROR : AR_DNS_NXDOMAIN;
 	if (allowed && qtype == AR_DNS_TYPE_A) {
 		pthread_mutex_lock(&p->lock);

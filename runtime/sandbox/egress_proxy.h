@@ -141,6 +141,27 @@ void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,
 				 struct ar_egress_tls *tls,
 				 const struct ar_egress_secret *s, size_t n);
 
+/* --net ask: a connection whose host the policy does not allow by name
+ * asks `fn` (the control plane, control/control.h), which may block
+ * until the user answers. Called from the connection's setup thread,
+ * which meanwhile does not count among the AR_EGRESS_MAX_SETUP (the
+ * proxy goes on accepting). True: connect; a grant of an address
+ * literal (host is an IP address) is a grant of that exact address:port,
+ * any other keeps the address classes. False: refused, `reason` filled
+ * (the deny line). Whoever stops the proxy first makes `fn` return at
+ * once (ar_egress_proxy_stop waits for calls under way). */
+struct ar_egress_ask {
+	const char *proto;
+	const char *host; /* normalised; an IPv6 literal without brackets */
+	uint16_t port;
+	const char *addr; /* the first address it resolves to, or NULL */
+};
+typedef bool (*ar_egress_ask_fn)(const struct ar_egress_ask *q, char *reason,
+				 size_t size, void *data);
+/* Before the first connection. */
+void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
+			     void *data);
+
 /* The deny line printed on stderr (the default event function): data
  * is unused. */
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data);

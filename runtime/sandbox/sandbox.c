@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config_write.h"
+#include "control/control.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -124,6 +125,7 @@ struct sb_beside {
 	struct sb_observe *ob;
 	struct sb_egress *egress;
 	struct sb_placeholders *ph;
+	struct sb_control *ctl;
 };
 
 /* ar_create_opts.on_spawn: the container process exists in its
@@ -138,7 +140,7 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
-	return 0;
+	return sb_control_serve(b->ctl, err);
 }
 
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
@@ -155,8 +157,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
 	struct sb_placeholders ph = SB_PLACEHOLDERS_INIT;
-	struct sb_beside beside = { NULL, NULL, &ph };
+	struct sb_beside beside = { NULL, NULL, &ph, NULL };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
+	struct sb_control *ctl = NULL;
 	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
@@ -260,10 +263,22 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_observe_start(&ob, p, cfg, err);
 		beside.ob = &ob;
 	}
+	/* the control plane (control/control.h): every run has one */
+	if (r == 0)
+		r = sb_control_start(ro->state_root, named ? o->name : id,
+				     o->ask_timeout, &ctl, err);
+	beside.ctl = ctl;
+	if (r == 0 && o->profile)
+		sb_control_set_profile(ctl, o->profile->filename);
+	if (r == 0 && ob.audit)
+		sb_control_set_audit(ctl, ob.audit);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;
 		sb_observe_egress(&ob, &egress);
+		sb_control_tap_egress(ctl, &egress.fn, &egress.fn_data);
+		egress.ask_fn = sb_control_ask;
+		egress.ask_data = ctl;
 	}
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
@@ -279,8 +294,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.overlap = true,
 		.config_file = sess_config,
 		.tmpfs_root = &p->rootfs,
-		.on_spawn = beside.ob || beside.egress || ph.n ? on_spawn :
-								 NULL,
+		.on_spawn = on_spawn,
 		.on_spawn_arg = &beside,
 		.seccomp_default = p->seccomp_deferred,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
@@ -300,10 +314,15 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * files are reported */
 	sb_placeholders_release(&ph);
 	sb_protect_after_run(&p->protect);
+	/* pending decisions refused before the proxy stops (it waits for
+	 * them); the stream goes on until the audit log's last line */
+	sb_control_close(ctl);
 	if (beside.egress)
 		sb_egress_release(&egress);
 	if (p->observe)
 		r = sb_observe_finish(&ob, p, r, *exit_status, err);
+	sb_control_free(ctl);
+	ctl = NULL;
 	if (remove_bundle)
 		rmdir(bundle);
 	/* Explain a failed start with the checks left out before it. */

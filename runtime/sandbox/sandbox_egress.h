@@ -39,6 +39,9 @@ struct sb_egress {
 	size_t n_publish;
 	struct ar_egress_sockmaker *maker;
 	const struct sb_secrets *secrets; /* or NULL */
+	/* --net ask: who answers (the control plane), or NULL */
+	ar_egress_ask_fn ask_fn;
+	void *ask_data;
 };
 int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 		   struct ar_error *err);

@@ -59,6 +59,7 @@ struct ar_sandbox_opts {
 	const char *learn; /* --learn PROFILE: record, write a profile */
 	bool verbose; /* --verbose: the runtime's lines on stderr while the
 		       * command runs (egress decisions) */
+	int ask_timeout; /* --ask-timeout SECONDS (0: the default, 60) */
 };
 
 /* How one sandbox runs (the CLI's global options and --print-bundle). */

@@ -610,6 +610,20 @@ fig_egress()
 		fi
 	fi
 }
+# fig_control: the control plane (tests/bench/control-bench.sh): the
+# decision round trip of --net ask and what a sandbox nobody watches pays.
+fig_control()
+{
+	want control || return 0
+	local line
+	while IFS= read -r line; do
+		case $line in
+		BENCH\ *) emit_bench "${line#BENCH }" ;;
+		*) echo "$line" ;;
+		esac
+	done < <(AGENTRUN="$AGENTRUN" bash "$BENCH_DIR/control-bench.sh" ||
+		note "control: the control plane figures failed")
+}
 # egress_pass CMD...: egress-bench.sh through CMD (env or as_test_user env)
 egress_pass()
 {
@@ -1255,6 +1269,7 @@ main()
 	fi
 	fig_sandbox
 	fig_egress
+	fig_control
 
 	case ${BENCH_VM:-auto} in
 	0) note "VM passes skipped (BENCH_VM=0)" ;;

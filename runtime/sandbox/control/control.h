@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control plane of a running sandbox (docs/sandbox.md, "The control
+ * plane"): every `agentrun sandbox` run (named or not) serves a unix
+ * socket ROOT/.control/NAME.sock (ROOT the state root: the caller's
+ * runtime directory; the directory 0700, the socket 0600; a peer that
+ * is neither the sandbox's user nor root is refused by SO_PEERCRED).
+ * It lives in the monitor process, outside the sandbox: nothing of it is
+ * mounted inside, and the sandbox has its own network namespace.
+ *
+ * Over it (control_proto.h): the pending decisions of --net ask
+ * (control_queue.h) listed and answered, and a live event stream in the
+ * audit log's schema (network decisions always; with --audit, every
+ * event of the log).
+ *
+ * control_server.c: the socket and its thread (this header's sb_*);
+ * control_always.c: `always`, the grant written into the profile;
+ * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
+ */
+#ifndef AGENTRUN_CONTROL_H
+#define AGENTRUN_CONTROL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "../egress_proxy.h"
+#include "error.h"
+
+struct sb_control;
+struct ar_audit;
+
+/* The control plane of sandbox NAME, in memory. ask_timeout: seconds a
+ * --net ask connection waits (0: the default). */
+int sb_control_start(const char *root, const char *name, int ask_timeout,
+		     struct sb_control **out, struct ar_error *err);
+/* Bind ROOT/.control/NAME.sock and serve it from a thread of this
+ * process: once the container process exists (ar_create_opts.on_spawn),
+ * beside its setup. A thread started before the runtime's clone3 may
+ * hold a lock (malloc's) that the child, which has no fork handlers,
+ * would wait for forever. */
+int sb_control_serve(struct sb_control *c, struct ar_error *err);
+/* The sandbox ends: every pending decision is refused, no new one
+ * waits. Before the proxy stops (it waits for asks under way). */
+void sb_control_close(struct sb_control *c);
+/* Stop the thread, remove the socket, free. NULL is fine. */
+void sb_control_free(struct sb_control *c);
+
+/* --profile FILE: where `always` writes its grant (control_always.h). */
+void sb_control_set_profile(struct sb_control *c, const char *path);
+/* --audit: every line of the log goes to the stream too, and the
+ * control plane's own events (answers) go into the log. */
+void sb_control_set_audit(struct sb_control *c, struct ar_audit *a);
+/* The proxy's decisions: fn and data (what they went to) are replaced by
+ * the control plane's, which streams them and calls the old ones. */
+void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
+			   void **data);
+/* An ar_egress_ask_fn: data is the struct sb_control. */
+bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
+		    void *data);
+
+/* agentrun sandbox requests [NAME] [--json]: the pending requests of
+ * NAME, or of every sandbox of ROOT. */
+int ar_sandbox_requests(const char *root, const char *name, bool json,
+			FILE *out, struct ar_error *err);
+/* agentrun sandbox answer NAME ID once|session|always|refuse */
+int ar_sandbox_answer(const char *root, const char *name, const char *id,
+		      const char *answer, FILE *out, struct ar_error *err);
+
+#endif

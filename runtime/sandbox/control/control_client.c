@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The CLI's side of the control plane (control.h): `agentrun sandbox
+ * requests [NAME] [--json]` and `agentrun sandbox answer NAME ID ANSWER`
+ * talk to ROOT/.control/NAME.sock (control_proto.h).
+ */
+#define _GNU_SOURCE
+#include "control.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "../audit.h"
+#include "control_proto.h"
+#include "json_tree.h"
+#include "state.h"
+#include "utils.h"
+
+#define REPLY_MAX (1 << 20)
+#define REPLY_TIMEOUT_MS 5000
+
+/* Connect to NAME's socket: the fd, or -1 with err. */
+static int ctl_connect(const char *root, const char *name, struct ar_error *err)
+{
+	_cleanup_free_ char *dir = ar_xasprintf("%s/.control", root);
+	_cleanup_free_ char *path = ar_xasprintf("%s/%s.sock", dir, name);
+	_cleanup_close_ int dfd = -1;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (strlen(path) < sizeof(sa.sun_path)) {
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	} else {
+		dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0)
+			return ar_error_set(err, errno, "control plane: `%s`",
+					    dir);
+		snprintf(sa.sun_path, sizeof(sa.sun_path),
+			 "/proc/self/fd/%d/%s.sock", dfd, name);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ar_error_set(err, errno, "control plane: socket");
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		e = errno;
+		close(fd);
+		if (e == ENOENT || e == ECONNREFUSED)
+			return ar_error_set_plain(
+				err, ENOENT,
+				"no sandbox named `%s` is running (agentrun sandbox list; agentrun sandbox requests)",
+				name);
+		return ar_error_set(err, e, "control plane: connect to `%s`",
+				    path);
+	}
+	return fd;
+}
+
+/* Send one request line, read the reply line into *out (malloc'd,
+ * NUL-ended, without its newline). */
+static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
+{
+	size_t got = 0, cap = 4096;
+	char *buf;
+
+	*out = NULL;
+	if (ar_write_all(fd, req, strlen(req)) < 0)
+		return ar_error_set(err, errno, "control plane: send");
+	buf = ar_xmalloc(cap);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+		ssize_t n;
+
+		if (poll(&p, 1, REPLY_TIMEOUT_MS) <= 0) {
+			free(buf);
+			return ar_error_set_plain(
+				err, ETIMEDOUT,
+				"control plane: no reply within %d ms",
+				REPLY_TIMEOUT_MS);
+		}
+		if (got + 1 >= cap) {
+			if (cap >= REPLY_MAX) {
+				free(buf);
+				return ar_error_set_plain(
+					err, EMSGSIZE,
+					"control plane: reply too large");
+			}
+			cap *= 2;
+			buf = ar_xrealloc(buf, cap);
+		}
+		n = read(fd, buf + got, cap - got - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return ar_error_set_plain(
+				err, EPIPE,
+				"control plane: the sandbox closed the connection without a reply");
+		}
+		got += (size_t)n;
+		buf[got] = '\0';
+		nl = strchr(buf, '\n');
+		if (nl) {
+			*nl = '\0';
+			*out = buf;
+			return 0;
+		}
+	}
+}
+
+static const char *str_of(const struct jt_node *o, const char *key)
+{
+	const struct jt_node *n = jt_get(o, key);
+
+	return n && (n->type == JT_STRING || n->type == JT_NUMBER) ?
+		       n->u.str.s :
+		       NULL;
+}
+
+/* The reply's tree; -1 with err when it is not {"ok":true,...}. */
+static int reply_parse(struct ar_arena *a, const char *line,
+		       struct jt_node **root, struct ar_error *err)
+{
+	const struct jt_node *ok;
+
+	if (jt_parse(a, line, strlen(line), "control reply", root, err) < 0)
+		return -1;
+	if ((*root)->type != JT_OBJECT)
+		return ar_error_set_plain(
+			err, EPROTO, "control plane: a reply not an object");
+	ok = jt_get(*root, "ok");
+	if (!ok || ok->type != JT_TRUE) {
+		const char *msg = str_of(*root, "error");
+
+		return ar_error_set_plain(err, EPERM, "%s",
+					  msg ? msg : "control plane: refused");
+	}
+	return 0;
+}
+
+/* The names of the live control sockets of ROOT, sorted. */
+static char **sandbox_names(const char *root, size_t *n)
+{
+	_cleanup_free_ char *dir = ar_xasprintf("%s/.control", root);
+	struct dirent **ents = NULL;
+	char **v;
+	int k;
+
+	*n = 0;
+	k = scandir(dir, &ents, NULL, alphasort);
+	if (k < 0)
+		return ar_xcalloc(1, sizeof(char *));
+	v = ar_xcalloc((size_t)k + 1, sizeof(char *));
+	for (int i = 0; i < k; i++) {
+		size_t l = strlen(ents[i]->d_name);
+
+		if (ents[i]->d_name[0] != '.' && l > 5 &&
+		    strcmp(ents[i]->d_name + l - 5, ".sock") == 0)
+			v[(*n)++] = ar_xasprintf("%.*s", (int)(l - 5),
+						 ents[i]->d_name);
+		free(ents[i]);
+	}
+	free(ents);
+	return v;
+}
+
+static void print_text(FILE *out, const struct jt_node *reqs, bool *header)
+{
+	for (const struct jt_node *r = reqs->u.kids.first; r; r = r->next) {
+		const char *addr = str_of(r, "address");
+
+		if (!*header) {
+			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %s\n",
+				"SANDBOX", "ID", "SINCE", "TARGET", "ADDRESS",
+				"REASON");
+			*header = true;
+		}
+		fprintf(out, "%-20s %-6s %-20.19s %-32s %-16s %s\n",
+			str_of(r, "sandbox") ? str_of(r, "sandbox") : "?",
+			str_of(r, "id") ? str_of(r, "id") : "?",
+			str_of(r, "since") ? str_of(r, "since") : "-",
+			str_of(r, "target") ? str_of(r, "target") : "?",
+			addr ? addr : "-",
+			str_of(r, "reason") ? str_of(r, "reason") : "");
+	}
+}
+
+int ar_sandbox_requests(const char *root, const char *name, bool json,
+			FILE *out, struct ar_error *err)
+{
+	char **names;
+	size_t n = 0;
+	bool header = false, first = true;
+	int rc = 0;
+
+	if (name) {
+		if (ar_state_validate_id(name, err) < 0)
+			return -1;
+		names = ar_xcalloc(2, sizeof(char *));
+		names[0] = ar_xstrdup(name);
+		n = 1;
+	} else {
+		names = sandbox_names(root, &n);
+	}
+	if (json)
+		fputs("[", out);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *line = NULL;
+		_cleanup_close_ int fd = -1;
+		struct ar_arena a = { 0 };
+		struct ar_error e = AR_ERROR_INIT;
+		struct jt_node *root_node = NULL;
+		const struct jt_node *reqs;
+		const char *s;
+		char *end;
+
+		fd = ctl_connect(root, names[i], &e);
+		if (fd < 0 ||
+		    ctl_call(fd, "{\"op\":\"requests\"}\n", &line, &e) < 0 ||
+		    reply_parse(&a, line, &root_node, &e) < 0) {
+			oci_arena_free(&a);
+			if (name) { /* asked for: an error */
+				*err = e;
+				rc = -1;
+			}
+			continue; /* a stale socket of an ended sandbox */
+		}
+		reqs = jt_get(root_node, "requests");
+		if (reqs && reqs->type == JT_ARRAY && json) {
+			/* the array's items as the sandbox wrote them */
+			s = strstr(line, "\"requests\":[");
+			end = strrchr(line, ']');
+			if (s && end && end > s + 12) {
+				fprintf(out, "%s%.*s", first ? "" : ",",
+					(int)(end - (s + 12)), s + 12);
+				first = false;
+			}
+		} else if (reqs && reqs->type == JT_ARRAY) {
+			print_text(out, reqs, &header);
+		}
+		oci_arena_free(&a);
+	}
+	if (json)
+		fputs("]\n", out);
+	else if (!header && rc == 0)
+		fprintf(out, "no pending request%s%s\n", name ? " in " : "",
+			name ? name : "");
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+int ar_sandbox_answer(const char *root, const char *name, const char *id,
+		      const char *answer, FILE *out, struct ar_error *err)
+{
+	_cleanup_free_ char *line = NULL;
+	_cleanup_close_ int fd = -1;
+	struct ar_jbuf req = { 0 };
+	struct ar_arena a = { 0 };
+	struct jt_node *node = NULL;
+	int r;
+
+	if (ar_state_validate_id(name, err) < 0)
+		return -1;
+	if (ctl_answer_parse(answer) == CTL_ANSWER_NONE)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox answer: `%s`: expected once, session, always or refuse",
+			answer);
+	if (!*id || strspn(id, "0123456789") != strlen(id))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox answer: `%s`: expected a request ID (a number: agentrun sandbox requests %s)",
+			id, name);
+	fd = ctl_connect(root, name, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "sandbox answer");
+	ar_jbuf_lit(&req, "{\"op\":\"answer\",\"id\":");
+	ar_jbuf_cstr(&req, id);
+	ar_jbuf_lit(&req, ",\"answer\":");
+	ar_jbuf_cstr(&req, answer);
+	ar_jbuf_lit(&req, ",\"interface\":\"cli\"}\n");
+	r = ctl_call(fd, req.p, &line, err);
+	ar_jbuf_free(&req);
+	if (r == 0)
+		r = reply_parse(&a, line, &node, err);
+	if (r == 0 && str_of(node, "diff"))
+		fputs(str_of(node, "diff"), out);
+	oci_arena_free(&a);
+	if (r < 0)
+		return ar_error_wrap(err, "sandbox answer %s %s", name, id);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control socket's protocol (docs/sandbox.md, "The control plane"):
+ * newline-ended JSON objects, one request per connection from the
+ * client, one reply (and for "events", the stream) from the sandbox.
+ *
+ *   {"op":"requests"}
+ *       -> {"ok":true,"sandbox":"NAME","requests":[REQUEST...]}
+ *   {"op":"answer","id":"ID","answer":"once|session|always|refuse",
+ *    "interface":"cli"}
+ *       -> {"ok":true} | {"ok":false,"error":"..."}
+ *   {"op":"events"}
+ *       -> {"ok":true,"sandbox":"NAME"} then one audit-schema event per
+ *          line (docs/audit.md) as they happen, until either side closes
+ *
+ * REQUEST: {"id","sandbox","since","kind":"net","proto","host","port",
+ * "target","address","pid","waiting","reason"}.
+ */
+#ifndef AGENTRUN_CONTROL_PROTO_H
+#define AGENTRUN_CONTROL_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../audit.h"
+#include "control_queue.h"
+
+#define CTL_LINE_MAX 4096 /* a client's request line */
+
+enum ctl_op {
+	CTL_OP_REQUESTS = 1,
+	CTL_OP_ANSWER,
+	CTL_OP_EVENTS,
+};
+
+struct ctl_msg {
+	enum ctl_op op;
+	uint64_t id; /* answer */
+	enum ctl_answer answer; /* answer */
+	char iface[16]; /* answer: "cli" */
+};
+
+/* One request line (without its newline): 0, or -1 with `why`. */
+int ctl_proto_parse(const char *line, size_t len, struct ctl_msg *m, char *why,
+		    size_t wsize);
+/* {"ok":false,"error":MSG}\n */
+void ctl_proto_error(struct ar_jbuf *b, const char *msg);
+
+#endif

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The pending decisions of one sandbox (--net ask): connections the
+ * policy does not allow wait here, one request per HOST:PORT (later
+ * connections to the same HOST:PORT join it), until the user answers
+ * through the control socket (control_server.c) or the timeout refuses
+ * them. Nothing here grants by itself.
+ *
+ *   once     one waiting connection of the request goes through; the
+ *            others keep waiting, the next one asks again
+ *   session  every connection to HOST:PORT until the sandbox ends
+ *   refuse   every connection waiting on the request is refused
+ *
+ * Floods are bounded: at most CTL_MAX_PENDING requests and
+ * CTL_MAX_WAITING waiting connections; beyond, a connection is refused
+ * at once with the reason. Thread-safe.
+ */
+#ifndef AGENTRUN_CONTROL_QUEUE_H
+#define AGENTRUN_CONTROL_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "../audit.h"
+
+#define CTL_MAX_PENDING 64 /* requests (distinct HOST:PORT) at once */
+#define CTL_MAX_WAITING 256 /* connections waiting at once */
+#define CTL_DEFAULT_TIMEOUT 60 /* seconds: --ask-timeout */
+
+enum ctl_answer {
+	CTL_ANSWER_NONE = 0,
+	CTL_ANSWER_ONCE,
+	CTL_ANSWER_SESSION,
+	CTL_ANSWER_ALWAYS,
+	CTL_ANSWER_REFUSE,
+};
+/* "once" -> CTL_ANSWER_ONCE; CTL_ANSWER_NONE when unknown. */
+enum ctl_answer ctl_answer_parse(const char *s);
+const char *ctl_answer_name(enum ctl_answer a);
+
+struct ctl_request;
+
+/* Told of each new request (its JSON object in b, to publish), under no
+ * lock of the queue. */
+typedef void (*ctl_request_fn)(void *data, const struct ar_jbuf *request);
+
+struct ctl_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	const char *sandbox; /* the sandbox's name, for the requests */
+	int timeout_s;
+	bool closed; /* the sandbox ends: every ask is refused */
+	struct ctl_request *reqs; /* oldest first */
+	size_t n_reqs;
+	int n_waiting;
+	uint64_t next_id;
+	char **session; /* "host:port" granted for the session */
+	size_t n_session;
+	ctl_request_fn on_request;
+	void *on_request_data;
+};
+
+void ctl_queue_init(struct ctl_queue *q, const char *sandbox, int timeout_s);
+/* Refuse every waiting connection and every later ask; returns once
+ * no thread waits any more. */
+void ctl_queue_close(struct ctl_queue *q);
+void ctl_queue_release(struct ctl_queue *q);
+
+/* A connection to HOST:PORT (addr: resolved, or NULL) asks: true when
+ * granted (a session grant answers at once), false with `reason` (the
+ * deny line) when refused, timed out, over the bounds or closed. */
+bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
+		   uint16_t port, const char *addr, char *reason, size_t size);
+
+/* The user's answer to request `id`: 0, or -1 with `why` filled (no
+ * such request). who/iface: for the refusal's reason. host/port of the
+ * request are copied out (for the audit event). */
+int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
+		     uid_t who, const char *iface, char *host, size_t hsize,
+		     uint16_t *port, char *why, size_t wsize);
+
+/* The HOST:PORT of pending request `id`: 0, or -1 with `why`. */
+int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,
+		     uint16_t *port, char *why, size_t wsize);
+
+/* The pending requests as a JSON array into b. */
+void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b);
+
+#endif

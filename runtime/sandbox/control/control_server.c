@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The control socket of a running sandbox (control.h): bound in
+ * ROOT/.control (0700) as NAME.sock (0600), served by one thread of the
+ * monitor process: each client sends one request line (control_proto.h)
+ * and gets its reply; an "events" client stays, and every event is
+ * written to it without blocking (a client that does not keep up is
+ * dropped). Peers other than the sandbox's user and root are refused
+ * (SO_PEERCRED), whatever the file modes.
+ */
+#define _GNU_SOURCE
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../audit.h"
+#include "control_always.h"
+#include "control_proto.h"
+#include "control_queue.h"
+#include "log.h"
+#include "utils.h"
+
+#define CTL_MAX_SUBS 16 /* event-stream clients at once */
+#define CTL_CLIENT_TIMEOUT_MS 2000 /* to send the request line */
+/* The thread's stack: request lines, replies and events are on the
+ * heap; a small mapping is quicker to make than the default 8 MiB. */
+#define CTL_STACK_BYTES (256 * 1024)
+
+struct sb_control {
+	char *name;
+	char *root;
+	char *profile; /* --profile FILE, for `always`; or NULL */
+	char *dir; /* ROOT/.control */
+	char *path; /* ROOT/.control/NAME.sock */
+	int listen_fd;
+	int wake_fd;
+	pthread_t thread;
+	bool running;
+	bool stopping; /* under lock */
+	struct ctl_queue q;
+	pthread_mutex_t lock; /* subs */
+	int subs[CTL_MAX_SUBS];
+	atomic_int n_subs;
+	struct ar_audit *audit; /* --audit, or NULL */
+	ar_egress_event_fn next; /* the proxy's decisions, after us */
+	void *next_data;
+	/* what it costs a run, ns: start (memory), serve (the socket and
+	 * the thread, beside the container process's own setup), free
+	 * (stop): logged with --debug */
+	long long ns_start, ns_serve, ns_bind, ns_free;
+};
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* ---- the event stream ---- */
+
+/* One line (newline-ended) to every stream client; one that cannot take
+ * it now is dropped (shut down: the thread closes it). */
+static void publish(struct sb_control *c, const char *line, size_t len)
+{
+	if (atomic_load(&c->n_subs) == 0)
+		return;
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; i < CTL_MAX_SUBS; i++) {
+		ssize_t w;
+
+		if (c->subs[i] < 0)
+			continue;
+		w = send(c->subs[i], line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w != (ssize_t)len)
+			shutdown(c->subs[i], SHUT_RDWR);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void audit_tee(void *data, const char *line, size_t len)
+{
+	publish(data, line, len);
+}
+
+/* An event of the control plane itself: into the log (which streams
+ * it) or straight to the stream. b is begun (ar_audit_begin). */
+static void emit(struct sb_control *c, struct ar_jbuf *b)
+{
+	if (c->audit) {
+		ar_audit_emit(c->audit, b);
+		return;
+	}
+	ar_jbuf_lit(b, "}\n");
+	publish(c, b->p, b->len);
+	ar_jbuf_free(b);
+}
+
+static void egress_event(const struct ar_egress_event *ev, void *data)
+{
+	struct sb_control *c = data;
+
+	/* with --audit the log's line is streamed (audit_tee) */
+	if (!c->audit && atomic_load(&c->n_subs) > 0) {
+		struct ar_jbuf b = { 0 };
+
+		ar_audit_egress_json(&b, ev);
+		ar_jbuf_lit(&b, "}\n");
+		publish(c, b.p, b.len);
+		ar_jbuf_free(&b);
+	}
+	if (c->next)
+		c->next(ev, c->next_data);
+}
+
+static void on_request(void *data, const struct ar_jbuf *req)
+{
+	struct sb_control *c = data;
+	struct ar_jbuf b = { 0 };
+
+	ar_audit_begin(&b, "request");
+	ar_jbuf_key(&b, "request");
+	ar_jbuf_add(&b, req->p, req->len);
+	emit(c, &b);
+}
+
+void sb_control_set_profile(struct sb_control *c, const char *path)
+{
+	if (c && path) {
+		free(c->profile);
+		c->profile = ar_xstrdup(path);
+	}
+}
+
+void sb_control_set_audit(struct sb_control *c, struct ar_audit *a)
+{
+	if (!c || !a)
+		return;
+	c->audit = a;
+	ar_audit_set_tee(a, audit_tee, c);
+}
+
+void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
+			   void **data)
+{
+	if (!c)
+		return;
+	c->next = *fn;
+	c->next_data = *data;
+	*fn = egress_event;
+	*data = c;
+}
+
+bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
+		    void *data)
+{
+	struct sb_control *c = data;
+
+	return ctl_queue_ask(&c->q, q->proto, q->host, q->port, q->addr, reason,
+			     size);
+}
+
+/* ---- clients ---- */
+
+static void reply(int fd, const struct ar_jbuf *b)
+{
+	(void)!ar_write_all(fd, b->p, b->len);
+}
+
+static void reply_error(int fd, const char *msg)
+{
+	struct ar_jbuf b = { 0 };
+
+	ctl_proto_error(&b, msg);
+	reply(fd, &b);
+	ar_jbuf_free(&b);
+}
+
+/* The request line, within CTL_CLIENT_TIMEOUT_MS: its length, or -1. */
+static ssize_t read_line(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+
+	while (got < size) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+		ssize_t n;
+
+		if (poll(&p, 1, CTL_CLIENT_TIMEOUT_MS) <= 0)
+			return -1;
+		n = recv(fd, buf + got, size - got, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+		nl = memchr(buf, '\n', got);
+		if (nl)
+			return nl - buf;
+	}
+	return -1;
+}
+
+static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
+		   const struct ucred *cred)
+{
+	char host[256], why[512];
+	uint16_t port = 0;
+	struct ar_jbuf b = { 0 }, diff = { 0 };
+	enum ctl_answer a = m->answer;
+
+	if (a == CTL_ANSWER_ALWAYS) {
+		struct ar_error err = AR_ERROR_INIT;
+
+		/* the profile first: `always` is `session` once written */
+		if (ctl_queue_target(&c->q, m->id, host, sizeof(host), &port,
+				     why, sizeof(why)) < 0) {
+			reply_error(fd, why);
+			return;
+		}
+		if (ctl_always_write(c->profile, host, port, &diff, &err) < 0) {
+			reply_error(fd, err.msg);
+			return;
+		}
+		a = CTL_ANSWER_SESSION;
+	}
+	if (ctl_queue_answer(&c->q, m->id, a, cred->uid, m->iface, host,
+			     sizeof(host), &port, why, sizeof(why)) < 0) {
+		reply_error(fd, why);
+		ar_jbuf_free(&diff);
+		return;
+	}
+	/* who granted or refused what: an audit event */
+	ar_audit_begin(&b, "answer");
+	ar_jbuf_key(&b, "sandbox");
+	ar_jbuf_cstr(&b, c->name);
+	ar_jbuf_addf(&b, ",\"id\":\"%llu\"", (unsigned long long)m->id);
+	ar_jbuf_key(&b, "answer");
+	ar_jbuf_cstr(&b, ctl_answer_name(m->answer));
+	ar_jbuf_key(&b, "host");
+	ar_jbuf_cstr(&b, host);
+	ar_jbuf_addf(&b, ",\"port\":%u,\"uid\":%u,\"pid\":%d", (unsigned)port,
+		     (unsigned)cred->uid, (int)cred->pid);
+	ar_jbuf_key(&b, "interface");
+	ar_jbuf_cstr(&b, m->iface);
+	if (m->answer == CTL_ANSWER_ALWAYS) {
+		ar_jbuf_key(&b, "profile");
+		ar_jbuf_cstr(&b, c->profile);
+	}
+	emit(c, &b);
+	ar_jbuf_lit(&b, "{\"ok\":true");
+	if (diff.p) {
+		ar_jbuf_key(&b, "diff");
+		ar_jbuf_str(&b, diff.p, diff.len);
+	}
+	ar_jbuf_lit(&b, "}\n");
+	reply(fd, &b);
+	ar_jbuf_free(&b);
+	ar_jbuf_free(&diff);
+}
+
+/* Keep fd as a stream client: true when taken. */
+static bool subscribe(struct sb_control *c, int fd)
+{
+	struct ar_jbuf b = { 0 };
+	bool taken = false;
+
+	ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
+	ar_jbuf_cstr(&b, c->name);
+	ar_jbuf_lit(&b, "}\n");
+	pthread_mutex_lock(&c->lock);
+	for (int i = 0; i < CTL_MAX_SUBS && !taken; i++) {
+		if (c->subs[i] >= 0)
+			continue;
+		/* the greeting before any event, under the lock */
+		reply(fd, &b);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		c->subs[i] = fd;
+		atomic_fetch_add(&c->n_subs, 1);
+		taken = true;
+	}
+	pthread_mutex_unlock(&c->lock);
+	ar_jbuf_free(&b);
+	if (!taken) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg),
+			 "%d event streams are open on this sandbox, its limit",
+			 CTL_MAX_SUBS);
+		reply_error(fd, msg);
+	}
+	return taken;
+}
+
+/* Whether the peer runs in this process's pid namespace: never a
+ * process of the sandbox (its own pid namespace, and any it nests),
+ * even when the user showed the socket's directory inside (--ro of
+ * the state root) and the uid is the same. A peer whose namespace
+ * cannot be read is refused, except a uid-0 peer of an unprivileged
+ * monitor (root of the host: no sandbox of this user has host uid 0;
+ * and root could ptrace the monitor anyway). */
+static bool peer_outside(pid_t pid, uid_t uid)
+{
+	char path[64];
+	struct stat mine, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	if (stat("/proc/self/ns/pid", &mine) < 0)
+		return false;
+	if (pid <= 0 || stat(path, &theirs) < 0)
+		return uid == 0 && geteuid() != 0 && pid > 0 &&
+		       (errno == EACCES || errno == EPERM);
+	return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
+}
+
+/* One accepted client: checked, its request served. Closes fd unless it
+ * became a stream client. */
+static void serve(struct sb_control *c, int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	char line[CTL_LINE_MAX + 1], why[512];
+	struct ctl_msg m;
+	ssize_t n;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
+	    (cred.uid != geteuid() && cred.uid != 0)) {
+		snprintf(
+			why, sizeof(why),
+			"refused: uid %u is neither this sandbox's user nor root",
+			(unsigned)cred.uid);
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	if (!peer_outside(cred.pid, cred.uid)) {
+		snprintf(
+			why, sizeof(why),
+			"refused: pid %d is not in the pid namespace of the sandbox's monitor (a process of a sandbox never answers)",
+			(int)cred.pid);
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	n = read_line(fd, line, sizeof(line));
+	if (n < 0) {
+		reply_error(fd, "expected one request line (JSON)");
+		close(fd);
+		return;
+	}
+	if (ctl_proto_parse(line, (size_t)n, &m, why, sizeof(why)) < 0) {
+		reply_error(fd, why);
+		close(fd);
+		return;
+	}
+	if (m.op == CTL_OP_EVENTS) {
+		if (!subscribe(c, fd))
+			close(fd);
+		return;
+	}
+	if (m.op == CTL_OP_ANSWER) {
+		answer(c, fd, &m, &cred);
+	} else {
+		struct ar_jbuf b = { 0 };
+
+		ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
+		ar_jbuf_cstr(&b, c->name);
+		ar_jbuf_lit(&b, ",\"requests\":");
+		ctl_queue_list(&c->q, &b);
+		ar_jbuf_lit(&b, "}\n");
+		reply(fd, &b);
+		ar_jbuf_free(&b);
+	}
+	close(fd);
+}
+
+static void drop_sub(struct sb_control *c, int i)
+{
+	pthread_mutex_lock(&c->lock);
+	close(c->subs[i]);
+	c->subs[i] = -1;
+	atomic_fetch_sub(&c->n_subs, 1);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* The socket, made by the thread (off the runtime's way while the
+ * container process sets up: a bind in the filesystem may wait for the
+ * locks of the child's mounts). A failure leaves the sandbox without a
+ * control plane, said once: a --net ask connection then waits for its
+ * timeout and is refused; nothing is granted. */
+static int control_dir(const char *dir, struct ar_error *err);
+static int control_bind(struct sb_control *c, struct ar_error *err);
+
+static void bind_socket(struct sb_control *c)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	long long t0 = now_ns();
+
+	if ((access(c->root, F_OK) < 0 && ar_mkdir_p(c->root, 0700) < 0 &&
+	     ar_error_set(&err, errno, "create `%s`", c->root) < 0) ||
+	    control_dir(c->dir, &err) < 0 || control_bind(c, &err) < 0)
+		ar_warn("sandbox: no control plane (agentrun sandbox requests/answer): %s",
+			err.msg);
+	c->ns_bind = now_ns() - t0;
+}
+
+static void *server_main(void *arg)
+{
+	struct sb_control *c = arg;
+
+	bind_socket(c);
+	for (;;) {
+		struct pollfd pfd[2 + CTL_MAX_SUBS];
+		bool stopping;
+
+		pthread_mutex_lock(&c->lock);
+		stopping = c->stopping;
+		for (int i = 0; i < CTL_MAX_SUBS; i++)
+			pfd[2 + i] = (struct pollfd){ .fd = c->subs[i],
+						      .events = POLLIN };
+		pthread_mutex_unlock(&c->lock);
+		if (stopping)
+			break;
+		pfd[0] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
+		pfd[1] =
+			(struct pollfd){ .fd = c->listen_fd, .events = POLLIN };
+		if (poll(pfd, 2 + CTL_MAX_SUBS, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[0].revents) {
+			uint64_t v;
+
+			(void)!read(c->wake_fd, &v, sizeof(v));
+		}
+		/* a stream client that sent more, closed or was dropped */
+		for (int i = 0; i < CTL_MAX_SUBS; i++)
+			if (pfd[2 + i].fd >= 0 && pfd[2 + i].revents)
+				drop_sub(c, i);
+		if (pfd[1].revents & POLLIN) {
+			int fd =
+				accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (fd >= 0)
+				serve(c, fd);
+			else if (errno == EMFILE || errno == ENFILE)
+				poll(NULL, 0, 100);
+		}
+	}
+	return NULL;
+}
+
+/* ---- start / stop ---- */
+
+/* ROOT/.control, 0700, ours. */
+static int control_dir(const char *dir, struct ar_error *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return ar_error_set(err, errno, "control plane: create `%s`",
+				    dir);
+	if (lstat(dir, &st) < 0)
+		return ar_error_set(err, errno, "control plane: `%s`", dir);
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return ar_error_set_plain(
+			err, EPERM,
+			"control plane: `%s` is not a directory of uid %u", dir,
+			(unsigned)geteuid());
+	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700) < 0)
+		return ar_error_set(err, errno, "control plane: chmod `%s`",
+				    dir);
+	return 0;
+}
+
+static int control_bind(struct sb_control *c, struct ar_error *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int dfd = -1;
+	int fd;
+
+	dfd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return ar_error_set(err, errno, "control plane: open `%s`",
+				    c->dir);
+	/* a long ROOT: through the directory's fd */
+	if (strlen(c->path) < sizeof(sa.sun_path))
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->path);
+	else
+		snprintf(sa.sun_path, sizeof(sa.sun_path),
+			 "/proc/self/fd/%d/%s.sock", dfd, c->name);
+	/* a socket left by a monitor that was killed */
+	unlinkat(dfd, strrchr(c->path, '/') + 1, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return ar_error_set(err, errno, "control plane: socket");
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    fchmodat(dfd, strrchr(c->path, '/') + 1, 0600, 0) < 0 ||
+	    listen(fd, 32) < 0) {
+		int e = errno;
+
+		close(fd);
+		return ar_error_set(err, e, "control plane: listen on `%s`",
+				    c->path);
+	}
+	c->listen_fd = fd;
+	return 0;
+}
+
+int sb_control_start(const char *root, const char *name, int ask_timeout,
+		     struct sb_control **out, struct ar_error *err)
+{
+	struct sb_control *c = ar_xcalloc(1, sizeof(*c));
+	long long t0 = now_ns();
+
+	(void)err;
+	c->listen_fd = c->wake_fd = -1;
+	for (int i = 0; i < CTL_MAX_SUBS; i++)
+		c->subs[i] = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	c->name = ar_xstrdup(name);
+	c->root = ar_xstrdup(root);
+	c->dir = ar_xasprintf("%s/.control", root);
+	c->path = ar_xasprintf("%s/%s.sock", c->dir, name);
+	ctl_queue_init(&c->q, c->name, ask_timeout);
+	c->q.on_request = on_request;
+	c->q.on_request_data = c;
+	c->ns_start = now_ns() - t0;
+	*out = c;
+	return 0;
+}
+
+int sb_control_serve(struct sb_control *c, struct ar_error *err)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	long long t0 = now_ns();
+	int e;
+
+	if (!c || c->running)
+		return 0;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0)
+		return ar_error_set(err, errno, "control plane: eventfd");
+	/* no signal for this thread: they stay with the one relaying them */
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, CTL_STACK_BYTES);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&c->thread, &attr, server_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (e != 0)
+		return ar_error_set(err, e, "control plane: start its thread");
+	c->running = true;
+	c->ns_serve = now_ns() - t0;
+	return 0;
+}
+
+void sb_control_close(struct sb_control *c)
+{
+	if (c)
+		ctl_queue_close(&c->q);
+}
+
+void sb_control_free(struct sb_control *c)
+{
+	uint64_t one = 1;
+	long long t0 = now_ns();
+
+	if (!c)
+		return;
+	if (c->running) {
+		ctl_queue_close(&c->q);
+		pthread_mutex_lock(&c->lock);
+		c->stopping = true;
+		pthread_mutex_unlock(&c->lock);
+		(void)!write(c->wake_fd, &one, sizeof(one));
+		pthread_join(c->thread, NULL);
+	}
+	if (c->audit)
+		ar_audit_set_tee(c->audit, NULL, NULL);
+	if (c->listen_fd >= 0) {
+		close(c->listen_fd);
+		unlink(c->path);
+	}
+	for (int i = 0; i < CTL_MAX_SUBS; i++)
+		if (c->subs[i] >= 0)
+			close(c->subs[i]);
+	if (c->wake_fd >= 0)
+		close(c->wake_fd);
+	c->ns_free = now_ns() - t0;
+	if (c->running)
+		ar_debug(
+			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread",
+			c->name,
+			(double)(c->ns_start + c->ns_serve + c->ns_free) / 1e3,
+			(double)c->ns_start / 1e3, (double)c->ns_serve / 1e3,
+			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3);
+	ctl_queue_release(&c->q);
+	pthread_mutex_destroy(&c->lock);
+	free(c->name);
+	free(c->root);
+	free(c->profile);
+	free(c->dir);
+	free(c->path);
+	free(c);
+}

@@ -1,0 +1,413 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The control plane of a running sandbox (runtime/sandbox/control/,
+# docs/sandbox.md "The control plane"), rootless and as root:
+# `--net ask` connections wait for `agentrun sandbox answer` (once,
+# session, refuse) or the timeout; `sandbox requests` lists them; the
+# event stream; and the attacks: another user's client, the agent
+# reaching for the socket from inside, a flood of asks.
+# Every destination is a loopback server of the test (http_server).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
+
+require_cmd jq curl
+[ -x "$PY" ] || skip "needs $PY"
+
+# ctl ARGS...: `agentrun sandbox ARGS` as MODE's user, MODE's state root
+ctl()
+{
+	if [ "$MODE" = root ]; then
+		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
+	else
+		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
+	fi
+}
+
+# the uid of ctl's user
+ctl_uid()
+{
+	if [ "$MODE" = root ]; then echo 0; else echo "$TEST_UID"; fi
+}
+
+ctl_root_dir()
+{
+	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
+}
+
+# the ids of NAME's pending requests, one a line
+pending_ids()
+{
+	ctl requests "$1" --json 2>/dev/null | jq -r '.[].id'
+}
+
+# wait until NAME has a pending request other than those in $2 (ids,
+# space separated); prints its id
+wait_request()
+{
+	local name=$1 seen=" ${2:-} " id
+	for _ in $(seq 200); do
+		for id in $(pending_ids "$name"); do
+			case $seen in *" $id "*) ;; *) echo "$id"; return 0 ;; esac
+		done
+		sleep 0.05
+	done
+	fail "no new pending request in $name within 10 s: $(ctl requests "$name" 2>&1)"
+}
+
+# the agent's client, inside: one request through the proxy, its status
+# line and the reason header into FILE (written at once when done)
+write_client()
+{
+	cat >"$WS/get.sh" <<'EOF'
+#!/bin/sh
+# get.sh PORT FILE
+curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
+	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
+cat "$2.body" >>"$2.tmp" 2>/dev/null
+mv "$2.tmp" "$2"
+EOF
+	chmod 0755 "$WS/get.sh"
+}
+
+ctl_setup()
+{
+	sb_home "$1"
+	mkdir -p "$H/srv"
+	echo served >"$H/srv/index.html"
+	write_client
+	sb_home_own
+	http_server "$H/srv"
+}
+
+# sb_bg NAME OPTIONS... -- CMD: the sandbox in the background, stopped
+# when the test ends; waits until its control socket answers
+sb_bg()
+{
+	local name=$1
+	shift
+	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
+	defer ctl stop -t 0 "$name"
+	wait_until 20 ctl requests "$name"
+}
+
+t_once_session_refuse()
+{
+	local name=ask$RANDOM id1 id2 id3 ev CTL_UID
+	ctl_setup "$1"
+	CTL_UID=$(ctl_uid)
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT r1; ./get.sh $PORT r2; ./get.sh $PORT r3; ./get.sh $PORT r4
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
+	sb_bg "$name" --net ask --ask-timeout 120 -- ./run.sh
+	# the event stream, as the sandbox's user
+	ev=$TEST_TMP/events
+	if [ "$MODE" = root ]; then
+		"$PY" "$AR_TEST_HELPERS/control_client.py" \
+			"$(ctl_root_dir)/.control/$name.sock" '{"op":"events"}' \
+			stream >"$ev" 2>&1 &
+	else
+		as_test_user "$PY" "$AR_TEST_HELPERS/control_client.py" \
+			"$(ctl_root_dir)/.control/$name.sock" '{"op":"events"}' \
+			stream >"$ev" 2>&1 &
+	fi
+	defer kill $!
+	wait_until 10 grep -q '"ok":true' "$ev"
+	# the first connection waits: listed with its target and address
+	id1=$(wait_request "$name")
+	assert_status 0 ctl requests "$name"
+	assert_match "$OUT" "$name +$id1 .* 127\\.0\\.0\\.1:$PORT +127\\.0\\.0\\.1 +not in the allowlist"
+	assert_status 0 ctl requests --json
+	assert_eq "$(jq -r ".[] | select(.id==\"$id1\") | .target" <<<"$OUT")" "127.0.0.1:$PORT"
+	[ ! -e "$WS/r1" ] || fail "the connection went through before any answer: $(cat "$WS/r1")"
+	# once: that connection, and the next one asks again
+	assert_status 0 ctl answer "$name" "$id1" once
+	wait_until 20 test -e "$WS/r1"
+	assert_contains "$(cat "$WS/r1")" 200
+	assert_contains "$(cat "$WS/r1")" served
+	id2=$(wait_request "$name" "$id1")
+	[ ! -e "$WS/r2" ] || fail "once let a second connection through"
+	# an answer to an answered request is an error
+	assert_status '!0' ctl answer "$name" "$id1" once
+	assert_contains "$ERR" "no pending request $id1"
+	# refuse: the connection fails with the reason
+	assert_status 0 ctl answer "$name" "$id2" refuse
+	wait_until 20 test -e "$WS/r2"
+	assert_contains "$(cat "$WS/r2")" 403
+	assert_contains "$(cat "$WS/r2")" "refused by uid $CTL_UID (cli)"
+	# session: this one and every later one without asking
+	id3=$(wait_request "$name" "$id1 $id2")
+	assert_status 0 ctl answer "$name" "$id3" session
+	wait_until 20 test -e "$WS/r4"
+	assert_contains "$(cat "$WS/r3")" 200
+	assert_contains "$(cat "$WS/r4")" 200
+	assert_eq "$(pending_ids "$name")" "" "a request after the session grant"
+	# the stream: the requests, the answers (who, which interface) and
+	# the proxy's decisions, in the audit log's schema, without --audit
+	wait_until 10 grep -q '"answer":"session"' "$ev"
+	assert_contains "$(cat "$ev")" "\"event\":\"request\""
+	assert_contains "$(cat "$ev")" "\"event\":\"answer\",\"sandbox\":\"$name\",\"id\":\"$id1\",\"answer\":\"once\",\"host\":\"127.0.0.1\",\"port\":$PORT,\"uid\":$CTL_UID"
+	assert_contains "$(cat "$ev")" '"interface":"cli"'
+	assert_match "$(cat "$ev")" '"event":"proxy","proto":"http","host":"127.0.0.1","port":[0-9]+,"address":"127.0.0.1","allowed":true'
+	assert_match "$(cat "$ev")" '"event":"proxy".*"allowed":false,"reason":"agentrun: blocked 127.0.0.1:[0-9]+ .*refused by uid'
+}
+
+t_timeout_and_merge()
+{
+	local name=tmo$RANDOM id
+	ctl_setup "$1"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+# five connections to one HOST:PORT: one request
+for i in 1 2 3 4 5; do ./get.sh $PORT m\$i & done
+wait
+touch merged-done
+./get.sh $PORT t1
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
+	sb_bg "$name" --net ask --ask-timeout 6 -- ./run.sh
+	id=$(wait_request "$name")
+	# the five are one request
+	for _ in $(seq 100); do
+		[ "$(ctl requests "$name" --json | jq -r '.[0].waiting')" = 5 ] && break
+		sleep 0.1
+	done
+	assert_status 0 ctl requests "$name" --json
+	assert_eq "$(jq length <<<"$OUT")" 1 "duplicates of one HOST:PORT are one request"
+	assert_eq "$(jq -r '.[0].waiting' <<<"$OUT")" 5
+	# once: exactly one of them
+	assert_status 0 ctl answer "$name" "$id" once
+	wait_until 20 sh -c "ls '$WS'/m? 2>/dev/null | grep -q ."
+	sleep 0.5
+	assert_eq "$(ls "$WS" | grep -c '^m[0-9]$')" 1 "once let more than one connection through"
+	assert_eq "$(ctl requests "$name" --json | jq -r '.[0].waiting')" 4
+	# the others time out, refused with the reason
+	wait_until 30 test -e "$WS/merged-done"
+	assert_eq "$(cat "$WS"/m? | grep -c '^200$')" 1
+	assert_eq "$(cat "$WS"/m? | grep -c '^403$')" 4
+	assert_contains "$(cat "$WS"/m?)" "had no answer within 6 s"
+	wait_until 30 test -e "$WS/t1"
+	assert_contains "$(cat "$WS/t1")" 403
+	assert_contains "$(cat "$WS/t1")" "had no answer within 6 s"
+}
+
+# Attack: a user other than the sandbox's reaches for its socket.
+t_other_user_refused()
+{
+	local name=own$RANDOM sock
+	require_root
+	ctl_setup root
+	sb_bg "$name" --net ask -- sleep 600
+	sock=$AR_ROOT/.control/$name.sock
+	assert_eq "$(stat -c %a "$sock")" 600
+	assert_eq "$(stat -c %a "$AR_ROOT/.control")" 700
+	# the test user: not through the CLI, not through the socket
+	assert_status '!0' as_test_user "$AGENTRUN" --root "$AR_ROOT" sandbox requests "$name"
+	assert_status '!0' as_test_user "$PY" "$AR_TEST_HELPERS/control_client.py" \
+		"$sock" '{"op":"requests"}'
+	assert_contains "$ERR" "Permission denied"
+	# with the modes opened by mistake, SO_PEERCRED still refuses
+	chmod 0711 "$AR_ROOT" "$AR_ROOT/.control"
+	chmod 0666 "$sock"
+	assert_status 0 as_test_user "$PY" "$AR_TEST_HELPERS/control_client.py" \
+		"$sock" '{"op":"requests"}'
+	assert_contains "$OUT" "refused: uid $TEST_UID is neither this sandbox's user nor root"
+	assert_not_contains "$OUT" '"requests"'
+	assert_status 0 as_test_user "$PY" "$AR_TEST_HELPERS/control_client.py" \
+		"$sock" '{"op":"answer","id":"1","answer":"session","interface":"cli"}'
+	assert_contains "$OUT" "refused: uid $TEST_UID"
+	chmod 0700 "$AR_ROOT/.control"
+	# root reaches a rootless sandbox's socket (root may)
+	MODE=user
+	sb_home user
+	sb_home_own
+	local uname=usr$RANDOM
+	sb_bg "$uname" --net ask -- sleep 600
+	assert_status 0 "$AGENTRUN" --root "$AR_USER_ROOT" sandbox requests "$uname" --json
+	assert_eq "$OUT" "[]"
+}
+
+# Attack: the agent inside looks for its control socket: the path, the
+# abstract namespace, the unix sockets of its network namespace.
+t_inside_unreachable()
+{
+	local name=ins$RANDOM dir
+	ctl_setup "$1"
+	dir=$(ctl_root_dir)
+	sb_bg "$name" --net ask -- sleep 600
+	test -S "$dir/.control/$name.sock" || fail "no control socket"
+	assert_status 0 ctl exec "$name" -- "$PY" -c "
+import socket, os
+for p in ['$dir/.control/$name.sock', '$dir/.control', '$dir']:
+    print(p, 'exists' if os.path.lexists(p) else 'absent')
+for a in ['$dir/.control/$name.sock', '\0$dir/.control/$name.sock',
+          '\0agentrun', '\0$name.sock', '\0agentrun-control-$name']:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(a)
+        s.sendall(b'{\"op\":\"requests\"}\n')
+        print('REACHED', repr(a), s.recv(200))
+    except OSError as e:
+        print('refused', repr(a), e.errno)
+print('unix sockets:', sum(1 for l in open('/proc/net/unix') if 'control' in l or '$name' in l))
+"
+	assert_not_contains "$OUT" REACHED
+	assert_not_contains "$OUT" "$dir/.control/$name.sock exists"
+	assert_contains "$OUT" "unix sockets: 0"
+}
+
+# Attack: the user shows the state root inside (--ro), so the socket's
+# path is there: the agent connects and answers its own request.
+t_self_answer()
+{
+	local name=self$RANDOM dir id
+	ctl_setup "$1"
+	dir=$(ctl_root_dir)
+	mkdir -p "$dir"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT s1 &
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
+	sb_bg "$name" --ro "$dir" --net ask --ask-timeout 120 -- ./run.sh
+	id=$(wait_request "$name")
+	assert_status 0 ctl exec "$name" -- "$PY" -c "
+import socket
+for op in [b'{\"op\":\"requests\"}', b'{\"op\":\"answer\",\"id\":\"$id\",\"answer\":\"session\",\"interface\":\"cli\"}']:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect('$dir/.control/$name.sock')
+    except OSError as e:
+        print('connect', e.errno); continue
+    try:
+        s.sendall(op + b'\n')
+    except OSError:
+        pass
+    print(s.makefile('rb').readline().decode().strip())
+"
+	assert_not_contains "$OUT" '"ok":true'
+	sleep 1
+	[ ! -e "$WS/s1" ] || fail "the agent answered its own request: $(cat "$WS/s1")"
+	assert_eq "$(pending_ids "$name")" "$id" "the request is still pending"
+	assert_status 0 ctl answer "$name" "$id" refuse
+}
+
+# Attack: a flood of asks. The pending list stays capped, the proxy and
+# the control socket answer, an allowed destination still goes through.
+t_flood()
+{
+	local name=fl$RANDOM t0 t1
+	ctl_setup "$1"
+	cat >"$WS/flood.py" <<EOF
+import socket, subprocess, time
+socks = []
+for i in range(1000):
+    s = socket.create_connection(('127.0.0.1', 3128))
+    s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n' % (1 + i))
+    socks.append(s)
+open('flood-sent', 'w').write('1000\n')
+t = time.monotonic()
+r = subprocess.run(['./get.sh', '$PORT', 'allowed'])
+open('allowed-ms', 'w').write('%d\n' % ((time.monotonic() - t) * 1000))
+time.sleep(600)
+EOF
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/flood.py"
+	sb_bg "$name" --net "allow=127.0.0.1:$PORT,ask" -- \
+		sh -c "ulimit -n 4096 2>/dev/null || ulimit -n 2048; exec $PY flood.py"
+	wait_until 60 test -e "$WS/flood-sent"
+	wait_until 30 test -e "$WS/allowed"
+	assert_contains "$(cat "$WS/allowed")" 200
+	assert_contains "$(cat "$WS/allowed")" served
+	t0=$(date +%s%N)
+	assert_status 0 ctl requests "$name" --json
+	t1=$(date +%s%N)
+	assert_eq "$(jq length <<<"$OUT")" 64 "the pending list is capped"
+	echo "# allowed connection under the flood: $(cat "$WS/allowed-ms") ms; requests: $(((t1 - t0) / 1000000)) ms"
+	[ $(((t1 - t0) / 1000000)) -lt 5000 ] || fail "requests took $(((t1 - t0) / 1000000)) ms"
+	# the sandbox still ends cleanly, every waiting connection refused
+	assert_status 0 ctl stop -t 0 "$name"
+	[ ! -e "$(ctl_root_dir)/.control/$name.sock" ] || fail "control socket left after stop"
+}
+
+t_always()
+{
+	local name=alw$RANDOM id name2=alx$RANDOM
+	ctl_setup "$1"
+	printf '{\n  "description": "mine",\n  "env": ["LC_*"],\n  "net": {\n    "allow": [\n      "example.com"\n    ]\n  }\n}\n' >"$H/mine.json"
+	printf '{"net": {"allow": ["example.com"]}}\n' >"$TEST_TMP/theirs.json"
+	chmod 0644 "$TEST_TMP/theirs.json"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT a1
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh" "$H/mine.json"
+	[ "$MODE" = user ] || chown 65534:65534 "$TEST_TMP/theirs.json"
+	# a profile that is not the user's: `always` refused, file untouched
+	sb_bg "$name2" --profile "$TEST_TMP/theirs.json" --net allow=ask -- ./run.sh
+	id=$(wait_request "$name2")
+	assert_status '!0' ctl answer "$name2" "$id" always
+	assert_contains "$ERR" "is not a profile file of uid"
+	assert_eq "$(cat "$TEST_TMP/theirs.json")" '{"net": {"allow": ["example.com"]}}'
+	assert_status 0 ctl answer "$name2" "$id" refuse
+	assert_status 0 ctl stop -t 0 "$name2"
+	rm -f "$WS/a1"
+	# the user's profile: written, the diff shown, the next sandbox of
+	# that profile goes through without asking
+	sb_bg "$name" --profile "$H/mine.json" --net allow=ask -- ./run.sh
+	id=$(wait_request "$name")
+	assert_status 0 ctl answer "$name" "$id" always
+	assert_contains "$OUT" "+++ $H/mine.json"
+	assert_contains "$OUT" "+      \"127.0.0.1:$PORT\", \"example.com\""
+	wait_until 20 test -e "$WS/a1"
+	assert_contains "$(cat "$WS/a1")" 200
+	assert_eq "$(jq -c .net.allow "$H/mine.json")" "[\"127.0.0.1:$PORT\",\"example.com\"]"
+	assert_eq "$(jq -c .env "$H/mine.json")" '["LC_*"]'
+	[ "$MODE" = root ] || assert_file_owner "$H/mine.json" "$TEST_UID:$TEST_GID"
+	assert_status 0 ctl stop -t 0 "$name"
+	assert_status 0 sb_run --profile "$H/mine.json" -- ./get.sh "$PORT" a2
+	assert_contains "$(cat "$WS/a2")" 200
+}
+
+t_cli_errors()
+{
+	MODE=root
+	require_root
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" sandbox answer nosuch 1 once
+	assert_contains "$ERR" "no sandbox named \`nosuch\` is running"
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" sandbox answer x 1 maybe
+	assert_contains "$ERR" "expected once, session, always or refuse"
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" sandbox answer x abc once
+	assert_contains "$ERR" "expected a request ID"
+	assert_status 1 "$AGENTRUN" --root "$AR_ROOT" sandbox answer x 1
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" sandbox --ask-timeout 0 -- true
+	assert_contains "$ERR" "--ask-timeout: expected 1 to 86400 seconds"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" sandbox requests
+	assert_contains "$OUT" "no pending request"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" sandbox requests --json
+	assert_eq "$OUT" "[]"
+}
+
+run_test "ask: once, session, refuse; requests; the event stream (rootless)" t_once_session_refuse user
+run_test "ask: once, session, refuse; requests; the event stream (root)" t_once_session_refuse root
+run_test "ask: duplicates merged, once is one connection, the timeout refuses (rootless)" t_timeout_and_merge user
+run_test "ask: duplicates merged, once is one connection, the timeout refuses (root)" t_timeout_and_merge root
+run_test "ask: always writes the user's profile, not another's (rootless)" t_always user
+run_test "ask: always writes the user's profile, not another's (root)" t_always root
+run_test "attack: another user's client is refused (modes and SO_PEERCRED)" t_other_user_refused
+run_test "attack: the agent cannot reach the control socket (rootless)" t_inside_unreachable user
+run_test "attack: the agent cannot reach the control socket (root)" t_inside_unreachable root
+run_test "attack: the agent answers its own request through a shown state root (rootless)" t_self_answer user
+run_test "attack: the agent answers its own request through a shown state root (root)" t_self_answer root
+run_test "attack: a flood of 1000 asks: the list capped, the proxy responsive (rootless)" t_flood user
+run_test "attack: a flood of 1000 asks: the list capped, the proxy responsive (root)" t_flood root
+run_test "requests/answer: bad input" t_cli_errors
+finish
