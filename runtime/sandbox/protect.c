@@ -385,37 +385,66 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 	}
 }
 
-/* The home directory inside the workspace (--workspace ~): what the
- * user's session runs at login or on the next shell start. Missing ones
- * get placeholders when their parent exists. */
+/* The home directory's paths the host runs code from: what the user's
+ * session runs at login or on the next shell start, and the agent CLIs'
+ * own command-running config, launchers and install directories (the
+ * shipped profiles show them read-only). Protected when the home
+ * directory is (in) the workspace (home_root), never granted read-write
+ * by learn mode and warned about when bound read-write
+ * (sb_protect_home_each). */
+static const struct {
+	const char *name;
+	const char *why;
+} home_names[] = {
+	{ ".bashrc", "shell rc file" },
+	{ ".bash_profile", "shell rc file" },
+	{ ".bash_login", "shell rc file" },
+	{ ".bash_logout", "shell rc file" },
+	{ ".profile", "shell rc file" },
+	{ ".zshrc", "shell rc file" },
+	{ ".zprofile", "shell rc file" },
+	{ ".zshenv", "shell rc file" },
+	{ ".zlogin", "shell rc file" },
+	{ ".xprofile", "session startup file" },
+	{ ".xsessionrc", "session startup file" },
+	{ ".pam_environment", "session environment" },
+	{ ".config/systemd", "systemd user units" },
+	{ ".config/autostart", "desktop autostart entries" },
+	{ ".config/environment.d", "session environment" },
+	{ ".config/git", "git config" },
+	{ ".local/bin", "programs on PATH" },
+	{ ".claude/local", "Claude Code's launcher" },
+	{ ".claude/plugins", "Claude Code plugins" },
+	{ ".claude/skills", "Claude Code skills" },
+	{ ".claude/CLAUDE.md", "agent instructions" },
+	{ ".local/share/claude", "Claude Code's install" },
+	{ ".gemini/settings.json", "Gemini CLI settings (MCP servers, hooks)" },
+	{ ".gemini/extensions", "Gemini CLI extensions" },
+	{ ".gemini/commands", "Gemini CLI commands" },
+	{ ".gemini/.env", "Gemini CLI environment" },
+	{ ".gemini/trustedFolders.json", "Gemini CLI trusted folders" },
+	{ ".gemini/GEMINI.md", "agent instructions" },
+	{ ".codex/config.toml", "Codex config (notify, MCP servers)" },
+	{ ".codex/.env", "Codex environment" },
+	{ ".codex/rules", "Codex command rules" },
+	{ ".codex/skills", "Codex skills" },
+	{ ".codex/prompts", "Codex prompts" },
+	{ ".codex/AGENTS.md", "agent instructions" },
+	{ ".config/opencode", "opencode config and plugins" },
+	{ ".opencode/bin", "opencode's launcher" },
+	{ ".local/share/opencode/bin", "opencode's language servers" },
+	{ ".aider.conf.yml", "aider config (lint and test commands)" },
+	{ ".aider.model.settings.yml", "aider config" },
+	{ ".aider/oauth-keys.env", "aider environment" },
+};
+
+/* The home directory inside the workspace (--workspace ~): the paths
+ * above. Missing ones get placeholders when their parent exists. */
 static void home_root(struct plan_ctx *c, const char *home)
 {
-	static const struct {
-		const char *name;
-		const char *why;
-	} names[] = {
-		{ ".bashrc", "shell rc file" },
-		{ ".bash_profile", "shell rc file" },
-		{ ".bash_login", "shell rc file" },
-		{ ".bash_logout", "shell rc file" },
-		{ ".profile", "shell rc file" },
-		{ ".zshrc", "shell rc file" },
-		{ ".zprofile", "shell rc file" },
-		{ ".zshenv", "shell rc file" },
-		{ ".zlogin", "shell rc file" },
-		{ ".xprofile", "session startup file" },
-		{ ".xsessionrc", "session startup file" },
-		{ ".pam_environment", "session environment" },
-		{ ".config/systemd", "systemd user units" },
-		{ ".config/autostart", "desktop autostart entries" },
-		{ ".config/environment.d", "session environment" },
-		{ ".config/git", "git config" },
-		{ ".local/bin", "programs on PATH" },
-	};
-
-	for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+	for (size_t i = 0; i < AR_ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *x =
-			ar_xasprintf("%s/%s", home, names[i].name);
+			ar_xasprintf("%s/%s", home, home_names[i].name);
 		_cleanup_free_ char *parent = ar_xstrdup(x);
 		struct stat st;
 
@@ -424,8 +453,82 @@ static void home_root(struct plan_ctx *c, const char *home)
 		    lstat(parent, &st) == 0 && S_ISDIR(st.st_mode) ?
 			    SB_PROT_ABSENT :
 			    SB_PROT_WATCH,
-		    names[i].why);
+		    home_names[i].why);
 	}
+}
+
+/* HOME/name into buf (HOME/ already there, `hl` long), then fn. */
+static bool home_one(char *buf, size_t size, size_t hl, const char *name,
+		     const char *why, sb_protect_home_fn fn, void *data)
+{
+	size_t nl = strlen(name);
+
+	if (hl + 1 + nl >= size)
+		return true;
+	memcpy(buf + hl + 1, name, nl + 1);
+	return fn(buf, why, data);
+}
+
+bool sb_protect_home_each(const char *home, sb_protect_home_fn fn, void *data)
+{
+	char buf[4096];
+	size_t hl = strlen(home);
+	bool go = true;
+
+	if (hl + 2 >= sizeof(buf))
+		return false;
+	memcpy(buf, home, hl);
+	buf[hl] = '/';
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(home_names); i++)
+		go = home_one(buf, sizeof(buf), hl, home_names[i].name,
+			      home_names[i].why, fn, data);
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(root_names); i++)
+		go = home_one(buf, sizeof(buf), hl, root_names[i].name,
+			      root_names[i].why, fn, data);
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(claude_names); i++) {
+		char n[64];
+
+		snprintf(n, sizeof(n), ".claude/%s", claude_names[i]);
+		go = home_one(buf, sizeof(buf), hl, n,
+			      "agent config (hooks, commands, permissions)", fn,
+			      data);
+	}
+	if (go)
+		go = home_one(buf, sizeof(buf), hl, ".git", "git directory", fn,
+			      data);
+	for (const char *const *s = ar_sandbox_home_secrets; go && *s; s++)
+		go = home_one(buf, sizeof(buf), hl, *s, "secret store", fn,
+			      data);
+	return go;
+}
+
+struct home_at {
+	const char *path;
+	const char *why;
+	char *at;
+};
+
+static bool home_at_one(const char *p, const char *why, void *data)
+{
+	struct home_at *a = data;
+
+	if (!ar_path_under(a->path, p))
+		return true;
+	a->why = why;
+	a->at = ar_xstrdup(p);
+	return false;
+}
+
+const char *sb_protect_home_why(const char *home, const char *path, char **at)
+{
+	struct home_at a = { .path = path };
+
+	sb_protect_home_each(home, home_at_one, &a);
+	if (at)
+		*at = a.at;
+	else
+		free(a.at);
+	return a.why;
 }
 
 /* Repositories below the workspace, SB_PROTECT_DEPTH levels down, the
