@@ -53,6 +53,32 @@ static const struct {
 	{ ".zlogin", MISSING_WATCH, "shell rc file" },
 };
 
+/* The other agent CLIs' project config, at the top of each repository
+ * (and of the workspace, unless it is the home directory, where these
+ * names are the CLIs' own state: the profiles show them): what the CLI
+ * run on the host in this project loads and runs (MCP server commands,
+ * hooks, plugins, notify, lint and test commands). The files are watched
+ * rather than held by a placeholder directory, which the CLI inside
+ * would fail to read. */
+static const struct {
+	const char *name;
+	enum root_missing missing;
+	const char *why;
+} project_agent_names[] = {
+	{ ".gemini", MISSING_PLACEHOLDER,
+	  "agent config (Gemini CLI project settings: MCP servers, hooks)" },
+	{ ".codex", MISSING_PLACEHOLDER,
+	  "agent config (Codex project config: notify, MCP servers)" },
+	{ ".opencode", MISSING_PLACEHOLDER,
+	  "agent config (opencode plugins, tools, commands)" },
+	{ "opencode.json", MISSING_WATCH,
+	  "agent config (opencode: MCP servers, formatters)" },
+	{ "opencode.jsonc", MISSING_WATCH,
+	  "agent config (opencode: MCP servers, formatters)" },
+	{ ".aider.conf.yml", MISSING_WATCH,
+	  "agent config (aider: lint and test commands)" },
+};
+
 /* Inside an existing .claude directory (a missing .claude is a
  * placeholder as a whole). */
 static const char *const claude_names[] = {
@@ -347,6 +373,18 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 			    SB_PROT_ABSENT :
 			    SB_PROT_WATCH,
 		    root_names[i].why);
+	}
+	for (size_t i = 0; strcmp(root, c->home) != 0 &&
+			   i < AR_ARRAY_SIZE(project_agent_names);
+	     i++) {
+		_cleanup_free_ char *x = ar_xasprintf(
+			"%s/%s", root, project_agent_names[i].name);
+
+		one(c, x,
+		    project_agent_names[i].missing == MISSING_PLACEHOLDER ?
+			    SB_PROT_ABSENT :
+			    SB_PROT_WATCH,
+		    project_agent_names[i].why);
 	}
 	if (lstat(claude, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    !opted_out(c, claude)) {

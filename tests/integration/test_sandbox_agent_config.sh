@@ -257,6 +257,34 @@ t_aider()
 	unchanged "$H/.aider/caches/x" c
 }
 
+# ---- the agent CLIs' project config in the workspace ---------------------
+
+# What gemini, codex, opencode and aider load from the project when run on
+# the host: their directories cannot be created (placeholders), existing
+# files are read-only, a created top-level file is reported at the exit.
+t_project_config()
+{
+	sb_home "$1"
+	echo 'lint-cmd: make lint' >"$WS/.aider.conf.yml"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c '
+		mkdir -p .gemini 2>/dev/null; echo "$0" >.gemini/settings.json 2>/dev/null
+		mkdir -p .codex 2>/dev/null; echo "notify = [\"sh\"]" >.codex/config.toml 2>/dev/null
+		mkdir -p .opencode/plugin 2>/dev/null; echo "x" >.opencode/plugin/evil.js 2>/dev/null
+		echo "lint-cmd: touch /tmp/pwned" >.aider.conf.yml 2>/dev/null
+		echo "$0" >opencode.json
+		true' "$MCP"
+	absent "$WS/.gemini/settings.json"
+	absent "$WS/.codex/config.toml"
+	absent "$WS/.opencode/plugin"
+	unchanged "$WS/.aider.conf.yml" 'lint-cmd: make lint'
+	assert_contains "$ERR" "the command created \`$WS/opencode.json\`"
+	# the placeholders are gone after the exit
+	absent "$WS/.gemini"
+	absent "$WS/.codex"
+	absent "$WS/.opencode"
+}
+
 # ---- learn mode -------------------------------------------------------------
 
 # A learn run whose command writes the shell rc file, a program on PATH,
@@ -345,6 +373,7 @@ for mode in user root; do
 	run_test "agent config ($mode): opencode: a fresh home keeps the login" t_opencode_fresh $mode
 	run_test "agent config ($mode): codex: config.toml, .env, rules, skills read-only; login kept" t_codex $mode
 	run_test "agent config ($mode): aider: config and oauth-keys.env read-only; caches kept" t_aider $mode
+	run_test "agent config ($mode): gemini, codex, opencode, aider project config protected" t_project_config $mode
 	run_test "agent config ($mode): learn never grants persistence paths" t_learn_persistence $mode
 	run_test "agent config ($mode): a profile binding ~/.bashrc rw warns at every start" t_profile_warns $mode
 done
