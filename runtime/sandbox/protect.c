@@ -57,9 +57,10 @@ static const struct {
  * (and of the workspace, unless it is the home directory, where these
  * names are the CLIs' own state: the profiles show them): what the CLI
  * run on the host in this project loads and runs (MCP server commands,
- * hooks, plugins, notify, lint and test commands). The files are watched
- * rather than held by a placeholder directory, which the CLI inside
- * would fail to read. */
+ * hooks, plugins, notify, lint and test commands). The files, and
+ * .opencode (opencode writes a .gitignore into an existing one and
+ * stops when it cannot), are watched rather than held by a placeholder,
+ * which would stop the CLI inside. */
 static const struct {
 	const char *name;
 	enum root_missing missing;
@@ -69,7 +70,7 @@ static const struct {
 	  "agent config (Gemini CLI project settings: MCP servers, hooks)" },
 	{ ".codex", MISSING_PLACEHOLDER,
 	  "agent config (Codex project config: notify, MCP servers)" },
-	{ ".opencode", MISSING_PLACEHOLDER,
+	{ ".opencode", MISSING_WATCH,
 	  "agent config (opencode plugins, tools, commands)" },
 	{ "opencode.json", MISSING_WATCH,
 	  "agent config (opencode: MCP servers, formatters)" },
@@ -468,7 +469,25 @@ static const struct {
 	{ ".codex/skills", "Codex skills" },
 	{ ".codex/prompts", "Codex prompts" },
 	{ ".codex/AGENTS.md", "agent instructions" },
-	{ ".config/opencode", "opencode config and plugins" },
+	{ ".config/opencode/opencode.json",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/opencode.jsonc",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/config.json",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/AGENTS.md", "opencode instructions" },
+	{ ".config/opencode/package.json", "opencode plugin dependencies" },
+	{ ".config/opencode/node_modules", "opencode plugin dependencies" },
+	{ ".config/opencode/plugin", "opencode plugins" },
+	{ ".config/opencode/plugins", "opencode plugins" },
+	{ ".config/opencode/tool", "opencode tools" },
+	{ ".config/opencode/tools", "opencode tools" },
+	{ ".config/opencode/command", "opencode commands" },
+	{ ".config/opencode/commands", "opencode commands" },
+	{ ".config/opencode/agent", "opencode agents" },
+	{ ".config/opencode/agents", "opencode agents" },
+	{ ".config/opencode/mode", "opencode modes" },
+	{ ".config/opencode/modes", "opencode modes" },
 	{ ".opencode/bin", "opencode's launcher" },
 	{ ".local/share/opencode/bin", "opencode's language servers" },
 	{ ".aider.conf.yml", "aider config (lint and test commands)" },

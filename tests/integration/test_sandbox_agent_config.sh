@@ -187,8 +187,8 @@ t_opencode()
 		true' "$MCP"
 	no_warning
 	unchanged "$H/.config/opencode/opencode.json" '{"model":"host"}'
-	absent "$H/.config/opencode/opencode.jsonc"
-	absent "$H/.config/opencode/plugin"
+	empty_or_absent "$H/.config/opencode/opencode.jsonc"
+	[ -z "$(ls -A "$H/.config/opencode/plugin" 2>/dev/null)" ] || fail "a plugin was written"
 	unchanged "$H/.opencode/bin/opencode" '#!/bin/sh'
 	absent "$H/.local/share/opencode/bin/typescript-language-server"
 	unchanged "$H/.local/share/opencode/auth.json" new
@@ -260,8 +260,9 @@ t_aider()
 # ---- the agent CLIs' project config in the workspace ---------------------
 
 # What gemini, codex, opencode and aider load from the project when run on
-# the host: their directories cannot be created (placeholders), existing
-# files are read-only, a created top-level file is reported at the exit.
+# the host: .gemini and .codex cannot be created (placeholders), existing
+# files are read-only, a created opencode.json or .opencode is reported
+# at the exit.
 t_project_config()
 {
 	sb_home "$1"
@@ -276,13 +277,13 @@ t_project_config()
 		true' "$MCP"
 	absent "$WS/.gemini/settings.json"
 	absent "$WS/.codex/config.toml"
-	absent "$WS/.opencode/plugin"
 	unchanged "$WS/.aider.conf.yml" 'lint-cmd: make lint'
 	assert_contains "$ERR" "the command created \`$WS/opencode.json\`"
+	# .opencode is watched (a placeholder stops opencode inside): reported
+	assert_contains "$ERR" "the command created \`$WS/.opencode\`"
 	# the placeholders are gone after the exit
 	absent "$WS/.gemini"
 	absent "$WS/.codex"
-	absent "$WS/.opencode"
 }
 
 # ---- learn mode -------------------------------------------------------------
