@@ -311,7 +311,7 @@ static bool persistence_path(const struct sb_learn *l, const char *p)
 	if (!b.names.len)
 		return false;
 	ar_warn("sandbox: --learn: left out of the profile: read-write %s, which holds what the host runs code from later: %s",
-		dir, b.names.p);
+		q, b.names.p);
 	ar_jbuf_free(&b.names);
 	return true;
 }

@@ -355,7 +355,8 @@ static void create_file(const char *p)
  * '/') are created on the host when missing, so what the agent CLI
  * writes there (its login) persists, and so are its read-write files
  * below the home directory whose directory exists (~/.claude.json: the
- * CLI's account state, created empty, "{}" for .json); its read-only
+ * CLI's account state, created empty, "{}" for .json; never one the
+ * host runs code from, sb_protect_home_why); its read-only
  * entries below one of
  * its read-write directories are created too (a directory for a
  * trailing '/', else a file: "{}" for .json, empty otherwise), so that
@@ -376,6 +377,7 @@ static void profile_prepare(const struct oci_profile *pf,
 		} else if (p && !ends_with_slash(p) &&
 			   ar_path_under(p, h->home) &&
 			   strcmp(p, h->home) != 0 && !strstr(p, "/../") &&
+			   !sb_protect_home_why(h->home, p, NULL) &&
 			   access(p, F_OK) < 0) {
 			_cleanup_free_ char *dir = ar_xstrdup(p);
 			struct stat st;

@@ -46,11 +46,12 @@ empty_or_absent()
 		fail "$1 holds what the agent wrote: $(cat "$1")"
 }
 
-# no_warning: the last run printed no warning (a shipped profile binds
-# nothing the host runs code from read-write).
+# no_warning: the last run printed no persistence warning (a shipped
+# profile binds nothing the host runs code from read-write). Other
+# warnings may come (codex's published port taken by another test).
 no_warning()
 {
-	assert_not_contains "$ERR" "warning:"
+	assert_not_contains "$ERR" "the host runs code from"
 }
 
 HOOK='{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"touch /tmp/pwned"}]}]}}'
@@ -337,7 +338,7 @@ t_learn_persistence()
 	assert_contains "$ERR" "$H/.gemini/settings.json"
 	# the profile it wrote starts without a warning
 	assert_status 0 sb_run --profile "$H/learned.json" -- true
-	assert_not_contains "$ERR" "warning"
+	no_warning
 }
 
 # A hand-written profile (and --rw) that binds a persistence path
