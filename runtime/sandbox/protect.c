@@ -892,6 +892,11 @@ const char *sb_protect_rel_why(const char *rel, size_t *root_len)
 				*root_len = (size_t)(s - rel) + len;
 				return root_names[i].why;
 			}
+		for (size_t i = 0; i < AR_ARRAY_SIZE(project_agent_names); i++)
+			if (comp_is(s, len, project_agent_names[i].name)) {
+				*root_len = (size_t)(s - rel) + len;
+				return project_agent_names[i].why;
+			}
 		if (comp_is(s, len, ".claude") && *next) {
 			size_t l2 = strcspn(next, "/");
 

@@ -91,7 +91,8 @@ void sb_protect_release(struct sb_protect *p);
 /* Why `rel` (relative to the workspace, no "." or ".." components) is
  * protected by its name alone, or NULL: a component `.git` (a git
  * directory or gitdir file), one of the names protected at the top of
- * each repository (.vscode, .mcp.json, .gitmodules, rc files, ...) or
+ * each repository (.vscode, .mcp.json, .gitmodules, rc files, the other
+ * agent CLIs' .gemini, .codex, .opencode, opencode.json, ...) or
  * .claude/{settings.json,settings.local.json,commands,agents}, at any
  * depth (the repositories an overlay run creates are not known from the
  * workspace). *root_len: the length of the shallowest protected prefix

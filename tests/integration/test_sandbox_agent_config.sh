@@ -287,6 +287,40 @@ t_project_config()
 	absent "$WS/.codex"
 }
 
+# The same names in an --overlay run: `agentrun commit` holds them back
+# (at any depth), the ordinary file lands.
+t_project_config_commit()
+{
+	sb_home "$1"
+	sb_home_own
+	local name=ac$RANDOM
+	sb_run --overlay --name "$name" -- sh -c '
+		mkdir -p .gemini .codex sub/.opencode/plugin
+		echo "$0" >.gemini/settings.json
+		echo "notify = [\"sh\"]" >.codex/config.toml
+		echo x >sub/.opencode/plugin/evil.js
+		echo "$0" >opencode.json
+		echo "lint-cmd: touch /tmp/pwned" >.aider.conf.yml
+		echo ok >plain.txt' "$MCP" 2>"$TEST_TMP/ov.err" || {
+		grep -q "doctor check \`overlay\`" "$TEST_TMP/ov.err" &&
+			skip "--overlay is not available here"
+		fail "the overlay run failed: $(cat "$TEST_TMP/ov.err")"
+	}
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" commit "$name") 2>"$TEST_TMP/c.err"
+	else
+		as_test_user env HOME="$H" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" commit "$name" 2>"$TEST_TMP/c.err"
+	fi
+	assert_contains "$(cat "$TEST_TMP/c.err")" "held back"
+	unchanged "$WS/plain.txt" ok
+	absent "$WS/.gemini"
+	absent "$WS/.codex"
+	absent "$WS/sub/.opencode"
+	absent "$WS/opencode.json"
+	absent "$WS/.aider.conf.yml"
+}
+
 # ---- learn mode -------------------------------------------------------------
 
 # A learn run whose command writes the shell rc file, a program on PATH,
@@ -376,6 +410,7 @@ for mode in user root; do
 	run_test "agent config ($mode): codex: config.toml, .env, rules, skills read-only; login kept" t_codex $mode
 	run_test "agent config ($mode): aider: config and oauth-keys.env read-only; caches kept" t_aider $mode
 	run_test "agent config ($mode): gemini, codex, opencode, aider project config protected" t_project_config $mode
+	run_test "agent config ($mode): commit holds back the CLIs' project config of an --overlay run" t_project_config_commit $mode
 	run_test "agent config ($mode): learn never grants persistence paths" t_learn_persistence $mode
 	run_test "agent config ($mode): a profile binding ~/.bashrc rw warns at every start" t_profile_warns $mode
 done
