@@ -16,6 +16,9 @@
 #include "egress_proxy.h"
 #include "learn.h"
 #include "home_secrets.h"
+#include "log.h"
+#include "overlay.h"
+#include "protect.h"
 #include "sandbox_types.h"
 #include "utils.h"
 
@@ -262,6 +265,57 @@ static char *existing(const struct sb_learn *l, const struct entry *e)
 	return ar_steal_ptr(&p);
 }
 
+struct below {
+	const char *dir;
+	struct ar_jbuf names;
+};
+
+static bool below_one(const char *p, const char *why, void *data)
+{
+	struct below *b = data;
+
+	if (ar_path_under(p, b->dir) && strcmp(p, b->dir) != 0) {
+		if (b->names.len)
+			ar_jbuf_lit(&b->names, ", ");
+		ar_jbuf_add(&b->names, p, strlen(p));
+		ar_jbuf_lit(&b->names, " (");
+		ar_jbuf_add(&b->names, why, strlen(why));
+		ar_jbuf_lit(&b->names, ")");
+	}
+	return true;
+}
+
+/* A read-write grant of `p` (a trailing '/': a directory) is left out
+ * when it is, is below or holds a path the host runs code from later
+ * (sb_protect_home_each): said on stderr, with the reason. */
+static bool persistence_path(const struct sb_learn *l, const char *p)
+{
+	_cleanup_free_ char *dir = ar_xstrdup(p);
+	_cleanup_free_ char *q = NULL;
+	size_t n = strlen(dir);
+	const char *why;
+	struct below b = { 0 };
+
+	if (n > 1 && dir[n - 1] == '/')
+		dir[n - 1] = '\0';
+	/* the command chose the name: quoted as `changes` quotes names */
+	q = ar_quote_path(dir);
+	why = sb_protect_home_why(l->home, dir, NULL);
+	if (why) {
+		ar_warn("sandbox: --learn: left out of the profile: read-write %s (%s), which the host runs code from later; grant it by hand only if you mean it",
+			q, why);
+		return true;
+	}
+	b.dir = dir;
+	sb_protect_home_each(l->home, below_one, &b);
+	if (!b.names.len)
+		return false;
+	ar_warn("sandbox: --learn: left out of the profile: read-write %s, which holds what the host runs code from later: %s",
+		q, b.names.p);
+	ar_jbuf_free(&b.names);
+	return true;
+}
+
 static void add_list(struct ar_jbuf *b, const char *key, char **v, size_t n)
 {
 	ar_jbuf_addf(b, ",\n\t\"%s\": [", key);
@@ -303,7 +357,7 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 			dup = ar_path_under(p, rw[j]);
 		for (size_t j = 0; j < n_ro && !dup && !l->paths[i].write; j++)
 			dup = ar_path_under(p, ro[j]);
-		if (dup) {
+		if (dup || (l->paths[i].write && persistence_path(l, p))) {
 			free(p);
 			continue;
 		}

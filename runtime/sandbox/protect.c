@@ -54,6 +54,33 @@ static const struct {
 	{ ".zlogin", MISSING_WATCH, "shell rc file" },
 };
 
+/* The other agent CLIs' project config, at the top of each repository
+ * (and of the workspace, unless it is the home directory, where these
+ * names are the CLIs' own state: the profiles show them): what the CLI
+ * run on the host in this project loads and runs (MCP server commands,
+ * hooks, plugins, notify, lint and test commands). The files, and
+ * .opencode (opencode writes a .gitignore into an existing one and
+ * stops when it cannot), are watched rather than held by a placeholder,
+ * which would stop the CLI inside. */
+static const struct {
+	const char *name;
+	enum root_missing missing;
+	const char *why;
+} project_agent_names[] = {
+	{ ".gemini", MISSING_PLACEHOLDER,
+	  "agent config (Gemini CLI project settings: MCP servers, hooks)" },
+	{ ".codex", MISSING_PLACEHOLDER,
+	  "agent config (Codex project config: notify, MCP servers)" },
+	{ ".opencode", MISSING_WATCH,
+	  "agent config (opencode plugins, tools, commands)" },
+	{ "opencode.json", MISSING_WATCH,
+	  "agent config (opencode: MCP servers, formatters)" },
+	{ "opencode.jsonc", MISSING_WATCH,
+	  "agent config (opencode: MCP servers, formatters)" },
+	{ ".aider.conf.yml", MISSING_WATCH,
+	  "agent config (aider: lint and test commands)" },
+};
+
 /* Inside an existing .claude directory (a missing .claude is a
  * placeholder as a whole). */
 static const char *const claude_names[] = {
@@ -356,6 +383,18 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 			    SB_PROT_WATCH,
 		    root_names[i].why);
 	}
+	for (size_t i = 0; strcmp(root, c->home) != 0 &&
+			   i < AR_ARRAY_SIZE(project_agent_names);
+	     i++) {
+		_cleanup_free_ char *x = ar_xasprintf(
+			"%s/%s", root, project_agent_names[i].name);
+
+		one(c, x,
+		    project_agent_names[i].missing == MISSING_PLACEHOLDER ?
+			    SB_PROT_ABSENT :
+			    SB_PROT_WATCH,
+		    project_agent_names[i].why);
+	}
 	if (lstat(claude, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    !opted_out(c, claude) && !sb_placeholder_is(claude)) {
 		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++) {
@@ -393,37 +432,84 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 	}
 }
 
-/* The home directory inside the workspace (--workspace ~): what the
- * user's session runs at login or on the next shell start. Missing ones
- * get placeholders when their parent exists. */
+/* The home directory's paths the host runs code from: what the user's
+ * session runs at login or on the next shell start, and the agent CLIs'
+ * own command-running config, launchers and install directories (the
+ * shipped profiles show them read-only). Protected when the home
+ * directory is (in) the workspace (home_root), never granted read-write
+ * by learn mode and warned about when bound read-write
+ * (sb_protect_home_each). */
+static const struct {
+	const char *name;
+	const char *why;
+} home_names[] = {
+	{ ".bashrc", "shell rc file" },
+	{ ".bash_profile", "shell rc file" },
+	{ ".bash_login", "shell rc file" },
+	{ ".bash_logout", "shell rc file" },
+	{ ".profile", "shell rc file" },
+	{ ".zshrc", "shell rc file" },
+	{ ".zprofile", "shell rc file" },
+	{ ".zshenv", "shell rc file" },
+	{ ".zlogin", "shell rc file" },
+	{ ".xprofile", "session startup file" },
+	{ ".xsessionrc", "session startup file" },
+	{ ".pam_environment", "session environment" },
+	{ ".config/systemd", "systemd user units" },
+	{ ".config/autostart", "desktop autostart entries" },
+	{ ".config/environment.d", "session environment" },
+	{ ".config/git", "git config" },
+	{ ".local/bin", "programs on PATH" },
+	{ ".claude/local", "Claude Code's launcher" },
+	{ ".claude/plugins", "Claude Code plugins" },
+	{ ".claude/skills", "Claude Code skills" },
+	{ ".claude/CLAUDE.md", "agent instructions" },
+	{ ".local/share/claude", "Claude Code's install" },
+	{ ".gemini/settings.json", "Gemini CLI settings (MCP servers, hooks)" },
+	{ ".gemini/extensions", "Gemini CLI extensions" },
+	{ ".gemini/commands", "Gemini CLI commands" },
+	{ ".gemini/.env", "Gemini CLI environment" },
+	{ ".gemini/trustedFolders.json", "Gemini CLI trusted folders" },
+	{ ".gemini/GEMINI.md", "agent instructions" },
+	{ ".codex/config.toml", "Codex config (notify, MCP servers)" },
+	{ ".codex/.env", "Codex environment" },
+	{ ".codex/rules", "Codex command rules" },
+	{ ".codex/skills", "Codex skills" },
+	{ ".codex/prompts", "Codex prompts" },
+	{ ".codex/AGENTS.md", "agent instructions" },
+	{ ".config/opencode/opencode.json",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/opencode.jsonc",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/config.json",
+	  "opencode config (MCP servers, formatters)" },
+	{ ".config/opencode/AGENTS.md", "opencode instructions" },
+	{ ".config/opencode/package.json", "opencode plugin dependencies" },
+	{ ".config/opencode/node_modules", "opencode plugin dependencies" },
+	{ ".config/opencode/plugin", "opencode plugins" },
+	{ ".config/opencode/plugins", "opencode plugins" },
+	{ ".config/opencode/tool", "opencode tools" },
+	{ ".config/opencode/tools", "opencode tools" },
+	{ ".config/opencode/command", "opencode commands" },
+	{ ".config/opencode/commands", "opencode commands" },
+	{ ".config/opencode/agent", "opencode agents" },
+	{ ".config/opencode/agents", "opencode agents" },
+	{ ".config/opencode/mode", "opencode modes" },
+	{ ".config/opencode/modes", "opencode modes" },
+	{ ".opencode/bin", "opencode's launcher" },
+	{ ".local/share/opencode/bin", "opencode's language servers" },
+	{ ".aider.conf.yml", "aider config (lint and test commands)" },
+	{ ".aider.model.settings.yml", "aider config" },
+	{ ".aider/oauth-keys.env", "aider environment" },
+};
+
+/* The home directory inside the workspace (--workspace ~): the paths
+ * above. Missing ones get placeholders when their parent exists. */
 static void home_root(struct plan_ctx *c, const char *home)
 {
-	static const struct {
-		const char *name;
-		const char *why;
-	} names[] = {
-		{ ".bashrc", "shell rc file" },
-		{ ".bash_profile", "shell rc file" },
-		{ ".bash_login", "shell rc file" },
-		{ ".bash_logout", "shell rc file" },
-		{ ".profile", "shell rc file" },
-		{ ".zshrc", "shell rc file" },
-		{ ".zprofile", "shell rc file" },
-		{ ".zshenv", "shell rc file" },
-		{ ".zlogin", "shell rc file" },
-		{ ".xprofile", "session startup file" },
-		{ ".xsessionrc", "session startup file" },
-		{ ".pam_environment", "session environment" },
-		{ ".config/systemd", "systemd user units" },
-		{ ".config/autostart", "desktop autostart entries" },
-		{ ".config/environment.d", "session environment" },
-		{ ".config/git", "git config" },
-		{ ".local/bin", "programs on PATH" },
-	};
-
-	for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+	for (size_t i = 0; i < AR_ARRAY_SIZE(home_names); i++) {
 		_cleanup_free_ char *x =
-			ar_xasprintf("%s/%s", home, names[i].name);
+			ar_xasprintf("%s/%s", home, home_names[i].name);
 		_cleanup_free_ char *parent = ar_xstrdup(x);
 		struct stat st;
 
@@ -432,8 +518,82 @@ static void home_root(struct plan_ctx *c, const char *home)
 		    lstat(parent, &st) == 0 && S_ISDIR(st.st_mode) ?
 			    SB_PROT_ABSENT :
 			    SB_PROT_WATCH,
-		    names[i].why);
+		    home_names[i].why);
 	}
+}
+
+/* HOME/name into buf (HOME/ already there, `hl` long), then fn. */
+static bool home_one(char *buf, size_t size, size_t hl, const char *name,
+		     const char *why, sb_protect_home_fn fn, void *data)
+{
+	size_t nl = strlen(name);
+
+	if (hl + 1 + nl >= size)
+		return true;
+	memcpy(buf + hl + 1, name, nl + 1);
+	return fn(buf, why, data);
+}
+
+bool sb_protect_home_each(const char *home, sb_protect_home_fn fn, void *data)
+{
+	char buf[4096];
+	size_t hl = strlen(home);
+	bool go = true;
+
+	if (hl + 2 >= sizeof(buf))
+		return false;
+	memcpy(buf, home, hl);
+	buf[hl] = '/';
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(home_names); i++)
+		go = home_one(buf, sizeof(buf), hl, home_names[i].name,
+			      home_names[i].why, fn, data);
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(root_names); i++)
+		go = home_one(buf, sizeof(buf), hl, root_names[i].name,
+			      root_names[i].why, fn, data);
+	for (size_t i = 0; go && i < AR_ARRAY_SIZE(claude_names); i++) {
+		char n[64];
+
+		snprintf(n, sizeof(n), ".claude/%s", claude_names[i]);
+		go = home_one(buf, sizeof(buf), hl, n,
+			      "agent config (hooks, commands, permissions)", fn,
+			      data);
+	}
+	if (go)
+		go = home_one(buf, sizeof(buf), hl, ".git", "git directory", fn,
+			      data);
+	for (const char *const *s = ar_sandbox_home_secrets; go && *s; s++)
+		go = home_one(buf, sizeof(buf), hl, *s, "secret store", fn,
+			      data);
+	return go;
+}
+
+struct home_at {
+	const char *path;
+	const char *why;
+	char *at;
+};
+
+static bool home_at_one(const char *p, const char *why, void *data)
+{
+	struct home_at *a = data;
+
+	if (!ar_path_under(a->path, p))
+		return true;
+	a->why = why;
+	a->at = ar_xstrdup(p);
+	return false;
+}
+
+const char *sb_protect_home_why(const char *home, const char *path, char **at)
+{
+	struct home_at a = { .path = path };
+
+	sb_protect_home_each(home, home_at_one, &a);
+	if (at)
+		*at = a.at;
+	else
+		free(a.at);
+	return a.why;
 }
 
 /* Repositories below the workspace, SB_PROTECT_DEPTH levels down, the
@@ -736,6 +896,11 @@ const char *sb_protect_rel_why(const char *rel, size_t *root_len)
 			if (comp_is(s, len, root_names[i].name)) {
 				*root_len = (size_t)(s - rel) + len;
 				return root_names[i].why;
+			}
+		for (size_t i = 0; i < AR_ARRAY_SIZE(project_agent_names); i++)
+			if (comp_is(s, len, project_agent_names[i].name)) {
+				*root_len = (size_t)(s - rel) + len;
+				return project_agent_names[i].why;
 			}
 		if (comp_is(s, len, ".claude") && *next) {
 			size_t l2 = strcspn(next, "/");

@@ -94,7 +94,8 @@ void sb_protect_release(struct sb_protect *p);
 /* Why `rel` (relative to the workspace, no "." or ".." components) is
  * protected by its name alone, or NULL: a component `.git` (a git
  * directory or gitdir file), one of the names protected at the top of
- * each repository (.vscode, .mcp.json, .gitmodules, rc files, ...) or
+ * each repository (.vscode, .mcp.json, .gitmodules, rc files, the other
+ * agent CLIs' .gemini, .codex, .opencode, opencode.json, ...) or
  * .claude/{settings.json,settings.local.json,commands,agents}, at any
  * depth (the repositories an overlay run creates are not known from the
  * workspace). *root_len: the length of the shallowest protected prefix
@@ -106,6 +107,22 @@ const char *sb_protect_rel_why(const char *rel, size_t *root_len);
  * whose todo can run commands), or NULL for git's own data (objects,
  * refs, index, logs, HEAD...). Pure. */
 const char *sb_protect_gitdir_why(const char *rel);
+
+/* The home directory's paths the host runs code from later: the ones
+ * sb_protect_plan protects when the home directory is the workspace
+ * (shell rc files, ~/.local/bin, ~/.config/{systemd,autostart,
+ * environment.d,git}, git and editor config, the agent CLIs' own
+ * command-running config and launchers) and the never-share list
+ * (home_secrets.c). Learn mode never grants them read-write; a
+ * read-write bind over one warns at start. */
+typedef bool (*sb_protect_home_fn)(const char *path, const char *why,
+				   void *data);
+/* fn(absolute path, reason, data) for each, until it returns false
+ * (then returns false). `path` is valid during the call only. */
+bool sb_protect_home_each(const char *home, sb_protect_home_fn fn, void *data);
+/* The reason when `path` (absolute) is one of them or below one, with
+ * *at (malloc'd, when `at` is not NULL) that one; NULL when not. */
+const char *sb_protect_home_why(const char *home, const char *path, char **at);
 /* A --rw value: "~/x" -> HOME/x, an absolute path kept, then its real
  * path when it exists; NULL for a relative one. Malloc'd. */
 char *sb_protect_lexical(const char *home, const char *q);

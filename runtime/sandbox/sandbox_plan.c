@@ -29,6 +29,7 @@
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
+#include "sandbox_persist.h"
 #include "sandbox_plan.h"
 #include "sandbox_rootfs.h"
 #include "utils.h"
@@ -338,9 +339,25 @@ static int mkdir_below_home(const struct ar_sandbox_host *h, const char *path)
 	}
 }
 
+/* A missing file below the home directory whose directory exists: made
+ * empty, "{}" for .json (0600, never through a link). */
+static void create_file(const char *p)
+{
+	_cleanup_close_ int fd = open(
+		p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	size_t n = strlen(p);
+
+	if (fd >= 0 && n > 5 && strcmp(p + n - 5, ".json") == 0)
+		(void)!write(fd, "{}\n", 3);
+}
+
 /* Before the profile's binds: its directories ("~/.claude/", a trailing
  * '/') are created on the host when missing, so what the agent CLI
- * writes there (its login) persists; its read-only entries below one of
+ * writes there (its login) persists, and so are its read-write files
+ * below the home directory whose directory exists (~/.claude.json: the
+ * CLI's account state, created empty, "{}" for .json; never one the
+ * host runs code from, sb_protect_home_why); its read-only
+ * entries below one of
  * its read-write directories are created too (a directory for a
  * trailing '/', else a file: "{}" for .json, empty otherwise), so that
  * the agent cannot create them with content the CLI runs outside the
@@ -357,6 +374,17 @@ static void profile_prepare(const struct oci_profile *pf,
 				ar_log(AR_LOG_INFO,
 				       "sandbox: profile: created %s (0700) for the agent's config",
 				       p);
+		} else if (p && !ends_with_slash(p) &&
+			   ar_path_under(p, h->home) &&
+			   strcmp(p, h->home) != 0 && !strstr(p, "/../") &&
+			   !sb_protect_home_why(h->home, p, NULL) &&
+			   access(p, F_OK) < 0) {
+			_cleanup_free_ char *dir = ar_xstrdup(p);
+			struct stat st;
+
+			*strrchr(dir, '/') = '\0';
+			if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+				create_file(p);
 		}
 	}
 	for (size_t i = 0; pf && i < pf->ro.n; i++) {
@@ -379,15 +407,7 @@ static void profile_prepare(const struct oci_profile *pf,
 			p[strlen(p) - 1] = '\0';
 			mkdir_below_home(h, p);
 		} else {
-			_cleanup_close_ int fd =
-				open(p,
-				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					     O_CLOEXEC,
-				     0600);
-			size_t n = strlen(p);
-
-			if (fd >= 0 && n > 5 && strcmp(p + n - 5, ".json") == 0)
-				(void)!write(fd, "{}\n", 3);
+			create_file(p);
 		}
 	}
 }
@@ -626,11 +646,15 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
 	}
 	if (!r)
+		sb_persist_named_scripts(&m, h, ws, pf);
+	if (!r)
 		sb_hide_secrets(&m, h);
 	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
 		r = user_hide(&m, h, pf->hide.v[i], true, err);
 	for (size_t i = 0; i < o->hide.n && !r; i++)
 		r = user_hide(&m, h, o->hide.v[i], false, err);
+	if (!r)
+		sb_persist_warn(&m, h, ws);
 	if (!r && p->net == AR_SANDBOX_NET_ALLOW)
 		sb_egress_mounts(&m);
 	if (r < 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for protect.c: which protected path a write by path is an
  * attempt on (sb_protect_attempt, the audit log's rule), and the plan's
- * holders (the directories above protected paths) and order. */
+ * holders (the directories above protected paths) and order; the home
+ * directory's paths the host runs code from (sb_protect_home_why). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,3 +270,49 @@ UNIT_TEST(protect_gitdir_why_code_running_or_data)
 }
 
 UNIT_MAIN()
+
+/* The home directory's paths the host runs code from (what learn mode
+ * never grants and a read-write bind warns about): a path at or below
+ * one gets its reason and the one it is below; a parent or a neighbour
+ * gets none. Pure: no file system access. */
+UNIT_TEST(protect_home_why)
+{
+	static const struct {
+		const char *path, *at, *why;
+	} cases[] = {
+		{ "/h/.bashrc", "/h/.bashrc", "shell rc file" },
+		{ "/h/.local/bin/git", "/h/.local/bin", "programs on PATH" },
+		{ "/h/.config/systemd/user/x.service", "/h/.config/systemd",
+		  "systemd user units" },
+		{ "/h/.config/git/config", "/h/.config/git", "git config" },
+		{ "/h/.gemini/settings.json", "/h/.gemini/settings.json",
+		  NULL },
+		{ "/h/.codex/config.toml", "/h/.codex/config.toml", NULL },
+		{ "/h/.claude/settings.json", "/h/.claude/settings.json",
+		  NULL },
+		{ "/h/.claude/local/claude", "/h/.claude/local", NULL },
+		{ "/h/.ssh/authorized_keys", "/h/.ssh", "secret store" },
+		{ "/h/.config/opencode/plugin/x.js",
+		  "/h/.config/opencode/plugin", NULL },
+	};
+	static const char *const none[] = {
+		"/h/.config",	       "/h/.config/tool/state",
+		"/h/.local",	       "/h/.gemini/oauth_creds.json",
+		"/h/.codex/auth.json", "/h/.claude/projects/x",
+		"/h/.bashrc.d",	       "/h/.local/binx",
+		"/elsewhere/.bashrc",  "/h/.config/opencode/.gitignore",
+	};
+
+	for (size_t i = 0; i < AR_ARRAY_SIZE(cases); i++) {
+		char *at = NULL;
+		const char *why = sb_protect_home_why("/h", cases[i].path, &at);
+
+		CHECK(why != NULL);
+		CHECK(at && strcmp(at, cases[i].at) == 0);
+		if (why && cases[i].why)
+			CHECK_STR_EQ(why, cases[i].why);
+		free(at);
+	}
+	for (size_t i = 0; i < AR_ARRAY_SIZE(none); i++)
+		CHECK(sb_protect_home_why("/h", none[i], NULL) == NULL);
+}
