@@ -300,6 +300,21 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * files are reported */
 	sb_placeholders_release(&ph);
 	sb_protect_after_run(&p->protect);
+	/* what the run left that the host would execute (a plain run) */
+	if (plan.hostexec.armed) {
+		struct sb_hostexec_input hi = {
+			.protect = &p->protect,
+			.workspace = p->workspace,
+			.home = h.home,
+			.environ = h.environ,
+			.rw = p->o.rw.v,
+			.n_rw = p->o.rw.n,
+		};
+		double ms = 0;
+
+		sb_hostexec_check(&plan.hostexec, &hi, &ms);
+		ar_debug("sandbox: end-of-run check: %.1f ms", ms);
+	}
 	if (beside.egress)
 		sb_egress_release(&egress);
 	if (p->observe)
