@@ -58,20 +58,26 @@ UNIT_TEST(git_code_neutralise)
 	char *out, *keys;
 	int n;
 
-	out = neut("[core]\n\tbare = false\n\tfsmonitor = echo x; false\n[user]\n\tname = T\n",
-		   &n, &keys);
+	out = neut(
+		"[core]\n\tbare = false\n\tfsmonitor = echo x; false\n[user]\n\tname = T\n",
+		&n, &keys);
 	CHECK_INT_EQ(n, 1);
-	CHECK_STR_EQ(out, "[core]\n\tbare = false\n\t#agentrun# fsmonitor = echo x; false\n[user]\n\tname = T\n");
+	CHECK_STR_EQ(
+		out,
+		"[core]\n\tbare = false\n\t#agentrun# fsmonitor = echo x; false\n[user]\n\tname = T\n");
 	CHECK_STR_EQ(keys, "core.fsmonitor");
 	free(out);
 	free(keys);
 
 	/* a key on the header's line, an old-style subsection, a
 	 * continuation line, a quoted '#', a CRLF line */
-	out = neut("[core] pager = less\n[alias.St]\n\tx = !sh -c \\\n  'evil'\n[diff \"T\"]\r\n\ttextconv = \"a # b\"\r\n",
-		   &n, &keys);
+	out = neut(
+		"[core] pager = less\n[alias.St]\n\tx = !sh -c \\\n  'evil'\n[diff \"T\"]\r\n\ttextconv = \"a # b\"\r\n",
+		&n, &keys);
 	CHECK_INT_EQ(n, 3);
-	CHECK_STR_EQ(out, "[core] \n#agentrun# pager = less\n[alias.St]\n\t#agentrun# x = !sh -c \\\n#agentrun#   'evil'\n[diff \"T\"]\r\n\t#agentrun# textconv = \"a # b\"\r\n");
+	CHECK_STR_EQ(
+		out,
+		"[core] \n#agentrun# pager = less\n[alias.St]\n\t#agentrun# x = !sh -c \\\n#agentrun#   'evil'\n[diff \"T\"]\r\n\t#agentrun# textconv = \"a # b\"\r\n");
 	CHECK_STR_EQ(keys, "core.pager, alias.st.x, diff.T.textconv");
 	free(out);
 	free(keys);
@@ -105,7 +111,8 @@ UNIT_TEST(git_code_neutralise)
 
 UNIT_TEST(git_code_includes_and_hookspath)
 {
-	const char *t = "[include]\n\tpath = a.cfg\n[includeIf \"gitdir:/x/\"]\n\tpath = ~/b.cfg\n[core]\n\thooksPath = .husky/_\n";
+	const char *t =
+		"[include]\n\tpath = a.cfg\n[includeIf \"gitdir:/x/\"]\n\tpath = ~/b.cfg\n[core]\n\thooksPath = .husky/_\n";
 	char **v = sb_git_config_includes(t, strlen(t));
 	char *h = sb_git_config_hookspath(t, strlen(t));
 
@@ -120,11 +127,14 @@ UNIT_TEST(git_code_includes_and_hookspath)
 
 UNIT_TEST(git_code_todo)
 {
-	const char *t = "pick 123 one\nexec echo x\n  x evil\nbreak\nxpick\n# exec no\n";
+	const char *t =
+		"pick 123 one\nexec echo x\n  x evil\nbreak\nxpick\n# exec no\n";
 	char *out = NULL;
 
 	CHECK_INT_EQ(sb_git_todo_neutralise(t, strlen(t), &out), 2);
-	CHECK_STR_EQ(out, "pick 123 one\n# agentrun: exec echo x\n# agentrun:   x evil\nbreak\nxpick\n# exec no\n");
+	CHECK_STR_EQ(
+		out,
+		"pick 123 one\n# agentrun: exec echo x\n# agentrun:   x evil\nbreak\nxpick\n# exec no\n");
 	free(out);
 	CHECK_INT_EQ(sb_git_todo_neutralise("pick 1 a\n", 9, &out), 0);
 }
