@@ -52,6 +52,7 @@
 #define HX_MAX_DEPTH 200 /* directories below the workspace */
 #define HX_MAX_FILE (1 << 20) /* a config, hook or todo read whole */
 #define HX_MAX_TOKENS 256 /* words of a hook looked up as paths */
+#define DELIM " \t\r;|&()<>\"'`=$,{}"
 
 /* ---- prevention: commondir placeholders ---- */
 
@@ -190,6 +191,9 @@ struct hx_ctx {
 	/* the workspace's filesystem counts subdirectories in a
 	 * directory's link count (2: none) */
 	bool leaf_ok;
+	/* core.hooksPath of the user's global config (a relative one
+	 * names a directory in every repository's worktree) */
+	char *global_hooks;
 };
 
 static bool changed(const struct hx_ctx *c, const struct stat *st)
@@ -645,19 +649,43 @@ static void check_hooks_dir(struct hx_ctx *c, int dfd, const char *path,
 	closedir(d);
 }
 
-/* A file below the top the run changed: set aside. */
-static void check_top_file(struct hx_ctx *c, int topfd, const char *top,
-			   const char *rel, const char *why)
+/* A file below the top the run changed: set aside. script: only an
+ * executable file or one named like a script (a word of a hook that
+ * names a README is not what the hook runs). */
+static bool script_like(const char *name, const struct stat *st)
+{
+	static const char *const ext[] = { ".sh", ".bash", ".zsh", ".py",
+					   ".js", ".mjs",  ".cjs", ".ts",
+					   ".rb", ".pl",   ".php", ".lua" };
+	const char *dot = strrchr(name, '.');
+
+	if (st->st_mode & 0111)
+		return true;
+	for (size_t i = 0; dot && i < AR_ARRAY_SIZE(ext); i++)
+		if (strcmp(dot, ext[i]) == 0)
+			return true;
+	return false;
+}
+
+static void check_top_file_as(struct hx_ctx *c, const char *top,
+			      const char *rel, const char *why, bool script)
 {
 	_cleanup_free_ char *path = ar_xasprintf("%s/%s", top, rel);
 	_cleanup_free_ char *name = NULL;
 	_cleanup_close_ int pfd = open_parent(c, path, &name);
 	struct stat st;
 
-	(void)topfd;
 	if (pfd >= 0 && fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    !S_ISDIR(st.st_mode) && changed(c, &st))
+	    !S_ISDIR(st.st_mode) && changed(c, &st) &&
+	    (!script || script_like(name, &st)))
 		set_aside(c, pfd, name, path, why);
+}
+
+static void check_top_file(struct hx_ctx *c, int topfd, const char *top,
+			   const char *rel, const char *why)
+{
+	(void)topfd;
+	check_top_file_as(c, top, rel, why, false);
 }
 
 /* Files the run changed in top/rel, `levels` deep. */
@@ -751,19 +779,29 @@ static void check_hook_targets(struct hx_ctx *c, int topfd, const char *top,
 		check_top_dir(c, top, ".lefthook-local",
 			      "lefthook script an installed hook runs", 3);
 	}
-	/* the words of the hook that name a file below the top */
+	/* the words of the hook (not of its comment lines) that name a
+	 * script below the top */
 	copy = ar_xstrdup(text);
-	for (char *w = strtok_r(copy, " \t\n\r;|&()<>\"'`=$,{}", &save);
-	     w && n < HX_MAX_TOKENS;
-	     w = strtok_r(NULL, " \t\n\r;|&()<>\"'`=$,{}", &save)) {
-		while (w[0] == '.' && w[1] == '/')
-			w += 2;
-		while (*w == '/')
-			w++; /* "$(git rev-parse --show-toplevel)/x" */
-		if (!*w || strstr(w, "..") || !strpbrk(w, "/."))
+	for (char *line = strtok_r(copy, "\n", &save);
+	     line && n < HX_MAX_TOKENS; line = strtok_r(NULL, "\n", &save)) {
+		char *wsave = NULL;
+
+		line += strspn(line, " \t");
+		if (line[0] == '#')
 			continue;
-		n++;
-		check_top_file(c, topfd, top, w, "a file a git hook runs");
+		for (char *w = strtok_r(line, DELIM, &wsave);
+		     w && n < HX_MAX_TOKENS;
+		     w = strtok_r(NULL, DELIM, &wsave)) {
+			while (w[0] == '.' && w[1] == '/')
+				w += 2;
+			while (*w == '/')
+				w++; /* "$(git rev-parse --show-toplevel)/x" */
+			if (!*w || strstr(w, "..") || !strpbrk(w, "/."))
+				continue;
+			n++;
+			check_top_file_as(c, top, w, "a script a git hook runs",
+					  true);
+		}
 	}
 }
 
@@ -776,7 +814,10 @@ static void check_hookspath(struct hx_ctx *c, const char *gitdir_path, int gfd,
 	size_t len = 0, wl = strlen(c->in->workspace);
 
 	text = read_at(gfd, "config", &len);
-	if (!text || !(hp = sb_git_config_hookspath(text, len)) || !*hp)
+	hp = text ? sb_git_config_hookspath(text, len) : NULL;
+	if (!hp && c->global_hooks)
+		hp = ar_xstrdup(c->global_hooks);
+	if (!hp || !*hp)
 		return;
 	if (hp[0] == '~' && hp[1] == '/')
 		dir = join(c->in->home, hp + 2);
@@ -1157,6 +1198,34 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 	closedir(d);
 }
 
+static void global_hookspath(struct hx_ctx *c)
+{
+	const char *xdg = NULL;
+	_cleanup_free_ char *a = NULL, *b = NULL;
+	const char *files[2];
+
+	for (char *const *e = c->in->environ; e && *e; e++)
+		if (strncmp(*e, "XDG_CONFIG_HOME=/", 17) == 0)
+			xdg = *e + 16;
+	files[0] = a = xdg ? ar_xasprintf("%s/git/config", xdg) :
+			     ar_xasprintf("%s/.config/git/config", c->in->home);
+	files[1] = b = ar_xasprintf("%s/.gitconfig", c->in->home);
+	/* ~/.gitconfig is read after the XDG file: its value wins */
+	for (size_t i = 0; i < 2; i++) {
+		size_t len = 0;
+		/* the user's own, often a link into a dotfiles checkout */
+		_cleanup_free_ char *real = realpath(files[i], NULL);
+		_cleanup_free_ char *text =
+			real ? read_at(AT_FDCWD, real, &len) : NULL;
+		char *hp = text ? sb_git_config_hookspath(text, len) : NULL;
+
+		if (hp) {
+			free(c->global_hooks);
+			c->global_hooks = hp;
+		}
+	}
+}
+
 static double cpu_ms(const struct rusage *r)
 {
 	return (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e3 +
@@ -1187,6 +1256,7 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 		else
 			free(q);
 	}
+	global_hookspath(&c);
 	c.wsfd = open(in->workspace, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fd = c.wsfd >= 0 ? dup(c.wsfd) : -1;
 	if (fd >= 0 && fstatfs(fd, &sfs) == 0)
@@ -1219,6 +1289,7 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 	free(c.optin);
 	free(c.seen);
 	free(c.qdir);
+	free(c.global_hooks);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	getrusage(RUSAGE_SELF, &ru1);
 	if (ms)

@@ -154,6 +154,50 @@ t_hook_script()
 	assert_contains "$ERR" "$WS/scripts/lint.sh"
 }
 
+# 3. husky 9: core.hooksPath = .husky/_, whose generated hooks run
+# .husky/<hook>; the agent rewrites .husky/pre-commit.
+t_husky9()
+{
+	repo_setup "$1"
+	host sh -c 'cd "$1" && mkdir -p .husky/_ && printf "#!/bin/sh\ntrue\n" >.husky/pre-commit &&
+		printf "#!/bin/sh\nsh \"\$(dirname \"\$0\")/../\$(basename \"\$0\")\"\n" >.husky/_/pre-commit &&
+		chmod +x .husky/_/pre-commit && git add .husky && git commit -qm husky &&
+		git config core.hooksPath .husky/_' _ "$WS"
+	assert_status 0 sb_run -- sh -c 'printf "echo husky9 >>%s\n" "$1" >.husky/pre-commit' _ "$MARK"
+	host sh -c 'cd "$1" && echo c >>a.txt && git commit -qam c >/dev/null 2>&1; true' _ "$WS"
+	nothing_ran "husky 9 hook"
+	assert_contains "$ERR" "$WS/.husky/pre-commit"
+}
+
+# 3. A global core.hooksPath relative to each worktree (~/.gitconfig):
+# the agent writes the hook into the worktree.
+t_global_hookspath()
+{
+	repo_setup "$1"
+	printf '[core]\n\thooksPath = .githooks\n' >>"$H/.gitconfig"
+	assert_status 0 sb_run -- sh -c 'mkdir .githooks && printf "#!/bin/sh\necho global >>%s\n" "$1" >.githooks/pre-commit && chmod +x .githooks/pre-commit' _ "$MARK"
+	host sh -c 'cd "$1" && echo c >>a.txt && git commit -qam c >/dev/null 2>&1; true' _ "$WS"
+	nothing_ran "a global relative core.hooksPath"
+	assert_contains "$ERR" "$WS/.githooks/pre-commit"
+}
+
+# --rw opts a hook target back in: the agent's change stays, unreported;
+# a file a hook only mentions in a comment is not a hook target.
+t_rw_opt_in()
+{
+	repo_setup "$1"
+	host sh -c 'cd "$1" && mkdir .husky && printf "#!/bin/sh\ntrue\n" >.husky/pre-commit &&
+		chmod +x .husky/pre-commit && echo r >README.md && git add . && git commit -qm husky &&
+		git config core.hooksPath .husky &&
+		printf "#!/bin/sh\n# see README.md\ntrue\n" >.git/hooks/pre-push' _ "$WS"
+	assert_status 0 sb_run --rw "$WS/.husky" -- sh -c 'printf "#!/bin/sh\necho mine\n" >.husky/pre-commit; echo s >>README.md'
+	assert_eq "$(cat "$WS/.husky/pre-commit")" "#!/bin/sh
+echo mine"
+	assert_eq "$(cat "$WS/README.md")" "r
+s"
+	assert_not_contains "$ERR" "neutralised"
+}
+
 # 4. A commondir the agent makes is honoured by the host's git while the
 # sandbox runs: the host's git status during the run must not read the
 # config it names.
@@ -233,9 +277,12 @@ for m in user root; do
 	run_test "protect late: a repository deeper than the start scan ($m)" t_deep_repo $m
 	run_test "protect late: husky's core.hooksPath, .husky/pre-commit rewritten ($m)" t_husky $m
 	run_test "protect late: the pre-commit framework's config, a local hook added ($m)" t_precommit_framework $m
+	run_test "protect late: husky 9's core.hooksPath .husky/_, .husky/pre-commit rewritten ($m)" t_husky9 $m
+	run_test "protect late: a global core.hooksPath relative to the worktree ($m)" t_global_hookspath $m
 	run_test "protect late: a worktree script a hook runs, rewritten ($m)" t_hook_script $m
 	run_test "protect late: a commondir is refused while the sandbox runs ($m)" t_commondir_during_run $m
 	run_test "protect late: a rebase left in progress with exec lines ($m)" t_rebase_todo_exec $m
 	run_test "protect late: the agent's own repository and git inside keep working ($m)" t_legit_work $m
 done
+run_test "protect late: --rw opts a hook target back in; a README a hook mentions is no target" t_rw_opt_in user
 finish
