@@ -391,10 +391,12 @@ static void record(struct hx_ctx *c, const char *action, const char *path,
 			p, w, copy ? "; the original is kept as " : "",
 			copy ? copy : "");
 	else
-		ar_warn("sandbox: the run left `%s` (%s), which the host would run: moved aside%s%s",
+		ar_warn("sandbox: the run left `%s` (%s), which the host would run: %s %s",
 			p, w,
-			copy ? " to " : " (removed; no copy could be made)",
-			copy ? copy : "");
+			strcmp(action, "renamed") == 0 ?
+				"renamed (no quarantine could be made) to" :
+				"moved aside to",
+			copy);
 }
 
 /* Move dfd/name (a file or a link) into the quarantine. */
@@ -409,15 +411,29 @@ static void set_aside(struct hx_ctx *c, int dfd, const char *name,
 	    S_ISDIR(st.st_mode))
 		return;
 	copy = save_copy(c, dfd, name, &st);
-	if (unlinkat(dfd, name, 0) < 0) {
+	if (!copy) {
+		/* no copy: never delete; a name no tool reads instead */
+		_cleanup_free_ char *aside =
+			ar_xasprintf("%s.agentrun-quarantined", name);
+
+		if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0) {
+			_cleanup_free_ char *to =
+				ar_xasprintf("%s.agentrun-quarantined", path);
+
+			record(c, "renamed", path, to, why);
+			return;
+		}
+	} else if (unlinkat(dfd, name, 0) == 0) {
+		record(c, "moved", path, copy, why);
+		return;
+	}
+	{
 		_cleanup_free_ char *p = esc(path);
 
 		ar_warn("sandbox: the run left `%s` (%s), which the host would run, and it could not be moved aside: %s; remove it before using git there",
 			p, why, strerror(errno));
 		c->found++;
-		return;
 	}
-	record(c, "moved", path, copy, why);
 }
 
 /* Replace dfd/name by `text`, same owner and mode, atomically. */

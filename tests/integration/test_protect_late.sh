@@ -198,6 +198,24 @@ s"
 	assert_not_contains "$ERR" "neutralised"
 }
 
+# No quarantine can be made (~/.local/state is a file): nothing is
+# deleted; a hook is renamed to a name git does not run, a config keeps
+# its keys as comments.
+t_no_quarantine()
+{
+	repo_setup "$1"
+	mkdir -p "$H/.local" && echo x >"$H/.local/state"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c '
+		git init -q evil && git -C evil config core.fsmonitor "echo fsmonitor >>$1; false" &&
+		printf "#!/bin/sh\necho hook >>$1\n" >evil/.git/hooks/pre-commit && chmod +x evil/.git/hooks/pre-commit' _ "$MARK"
+	host sh -c 'cd "$1/evil" && git status >/dev/null 2>&1; echo e >e && git add e && git commit -qm e >/dev/null 2>&1; true' _ "$WS"
+	nothing_ran "no quarantine"
+	assert_contains "$ERR" "cannot make the quarantine directory"
+	assert_contains "$(cat "$WS/evil/.git/hooks/pre-commit.agentrun-quarantined")" "echo hook"
+	assert_contains "$(cat "$WS/evil/.git/config")" "#agentrun# fsmonitor"
+}
+
 # 4. A commondir the agent makes is honoured by the host's git while the
 # sandbox runs: the host's git status during the run must not read the
 # config it names.
@@ -285,4 +303,5 @@ for m in user root; do
 	run_test "protect late: the agent's own repository and git inside keep working ($m)" t_legit_work $m
 done
 run_test "protect late: --rw opts a hook target back in; a README a hook mentions is no target" t_rw_opt_in user
+run_test "protect late: no quarantine possible: nothing deleted, the hook renamed" t_no_quarantine user
 finish
