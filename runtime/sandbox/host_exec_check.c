@@ -71,6 +71,18 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* dir is COMMON/worktrees/NAME */
+static bool in_worktrees(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	size_t n;
+
+	if (!slash)
+		return false;
+	n = (size_t)(slash - dir);
+	return n >= 10 && strncmp(slash - 10, "/worktrees", 10) == 0;
+}
+
 static void hold(struct sb_hostexec *hx, const char *path, int fd)
 {
 	struct stat st;
@@ -107,8 +119,9 @@ void sb_hostexec_prevent(struct sb_hostexec *hx, struct sb_protect *p)
 			continue;
 		dir = ar_xstrdup(e->path);
 		*strrchr(dir, '/') = '\0';
-		/* a linked worktree's gitdir has a real one */
-		if (strcmp(base_name(dir), "worktrees") == 0)
+		/* a linked worktree's gitdir (COMMON/worktrees/NAME) has a
+		 * real one */
+		if (in_worktrees(dir))
 			continue;
 		dfd = open(dir,
 			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -243,6 +243,36 @@ t_commondir_during_run()
 	host git -C "$WS" status --short >/dev/null
 }
 
+# Two sandboxes on one workspace share the commondir placeholder: the
+# first to exit leaves it to the second (whose agent still cannot make
+# its own), the last removes it; one left by a killed sandbox (".") is
+# taken over and removed.
+t_commondir_shared()
+{
+	repo_setup "$1"
+	local sync=$WS/sync
+	mkdir "$sync"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$sync"
+	sb_run -- sh -c '
+		touch sync/ready
+		i=0; while [ ! -e sync/go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+		echo ../evil >.git/commondir 2>/dev/null && echo CREATED >sync/created
+		true' >"$TEST_TMP/b.out" 2>"$TEST_TMP/b.err" &
+	local pid=$!
+	wait_until 30 test -e "$sync/ready"
+	assert_eq "$(cat "$WS/.git/commondir")" "."
+	assert_status 0 sb_run -- true
+	assert_eq "$(cat "$WS/.git/commondir")" "." "the first sandbox out removed the second's placeholder"
+	touch "$sync/go"
+	wait "$pid" || fail "the second sandbox failed: $(cat "$TEST_TMP/b.err")"
+	[ ! -e "$sync/created" ] || fail "the second agent created .git/commondir"
+	[ ! -e "$WS/.git/commondir" ] || fail "the last sandbox out left .git/commondir"
+	# left by a sandbox killed before its exit
+	printf '.\n' >"$WS/.git/commondir"
+	assert_status 0 sb_run -- true
+	[ ! -e "$WS/.git/commondir" ] || fail "a placeholder left by a killed sandbox stays"
+}
+
 # A rebase left in progress with `exec` lines in its todo: the host's
 # `git rebase --continue` would run them.
 t_rebase_todo_exec()
@@ -299,6 +329,7 @@ for m in user root; do
 	run_test "protect late: a global core.hooksPath relative to the worktree ($m)" t_global_hookspath $m
 	run_test "protect late: a worktree script a hook runs, rewritten ($m)" t_hook_script $m
 	run_test "protect late: a commondir is refused while the sandbox runs ($m)" t_commondir_during_run $m
+	run_test "protect late: two sandboxes share the commondir placeholder; the last one out removes it ($m)" t_commondir_shared $m
 	run_test "protect late: a rebase left in progress with exec lines ($m)" t_rebase_todo_exec $m
 	run_test "protect late: the agent's own repository and git inside keep working ($m)" t_legit_work $m
 done
