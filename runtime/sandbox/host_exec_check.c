@@ -1090,6 +1090,43 @@ static bool plan_gitdir(const struct hx_ctx *c, const char *path)
 	return false;
 }
 
+/* The workspace is a linked worktree or a submodule: its git directory
+ * (and a worktree's common directory) is outside, protected by the plan;
+ * their core.hooksPath and hooks still name files of this worktree. */
+static void outside_gitdir(struct hx_ctx *c, const char *t, int topfd,
+			   const char *top)
+{
+	_cleanup_close_ int gfd =
+		open(t, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int cfd = -1, hfd = -1;
+	_cleanup_free_ char *cd = NULL, *common = NULL, *hooks = NULL;
+	size_t len = 0;
+
+	if (gfd < 0)
+		return;
+	cd = read_at(gfd, "commondir", &len);
+	if (cd) {
+		cd[strcspn(cd, "\n")] = '\0';
+		common = join(t, cd);
+		if (plan_gitdir(c, common))
+			cfd = open(common, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						   O_CLOEXEC);
+	}
+	if (cfd < 0) {
+		free(common);
+		common = ar_xstrdup(t);
+		cfd = dup(gfd);
+	}
+	if (cfd < 0)
+		return;
+	check_hookspath(c, common, cfd, topfd, top);
+	hooks = ar_xasprintf("%s/hooks", common);
+	hfd = openat(cfd, "hooks",
+		     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (hfd >= 0)
+		check_hooks_dir(c, hfd, hooks, topfd, top, false);
+}
+
 /* dir/.git, whatever it is */
 static void check_dotgit(struct hx_ctx *c, int dfd, const char *dir)
 {
@@ -1122,7 +1159,9 @@ static void check_dotgit(struct hx_ctx *c, int dfd, const char *dir)
 		}
 		/* outside the workspace: the run may only point it at a
 		 * git directory the plan protected */
-		if (changed(c, &st) && !(t && plan_gitdir(c, t)))
+		if (t && plan_gitdir(c, t))
+			outside_gitdir(c, t, dfd, dir);
+		else if (changed(c, &st))
 			set_aside(
 				c, dfd, ".git", path,
 				"gitdir file naming a directory this check cannot see");

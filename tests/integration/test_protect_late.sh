@@ -154,6 +154,23 @@ t_hook_script()
 	assert_contains "$ERR" "$WS/scripts/lint.sh"
 }
 
+# 3. husky in a linked worktree: the workspace's .git is a gitdir file,
+# core.hooksPath is in the main repository's config outside it.
+t_husky_worktree()
+{
+	repo_setup "$1"
+	host sh -c 'cd "$1" && mkdir .husky && printf "#!/bin/sh\ntrue\n" >.husky/pre-commit &&
+		chmod +x .husky/pre-commit && git add .husky && git commit -qm husky &&
+		git config core.hooksPath .husky && git worktree add -q "$2" -b feature' _ "$WS" "$H/wt"
+	local main=$WS
+	WS=$H/wt
+	assert_status 0 sb_run -- sh -c 'printf "#!/bin/sh\necho husky-wt >>%s\n" "$1" >.husky/pre-commit' _ "$MARK"
+	host sh -c 'cd "$1" && echo c >>a.txt && git commit -qam c >/dev/null 2>&1; true' _ "$WS"
+	nothing_ran "husky in a linked worktree"
+	assert_contains "$ERR" "$WS/.husky/pre-commit"
+	assert_eq "$(host git -C "$main" log -1 --format=%s feature)" "c"
+}
+
 # 3. husky 9: core.hooksPath = .husky/_, whose generated hooks run
 # .husky/<hook>; the agent rewrites .husky/pre-commit.
 t_husky9()
@@ -325,6 +342,7 @@ for m in user root; do
 	run_test "protect late: a repository deeper than the start scan ($m)" t_deep_repo $m
 	run_test "protect late: husky's core.hooksPath, .husky/pre-commit rewritten ($m)" t_husky $m
 	run_test "protect late: the pre-commit framework's config, a local hook added ($m)" t_precommit_framework $m
+	run_test "protect late: husky in a linked worktree workspace ($m)" t_husky_worktree $m
 	run_test "protect late: husky 9's core.hooksPath .husky/_, .husky/pre-commit rewritten ($m)" t_husky9 $m
 	run_test "protect late: a global core.hooksPath relative to the worktree ($m)" t_global_hookspath $m
 	run_test "protect late: a worktree script a hook runs, rewritten ($m)" t_hook_script $m
