@@ -218,8 +218,16 @@ static bool changed(const struct hx_ctx *c, const struct stat *st)
 		st->st_ctim.tv_nsec > s->tv_nsec);
 }
 
+/* Left alone: opted in with --rw, or read-only or under a placeholder
+ * for the whole run (the agent could not write there: a change is the
+ * host's own, e.g. an editor's .vscode/settings.json). */
 static bool opted_in(const struct hx_ctx *c, const char *path)
 {
+	const struct sb_protect_entry *e =
+		sb_protect_find(c->in->protect, path);
+
+	if (e && (e->kind == SB_PROT_RO || e->kind == SB_PROT_ABSENT))
+		return true;
 	for (size_t i = 0; i < c->n_optin; i++)
 		if (ar_path_under(path, c->optin[i]))
 			return true;
