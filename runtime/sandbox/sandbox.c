@@ -314,6 +314,18 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * files are reported */
 	sb_placeholders_release(&ph);
 	sb_protect_after_run(&p->protect);
+	/* what the run left that the host would execute (a plain run) */
+	if (plan.hostexec.armed) {
+		struct sb_hostexec_input hi = {
+			.protect = &p->protect,
+			.workspace = p->workspace,
+			.home = h.home,
+			.environ = h.environ,
+			.rw = p->o.rw.v,
+			.n_rw = p->o.rw.n,
+		};
+		sb_hostexec_check(&plan.hostexec, &hi, NULL);
+	}
 	/* pending decisions refused before the proxy stops (it waits for
 	 * them); the stream goes on until the audit log's last line */
 	sb_control_close(ctl);

@@ -732,6 +732,11 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;
+	/* a plain run: the start of the end-of-run check, commondir
+	 * placeholders (--overlay: nothing reaches the workspace before a
+	 * commit) */
+	if (run && !o->overlay)
+		sb_hostexec_prevent(&p->hostexec, &p->protect);
 	if (plan_mounts(p, err) < 0)
 		return -1;
 	p->cwd = visible_rw_or_ro(p, h->cwd) || strcmp(h->cwd, h->home) == 0 ?
@@ -776,6 +781,7 @@ int sb_plan_make(struct sb_plan *p, const struct ar_sandbox_opts *o,
 
 void sb_plan_keep_files(struct sb_plan *p)
 {
+	sb_hostexec_release(&p->hostexec, true);
 	free(p->secrets.dir);
 	p->secrets.dir = NULL;
 }
@@ -784,6 +790,7 @@ void sb_plan_release(struct sb_plan *p)
 {
 	sb_secrets_release(&p->secrets);
 	ar_egress_policy_release(&p->policy);
+	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);
 	ar_overlay_release(&p->overlay);
 	oci_arena_free(&p->arena);

@@ -15,6 +15,7 @@
 
 #include "arena.h"
 #include "egress_policy.h"
+#include "host_exec_check.h"
 #include "landlock.h"
 #include "oci_config.h"
 #include "overlay.h"
@@ -136,6 +137,9 @@ struct sb_plan {
 	struct ar_overlay overlay;
 	/* the protected paths inside the workspace (protect.h) */
 	struct sb_protect protect;
+	/* a plain run: the start time and the commondir placeholders of
+	 * the end-of-run check (host_exec_check.h) */
+	struct sb_hostexec hostexec;
 
 	/* Mounts in order (parents first), the command's cwd and
 	 * environment, the Landlock rules mirroring the mounts. */

@@ -155,14 +155,21 @@ t_holders_pinned()
 	assert_status 0 sb_run -- sh -c 'cd sub && echo t >t && git add t && git commit -qm t && cd ../mod && git status --short'
 }
 
-# A commondir cannot get a placeholder (git on the host would fail on
-# an empty one): the agent can create it; it is removed at the exit.
+# A missing commondir gets a placeholder file holding "." (git on the
+# host reads it as "this directory": an empty one would break it),
+# read-only: the agent cannot create its own; none is left after the exit.
 t_commondir_removed()
 {
 	repo_setup user
-	assert_status 0 sb_run -- sh -c 'mkdir -p evil && printf "[core]\n\tfsmonitor = echo commondir >>%s; false\n" "$1" >evil/config && echo ../evil >.git/commondir' _ "$MARK"
-	assert_contains "$ERR" ".git/commondir"
+	assert_status 0 sb_run -- sh -c 'mkdir -p evil && printf "[core]\n\tfsmonitor = echo commondir >>%s; false\n" "$1" >evil/config &&
+		{ echo ../evil >.git/commondir 2>/dev/null || echo REFUSED; }
+		{ rm -f .git/commondir 2>/dev/null || echo RM-REFUSED; }
+		{ echo ../../evil >.git/modules/mod/commondir 2>/dev/null || echo MOD-REFUSED; }' _ "$MARK"
+	assert_contains "$OUT" "REFUSED
+RM-REFUSED
+MOD-REFUSED"
 	[ ! -e "$WS/.git/commondir" ] || fail "commondir left"
+	[ ! -e "$WS/.git/modules/mod/commondir" ] || fail "the submodule's commondir left"
 	host_git_runs_nothing
 }
 
@@ -359,7 +366,7 @@ run_test "protect: git hooks, config, redirects, .git replacement, editor config
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (root)" t_git_attacks root
 run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace
 run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
-run_test "protect: a commondir the agent creates is removed at exit" t_commondir_removed
+run_test "protect: a commondir cannot be created (a read-only \".\" placeholder), none is left" t_commondir_removed
 run_test "protect: directories holding protected paths cannot be renamed (rootless)" t_holders_pinned user
 run_test "protect: directories holding protected paths cannot be renamed (root)" t_holders_pinned root
 run_test "protect: git works inside (status add commit log diff stash branch worktree)" t_git_works_inside
