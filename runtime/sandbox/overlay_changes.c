@@ -505,6 +505,69 @@ void ov_print_change(FILE *out, const struct ar_change *ch)
 	fputc('\n', out);
 }
 
+/* The changes of group i (git directory c->v[i].protect_root), marked
+ * done; its letter: A the directory itself is new, D it is deleted, M
+ * else. */
+static size_t take_group(const struct ar_changes *c, const bool *grouped,
+			 bool *done, size_t i, char *letter)
+{
+	const char *root = c->v[i].protect_root;
+	size_t n = 0;
+
+	*letter = 'M';
+	for (size_t j = i; j < c->n; j++) {
+		if (!grouped[j] || done[j] ||
+		    strcmp(c->v[j].protect_root, root) != 0)
+			continue;
+		done[j] = true;
+		n++;
+		if (strcmp(c->v[j].path, root) == 0)
+			*letter = c->v[j].kind == AR_CHANGE_ADDED ? 'A' :
+				  *letter == 'M'		  ? 'D' :
+								    *letter;
+	}
+	return n;
+}
+
+size_t ov_print_list(FILE *out, const char *prefix, const char *name,
+		     const struct ar_changes *c, const bool *sel,
+		     const bool *grouped)
+{
+	_cleanup_free_ bool *done = ar_xcalloc(c->n + 1, sizeof(bool));
+	size_t prot = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct ar_change *ch = &c->v[i];
+		char letter;
+		size_t n;
+
+		if (!sel[i] || ch->renamed || done[i])
+			continue;
+		if (ch->protect_why)
+			prot++;
+		if (!grouped || !grouped[i]) {
+			fputs(prefix, out);
+			ov_print_change(out, ch);
+			continue;
+		}
+		n = take_group(c, grouped, done, i, &letter);
+		prot += n - 1;
+		{
+			const char *r = ch->protect_root;
+			_cleanup_free_ char *q = ar_quote_path(r[0] ? r : ".");
+
+			fprintf(out,
+				"%s%c! %s/ (%s git directory: %zu change%s to git's own data: objects, refs, index, logs...; `agentrun changes %s %s` lists them)\n",
+				prefix, letter, q,
+				letter == 'A' ? "new" :
+				letter == 'D' ? "deleted" :
+						"in the",
+				n, n == 1 ? "" : "s", name, q);
+		}
+	}
+	return prot;
+}
+
 int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err)
 {
