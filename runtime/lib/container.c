@@ -124,6 +124,11 @@ static int make_exec_fifo(struct ar_launch *l, struct ar_error *err)
 		openat(dirfd, AR_EXEC_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 	if (l->fifo_fd < 0)
 		return ar_error_set(err, errno, "open the exec fifo");
+	/* An O_PATH fd is reopened through /proc only: the container
+	 * process's root may have none by then. */
+	l->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (l->proc_fd < 0)
+		return ar_error_set(err, errno, "open /proc");
 	ar_crash_point("create-fifo");
 	return 0;
 }

@@ -87,7 +87,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
-	l->sync_fd = l->console_fd = l->fifo_fd = l->refusal_fd = -1;
+	l->sync_fd = l->console_fd = l->fifo_fd = l->proc_fd = l->refusal_fd =
+		-1;
 	l->state_fds[0] = l->state_fds[1] = -1;
 	l->pid = l->first_pid = -1;
 	for (int i = 0; i < OCI_NS_NTYPES; i++)
@@ -239,6 +240,8 @@ void ar_launch_release(struct ar_launch *l)
 		close(l->console_fd);
 	if (l->fifo_fd >= 0)
 		close(l->fifo_fd);
+	if (l->proc_fd >= 0)
+		close(l->proc_fd);
 	if (l->seccomp)
 		ar_seccomp_filter_free(l->seccomp);
 	if (l->refusal_fd >= 0)
