@@ -46,6 +46,27 @@ t_hostname_needs_uts()
 	assert_eq "$(ls -A "$AR_ROOT" | grep -vx .seccomp-cache)" ""
 }
 
+# crun: a kernel.domainname sysctl that contradicts the domainname field
+# is refused (the later write would win); the same value is accepted.
+t_domainname_sysctl_conflict()
+{
+	require_root
+	local b=$TEST_TMP/dnsys key
+	make_bundle "$b"
+	for key in kernel.domainname kernel/domainname; do
+		config_set "$b" '.domainname="a.example" | .linux.sysctl={($k):"b.example"}' --arg k "$key"
+		run_sh "$b" 'cat /proc/sys/kernel/domainname' 1
+		assert_contains "$ERR" "\"$key\" = \"b.example\": conflicts with the domainname field \"a.example\""
+		assert_eq "$(ls -A "$AR_ROOT" | grep -vx .seccomp-cache)" ""
+	done
+	config_set "$b" '.linux.sysctl={"kernel.domainname":"a.example"}'
+	run_sh "$b" 'cat /proc/sys/kernel/domainname'
+	assert_eq "$OUT" a.example
+	config_set "$b" 'del(.domainname) | .linux.sysctl={"kernel.domainname":"b.example"}'
+	run_sh "$b" 'cat /proc/sys/kernel/domainname'
+	assert_eq "$OUT" b.example
+}
+
 t_join_by_path()
 {
 	require_root
@@ -258,6 +279,7 @@ t_join_mount_ns_by_path()
 
 run_test "new namespaces, hostname, domainname" t_new_namespaces
 run_test "hostname without a UTS namespace is an error" t_hostname_needs_uts
+run_test "a kernel.domainname sysctl contradicting domainname is refused" t_domainname_sysctl_conflict
 run_test "join uts/net/ipc namespaces by path" t_join_by_path
 run_test "join a pid namespace by path" t_join_pid_ns
 run_test "a namespace path that does not exist" t_join_bad_path
