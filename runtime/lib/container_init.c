@@ -262,7 +262,10 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		ar_process_chown_stdio(p);
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, l->setgroups_denied, cwd_done, err) < 0)
+	if (ar_process_enter_user(
+		    p, l->setgroups_denied,
+		    oci_config_annotation_on(cfg, AR_ANNOTATION_KEEP_GROUPS),
+		    cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid(), home);
 	/* execve() below needs args.v too (find_executable checks v[0]) */

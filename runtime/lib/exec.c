@@ -419,7 +419,10 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	home = ar_process_home(p);
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, c->setgroups_denied, cwd_done, err) < 0)
+	if (ar_process_enter_user(
+		    p, c->setgroups_denied,
+		    oci_config_annotation_on(c->cfg, AR_ANNOTATION_KEEP_GROUPS),
+		    cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, 0, getpid(), home);
 	exe = ar_process_find_executable(p->args.v[0], env, err);
