@@ -17,6 +17,7 @@
 
 #include "agent_hooks.h"
 #include "cgroup.h"
+#include "hooks.h"
 #include "log.h"
 #include "mounts.h"
 #include "seccomp.h"
@@ -167,6 +168,10 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
+	/* before the clone: the container process's hooks write there too */
+	for (int s = 0; s < OCI_HOOK_NSTAGES; s++)
+		if (cfg->hooks[s].n && ar_hooks_output_open(cfg, err) < 0)
+			return -1;
 	if (cfg->linux_.seccomp || o->seccomp_default) {
 		/* Compiling a profile costs tens of milliseconds; the
 		 * compiled program is cached under the state root, keyed by
