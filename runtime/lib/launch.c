@@ -188,6 +188,14 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 			return ar_error_set_plain(
 				err, EINVAL,
 				"linux.seccomp: the config has a profile and the embedded one was asked for");
+		/* before the cache: a hit does not look at the names */
+		if (sc &&
+		    oci_config_annotation_on(
+			    cfg, AR_ANNOTATION_SECCOMP_FAIL_UNKNOWN) &&
+		    ar_seccomp_check_names(sc, err) < 0)
+			return ar_error_wrap(err, "%s",
+					     cfg->filename ? cfg->filename :
+							     "config.json");
 		/* A profile with a listener of its own keeps it (the kernel
 		 * allows one per process) and its refusals unobserved. */
 		l->refusal_listener =

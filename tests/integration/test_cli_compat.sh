@@ -183,6 +183,34 @@ session_leader()
 t_session_leader() { session_leader 0; }
 t_session_leader_rootless() { session_leader 1; }
 
+# crun's run.oci.seccomp_fail_unknown_syscall: a syscall name libseccomp
+# does not know fails the creation (naming it) instead of being skipped;
+# "0" or no annotation: skipped. Also after the profile was cached.
+seccomp_fail_unknown()
+{
+	local u=$1 b=$TEST_TMP/sfu$1 id v
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["true"] | .linux.seccomp={"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["acct"],"action":"SCMP_ACT_ERRNO"},{"names":["getpid","no_such_syscall_ar"],"action":"SCMP_ACT_ERRNO"}]}'
+	for v in none 0 1; do
+		[ "$v" = none ] ||
+			config_set "$b" '.annotations["run.oci.seccomp_fail_unknown_syscall"]=$v' --arg v "$v"
+		id=$(unique_id)
+		defer arr "$u" delete --force "$id"
+		if [ "$v" = 1 ]; then
+			assert_status 1 arr "$u" run --bundle "$b" "$id"
+			assert_contains "$ERR" 'linux.seccomp.syscalls[1].names[1]: unknown syscall `no_such_syscall_ar`'
+			assert_contains "$ERR" "run.oci.seccomp_fail_unknown_syscall"
+			assert_status 1 arr "$u" state "$id"
+			assert_status 1 arr "$u" create --bundle "$b" "$id"
+			assert_contains "$ERR" "no_such_syscall_ar"
+		else
+			assert_status 0 arr "$u" run --bundle "$b" "$id"
+		fi
+	done
+}
+t_seccomp_fail_unknown() { seccomp_fail_unknown 0; }
+t_seccomp_fail_unknown_rootless() { seccomp_fail_unknown 1; }
+
 run_test "the container process leads its own session" t_session_leader
 run_test "rootless: the container process leads its own session" \
 	t_session_leader_rootless
@@ -200,4 +228,8 @@ run_test "seccomp listenerPath nobody accepts: an error, no hang" \
 	t_listener_never_accepts
 run_test "rootless: seccomp listenerPath nobody accepts: an error, no hang" \
 	t_listener_never_accepts_rootless
+run_test "run.oci.seccomp_fail_unknown_syscall fails on an unknown name" \
+	t_seccomp_fail_unknown
+run_test "rootless: run.oci.seccomp_fail_unknown_syscall" \
+	t_seccomp_fail_unknown_rootless
 finish
