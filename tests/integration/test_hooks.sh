@@ -383,12 +383,6 @@ create_container_mounts()
 }
 t_create_container_mounts() { create_container_mounts 0; }
 
-# status_is U ID STATUS
-status_is()
-{
-	[ "$(arr "$1" state "$2" | jq -r .status)" = "$3" ]
-}
-
 # crun's run.oci.hooks.stdout / run.oci.hooks.stderr: every stage's
 # output (the container process's createContainer and startContainer
 # too) appended to those files, none on the runtime's stderr; a file that

@@ -149,12 +149,6 @@ t_rootless_namespaces()
 	assert_ne "$(sed -n 3p <<<"$OUT")" "$(readlink /proc/self/ns/user)"
 }
 
-# status_is U ID STATUS
-status_is()
-{
-	[ "$(arr "$1" state "$2" | jq -r .status)" = "$3" ]
-}
-
 # nomnt_cycle U MODE: the bundle $b (no mount namespace) as root (U=0) or
 # the test user (1), by `run` or by `create` + `start`; the process
 # writes /tmp/ran in its root, which has no /proc: the runtime must not
