@@ -213,6 +213,47 @@ EOF
 	assert_contains "$OUT" all-good
 }
 
+# exec --cgroup SUB (runc, crun): the process is born in an existing
+# sub-cgroup of the container's; a missing one, "..", a v1
+# controller:path, and a container without a cgroup are errors.
+t_exec_sub_cgroup()
+{
+	local b=$TEST_TMP/ecg id cg
+	require_v2_writable
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sleep","60"] | .linux.namespaces |= map(select(.type != "cgroup"))'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar run -d --bundle "$b" "$id"
+	cg=$(jq -r .agentrun.cgroupPath "$AR_ROOT/$id/state.json")
+	mkdir -p "$cg/sub/deeper"
+	assert_status 0 ar exec --cgroup sub/deeper "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}/sub/deeper"
+	assert_status 0 ar exec --cgroup /sub "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}/sub"
+	# -d: it stays there
+	assert_status 0 ar exec -d --cgroup sub "$id" sleep 30
+	assert_match "$(cat "$cg/sub/cgroup.procs")" '^[0-9]+$'
+	# without --cgroup: the container's own
+	assert_status 0 ar exec "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}"
+	assert_status 1 ar exec --cgroup nosuch "$id" true
+	assert_contains "$ERR" "exec --cgroup \`nosuch\`"
+	assert_contains "$ERR" "No such file or directory"
+	assert_status 1 ar exec --cgroup sub/../.. "$id" true
+	assert_contains "$ERR" "invalid cgroup path"
+	assert_status 1 ar exec --cgroup memory:sub "$id" true
+	assert_contains "$ERR" "cgroup v1"
+	# a container without a cgroup
+	local id2
+	id2=$(unique_id)
+	defer ar delete --force "$id2"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" --cgroup-manager=disabled run -d --bundle "$b" "$id2"
+	assert_status 1 ar exec --cgroup sub "$id2" true
+	assert_contains "$ERR" "has no cgroup of its own"
+}
+
+run_test "cgroup v2: exec --cgroup SUB runs in the sub-cgroup" t_exec_sub_cgroup
 run_test "cgroup v2: the empty default parent /agentrun is removed" \
 	t_default_parent_removed
 run_test "cgroup v2: run's and exec's processes are born in the cgroup (CLONE_INTO_CGROUP)" \
