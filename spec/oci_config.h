@@ -481,5 +481,8 @@ const struct oci_namespace *oci_config_find_ns(const struct oci_config *cfg,
 /* Annotation lookup, NULL if absent. */
 const char *oci_config_annotation(const struct oci_config *cfg,
 				  const char *key);
+/* An on/off annotation as crun reads its run.oci.* ones: on when present
+ * with any value but "0". */
+bool oci_config_annotation_on(const struct oci_config *cfg, const char *key);
 
 #endif

@@ -243,3 +243,10 @@ const char *oci_config_annotation(const struct oci_config *cfg, const char *key)
 			v = cfg->annotations.items[i].value;
 	return v;
 }
+
+bool oci_config_annotation_on(const struct oci_config *cfg, const char *key)
+{
+	const char *v = oci_config_annotation(cfg, key);
+
+	return v && strcmp(v, "0") != 0;
+}

@@ -782,6 +782,13 @@ arr()
 	fi
 }
 
+# status_is 0|1 ID STATUS: the container's status is STATUS (for
+# wait_until)
+status_is()
+{
+	[ "$(arr "$1" state "$2" | jq -r .status)" = "$3" ]
+}
+
 # ---- leftovers: what a test may leave on the host ----------------------
 
 # Mount points of the host ("MOUNTPOINT FSTYPE", sorted), without those

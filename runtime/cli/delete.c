@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agentrun delete <id> [--force] */
+/* agentrun delete <id> [--force] [--regex] */
 #include "config.h"
 
 #include <getopt.h>
@@ -17,23 +17,29 @@
 	"Options:\n"                                                           \
 	"  -f, --force   kill a running container first (SIGKILL); a\n"        \
 	"                missing container is no error\n"                      \
+	"  -r, --regex   ID is a POSIX extended regular expression: delete\n"  \
+	"                every container whose id it matches (crun)\n"         \
 	"  -h, --help    this help\n"
 
 int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "regex", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_error err = AR_ERROR_INIT;
-	bool force = false;
+	bool force = false, regex = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "frh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			force = true;
+			break;
+		case 'r':
+			regex = true;
 			break;
 		default:
 			return cli_usage(DELETE_USAGE, c == 'h' ? 0 : 1);
@@ -41,8 +47,10 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage(DELETE_USAGE, 1);
-	if (ar_container_delete(cli_state_root(g), argv[optind], force, &err) <
-	    0)
+	if ((regex ? ar_container_delete_matching(cli_state_root(g),
+						  argv[optind], force, &err) :
+		     ar_container_delete(cli_state_root(g), argv[optind], force,
+					 &err)) < 0)
 		return cli_fail(&err);
 	return 0;
 }

@@ -30,6 +30,8 @@ static const char usage[] =
 	"  -c, --cap CAP            add a capability (repeatable)\n"
 	"      --no-new-privs       set no_new_privileges\n"
 	"      --preserve-fds N     pass fds 3..3+N-1 to the process\n"
+	"      --cgroup SUB         run in the existing sub-cgroup SUB of\n"
+	"                           the container's cgroup\n"
 	"  -h, --help               this help\n";
 
 enum {
@@ -38,6 +40,7 @@ enum {
 	OPT_CWD,
 	OPT_NO_NEW_PRIVS,
 	OPT_PRESERVE_FDS,
+	OPT_CGROUP,
 };
 
 static void push(char ***v, size_t *n, char *s)
@@ -64,6 +67,7 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 		{ "cap", required_argument, NULL, 'c' },
 		{ "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
 		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+		{ "cgroup", required_argument, NULL, OPT_CGROUP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +111,9 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case 'u':
 			o.user = optarg;
+			break;
+		case OPT_CGROUP:
+			o.cgroup = optarg;
 			break;
 		case 'c':
 			push(&caps, &n_caps, optarg);

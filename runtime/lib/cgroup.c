@@ -204,7 +204,7 @@ int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 				return -1;
 			leaf = ar_xasprintf("agentrun-%s", id);
 		} else {
-			leaf = ar_xasprintf("agentrun/%s", id);
+			leaf = ar_xasprintf(AR_CGROUP_DEFAULT_PARENT "/%s", id);
 		}
 		if (append_components(&acc, leaf, "cgroup path", err) < 0)
 			return -1;
@@ -699,7 +699,14 @@ int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 
 	if (!cg->path || cg->dirfd >= 0)
 		return 0;
-	leaf = make_path(cg->mountfd, cg->rel, &created, err);
+	/* ENOENT: a parent was removed under us by the delete of its last
+	 * container (remove_default_parent): make it again */
+	for (int i = 0;; i++) {
+		leaf = make_path(cg->mountfd, cg->rel, &created, err);
+		if (leaf >= 0 || err->code != ENOENT || i >= 20)
+			break;
+		ar_error_clear(err);
+	}
 	if (leaf < 0) {
 		drop_plan(cg);
 		/* the tree is not writable */
@@ -1046,6 +1053,23 @@ static int remove_child(int dirfd, const char *name, int sub, void *arg,
 	return rmdir_retry(dirfd, name, err);
 }
 
+/* The parent of the default layout (`<mount>/agentrun/<id>`, root) goes
+ * with its last container. A container made meanwhile keeps it (EBUSY,
+ * ignored) or, when its mkdir lost the race, makes it again (make_path
+ * is retried on ENOENT by ar_cgroup_make). */
+static void remove_default_parent(const char *dir)
+{
+	const char *mount = ar_cgroup_mount();
+	size_t ml = mount ? strlen(mount) : 0;
+
+	if (!mount || strncmp(dir, mount, ml) != 0 ||
+	    strcmp(dir + ml, "/" AR_CGROUP_DEFAULT_PARENT) != 0)
+		return;
+	if (rmdir(dir) < 0 && errno != EBUSY && errno != ENOTEMPTY &&
+	    errno != ENOENT)
+		ar_debug("remove the empty cgroup %s: %m", dir);
+}
+
 int ar_cgroup_destroy(const char *path, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1, parent = -1;
@@ -1087,6 +1111,7 @@ int ar_cgroup_destroy(const char *path, struct ar_error *err)
 		return ar_error_set(err, errno, "open `%s`", dir);
 	if (rmdir_retry(parent, name, err) < 0)
 		return ar_error_wrap(err, "cgroup `%s`", path);
+	remove_default_parent(dir);
 	return 0;
 }
 

@@ -50,6 +50,10 @@ enum ar_cgroup_mgr {
 /* Opting into "run without the limits that cannot be applied" instead of
  * failing: the annotation set to "true", or the environment variable set
  * to "1" or "true". */
+/* root's cgroups without a linux.cgroupsPath: <mount>/agentrun/<id>; the
+ * parent is removed with its last container (ar_cgroup_destroy) */
+#define AR_CGROUP_DEFAULT_PARENT "agentrun"
+
 #define AR_CGROUP_IGNORE_ANNOTATION "run.agentrun.cgroup.ignore-unavailable"
 #define AR_CGROUP_IGNORE_ENV "AGENTRUN_CGROUP_IGNORE_UNAVAILABLE"
 

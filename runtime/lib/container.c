@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pwd.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +125,11 @@ static int make_exec_fifo(struct ar_launch *l, struct ar_error *err)
 		openat(dirfd, AR_EXEC_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
 	if (l->fifo_fd < 0)
 		return ar_error_set(err, errno, "open the exec fifo");
+	/* An O_PATH fd is reopened through /proc only: the container
+	 * process's root may have none by then. */
+	l->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (l->proc_fd < 0)
+		return ar_error_set(err, errno, "open /proc");
 	ar_crash_point("create-fifo");
 	return 0;
 }
@@ -923,6 +929,52 @@ int ar_container_delete(const char *root, const char *id, bool force,
 				     AR_STATUS_STOPPED);
 out:
 	existing_release(&e);
+	return r;
+}
+
+int ar_container_delete_matching(const char *root, const char *pattern,
+				 bool force, struct ar_error *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	_cleanup_strv_ char **ids = NULL;
+	regex_t re;
+	size_t failed = 0, matched = 0;
+	int rc, r = -1;
+
+	rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+	if (rc != 0) {
+		char why[128];
+
+		regerror(rc, &re, why, sizeof(why));
+		return ar_error_set_plain(
+			err, EINVAL,
+			"delete --regex: invalid regular expression `%s`: %s",
+			pattern, why);
+	}
+	rootfd = ar_state_root_open(root, false, err);
+	if (rootfd < 0 && err->code == ENOENT)
+		ar_error_clear(err); /* no state root: nothing matches */
+	else if (rootfd < 0 || ar_state_list_ids(rootfd, &ids, err) < 0)
+		goto out;
+	r = 0;
+	for (char **id = ids; id && *id; id++) {
+		struct ar_error e = AR_ERROR_INIT;
+
+		if (regexec(&re, *id, 0, NULL, 0) != 0)
+			continue;
+		matched++;
+		if (ar_container_delete(root, *id, force, &e) < 0) {
+			ar_warn("%s", e.msg);
+			failed++;
+		}
+	}
+	if (failed)
+		r = ar_error_set_plain(
+			err, EBUSY,
+			"delete --regex `%s`: %zu of %zu matching containers not deleted",
+			pattern, failed, matched);
+out:
+	regfree(&re);
 	return r;
 }
 

@@ -42,6 +42,13 @@ int ar_container_kill(const char *root, const char *id, int sig, bool all,
 int ar_container_delete(const char *root, const char *id, bool force,
 			struct ar_error *err);
 
+/* crun's `delete --regex`: every container whose id the POSIX extended
+ * regular expression matches (anywhere in the id, as crun) is deleted;
+ * one that cannot be is a warning, and the result an error naming how
+ * many were left. No match: 0. */
+int ar_container_delete_matching(const char *root, const char *pattern,
+				 bool force, struct ar_error *err);
+
 /* The OCI state JSON (malloc'ed, compact, no trailing newline). */
 int ar_container_state(const char *root, const char *id, char **json,
 		       size_t *len, struct ar_error *err);

@@ -106,19 +106,23 @@ static int join_session_keyring(const char *id, struct ar_error *err)
 /* Block until `agentrun start` opens the exec fifo, write "0". Returns
  * the fifo's write end (O_CLOEXEC), or -1: start keeps reading it until
  * EOF, which our execve causes; an error written to it before we exit
- * (a failing startContainer hook) is what start reports. */
+ * (a failing startContainer hook) is what start reports. The O_PATH fd
+ * is reopened through the runtime's /proc, opened before the root
+ * changed (the root may have no /proc: no mount namespace), and closed
+ * here: the container's program never holds a way out of its root. */
 static int wait_for_start(struct ar_launch *l, struct ar_error *err)
 {
 	char path[64];
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -1, proc = l->proc_fd;
 
+	l->proc_fd = -1;
 	/* The runtime that created us exits now: nothing to die with. */
 	prctl(PR_SET_PDEATHSIG, 0);
 	if (ar_sync_send(l->sync_fd, AR_SYNC_READY, 0, err) < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", l->fifo_fd);
+	snprintf(path, sizeof(path), "self/fd/%d", l->fifo_fd);
 	do
-		fd = open(path, O_WRONLY | O_CLOEXEC);
+		fd = openat(proc, path, O_WRONLY | O_CLOEXEC);
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return ar_error_set(err, errno,
@@ -258,7 +262,10 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		ar_process_chown_stdio(p);
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, l->setgroups_denied, cwd_done, err) < 0)
+	if (ar_process_enter_user(
+		    p, l->setgroups_denied,
+		    oci_config_annotation_on(cfg, AR_ANNOTATION_KEEP_GROUPS),
+		    cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid(), home);
 	/* execve() below needs args.v too (find_executable checks v[0]) */

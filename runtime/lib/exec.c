@@ -83,10 +83,12 @@ struct exec_ctx {
 	bool relay_tty;
 	bool setgroups_denied;
 	bool in_cgroup; /* the joiner was born in the container's cgroup */
+	char *cgroup_path; /* the container's, or its --cgroup sub-cgroup */
 };
 
 static void ctx_release(struct exec_ctx *c)
 {
+	free(c->cgroup_path);
 	for (size_t i = 0; i < N_NS; i++)
 		if (c->ns_fds[i] >= 0)
 			close(c->ns_fds[i]);
@@ -419,7 +421,10 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	home = ar_process_home(p);
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
-	if (ar_process_enter_user(p, c->setgroups_denied, cwd_done, err) < 0)
+	if (ar_process_enter_user(
+		    p, c->setgroups_denied,
+		    oci_config_annotation_on(c->cfg, AR_ANNOTATION_KEEP_GROUPS),
+		    cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, 0, getpid(), home);
 	exe = ar_process_find_executable(p->args.v[0], env, err);
@@ -440,6 +445,43 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	return ar_error_set(err, errno, "exec `%s`", exe);
 }
 
+/* The cgroup the process joins: the container's, or with --cgroup SUB
+ * (runc, crun) its existing sub-cgroup SUB, a path below it (a leading
+ * "/" is the container's cgroup, as crun joins them; no ".."). */
+static int exec_cgroup(struct exec_ctx *c, struct ar_error *err)
+{
+	const char *sub = c->o->cgroup;
+	_cleanup_close_ int fd = -1;
+
+	if (!sub) {
+		c->cgroup_path = c->st->cgroup_path ?
+					 ar_xstrdup(c->st->cgroup_path) :
+					 NULL;
+		return 0;
+	}
+	if (!c->st->cgroup_path)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"exec --cgroup `%s`: container `%s` has no cgroup of its own",
+			sub, c->o->id);
+	if (strchr(sub, ':'))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"exec --cgroup `%s`: a controller:path form is for cgroup v1; give the sub-cgroup's path",
+			sub);
+	while (*sub == '/')
+		sub++;
+	if (!*sub)
+		return ar_error_set_plain(err, EINVAL,
+					  "exec --cgroup: empty sub-cgroup");
+	c->cgroup_path = ar_xasprintf("%s/%s", c->st->cgroup_path, sub);
+	/* no "..", a cgroup2 directory that exists */
+	fd = ar_cg_open(c->cgroup_path, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "exec --cgroup `%s`", c->o->cgroup);
+	return 0;
+}
+
 /* The first child: joins, then clones the process (a child of the
  * runtime, in the container's pid namespace). Never returns. */
 __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
@@ -451,9 +493,9 @@ __attribute__((noreturn)) static void joiner(struct exec_ctx *c)
 	/* The process we clone into the container's pid namespace inherits
 	 * this: not even its first instructions are ptrace-able there. */
 	prctl(PR_SET_DUMPABLE, 0);
-	if (c->st->cgroup_path && !c->in_cgroup &&
-	    ar_cgroup_enter_path(c->st->cgroup_path, getpid(), &err) < 0) {
-		if (!c->st->rootless)
+	if (c->cgroup_path && !c->in_cgroup &&
+	    ar_cgroup_enter_path(c->cgroup_path, getpid(), &err) < 0) {
+		if (!c->st->rootless || c->o->cgroup)
 			goto fail;
 		ar_debug("exec: %s (rootless: ignored)", err.msg);
 		ar_error_clear(&err);
@@ -576,6 +618,8 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 	}
 	if (build_process(&c, err) < 0)
 		goto out;
+	if (exec_cgroup(&c, err) < 0)
+		goto out;
 	if (ar_selinux_check_labels(o->process_file ? o->process_file :
 						      c.cfg->filename,
 				    c.proc.selinux_label, NULL, err) < 0)
@@ -617,10 +661,10 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 	/* The joiner (and the process it clones) is born in the container's
 	 * cgroup where the kernel can: a move waits for an RCU grace period
 	 * (container.c: cgroup_first). Else the joiner moves itself. */
-	if (c.st->cgroup_path) {
+	if (c.cgroup_path) {
 		struct ar_error ignored = AR_ERROR_INIT;
 
-		cgfd = ar_cg_open(c.st->cgroup_path, &ignored);
+		cgfd = ar_cg_open(c.cgroup_path, &ignored);
 		ar_error_clear(&ignored);
 	}
 	if (cgfd >= 0)

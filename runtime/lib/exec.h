@@ -28,6 +28,9 @@ struct ar_exec_opts {
 	char **caps; /* added to bounding, effective, permitted */
 	bool no_new_privs;
 	int preserve_fds;
+	/* --cgroup SUB (runc, crun): an existing sub-cgroup of the
+	 * container's, relative to it; NULL: the container's cgroup */
+	const char *cgroup;
 };
 
 /*

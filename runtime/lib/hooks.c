@@ -16,6 +16,55 @@
 #include "log.h"
 #include "utils.h"
 
+/* run.oci.hooks.stdout / run.oci.hooks.stderr, opened once per process
+ * (ar_hooks_output_open); -1: the log file or stderr. A container
+ * process inherits them from the runtime that cloned it. */
+static struct {
+	bool opened;
+	int out, err;
+} hook_output = { false, -1, -1 };
+
+static int open_output(const struct oci_config *cfg, const char *key, int *fd,
+		       struct ar_error *err)
+{
+	const char *path = oci_config_annotation(cfg, key);
+
+	if (!path)
+		return 0;
+	*fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY,
+		   0600);
+	if (*fd < 0)
+		return ar_error_set(err, errno,
+				    "annotations[\"%s\"]: open `%s`", key,
+				    path);
+	return 0;
+}
+
+int ar_hooks_output_open(const struct oci_config *cfg, struct ar_error *err)
+{
+	if (hook_output.opened)
+		return 0;
+	if (open_output(cfg, AR_ANNOTATION_HOOKS_STDOUT, &hook_output.out,
+			err) < 0 ||
+	    open_output(cfg, AR_ANNOTATION_HOOKS_STDERR, &hook_output.err,
+			err) < 0) {
+		ar_hooks_output_close();
+		return -1;
+	}
+	hook_output.opened = true;
+	return 0;
+}
+
+void ar_hooks_output_close(void)
+{
+	if (hook_output.out >= 0)
+		close(hook_output.out);
+	if (hook_output.err >= 0)
+		close(hook_output.err);
+	hook_output.out = hook_output.err = -1;
+	hook_output.opened = false;
+}
+
 static int pidfd_open_compat(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -88,7 +137,9 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 	_cleanup_close_ int in = -1;
 	char *fallback_argv[2];
 	char *const *argv;
-	int out_fd = ar_log_fd() >= 0 ? ar_log_fd() : STDERR_FILENO;
+	int log_fd = ar_log_fd() >= 0 ? ar_log_fd() : STDERR_FILENO;
+	int out_fd = hook_output.out >= 0 ? hook_output.out : log_fd;
+	int err_fd = hook_output.err >= 0 ? hook_output.err : log_fd;
 	pid_t pid;
 	int status;
 
@@ -117,7 +168,7 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		if (dup2(in, STDIN_FILENO) < 0 ||
 		    dup2(out_fd, STDOUT_FILENO) < 0 ||
-		    dup2(out_fd, STDERR_FILENO) < 0)
+		    dup2(err_fd, STDERR_FILENO) < 0)
 			_exit(127);
 		execve(hook->path, argv, hook->env.n ? hook->env.v : empty_env);
 		{
@@ -160,6 +211,15 @@ int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 	 * warning and the remaining hooks and the lifecycle continue */
 	bool warn_only = stage == OCI_HOOK_POSTSTART ||
 			 stage == OCI_HOOK_POSTSTOP;
+
+	if (list->n && ar_hooks_output_open(cfg, err) < 0) {
+		if (!warn_only)
+			return ar_error_wrap(err, "hooks.%s",
+					     oci_hook_stage_name(stage));
+		ar_warn("hooks.%s: %s (their output goes to the log)",
+			oci_hook_stage_name(stage), err->msg);
+		ar_error_clear(err);
+	}
 
 	for (size_t i = 0; i < list->n; i++) {
 		char what[96];

@@ -17,8 +17,9 @@
 
 /*
  * Run the hooks of `stage` from cfg. state_json is the OCI state (compact).
- * Each hook's stdout and stderr go to the runtime log file when there is
- * one (else to the runtime's stderr). A hook that exits non-zero, is killed
+ * Each hook's stdout and stderr go to the files of the run.oci.hooks.*
+ * annotations, else to the runtime log file when there is one, else to
+ * the runtime's stderr. A hook that exits non-zero, is killed
  * or exceeds its timeout is an error naming the stage, index and path; the
  * remaining hooks of the stage are not run. Except poststart and poststop
  * (runtime-spec): each failure is logged as a warning, the remaining hooks
@@ -26,6 +27,19 @@
  */
 int ar_hooks_run(const struct oci_config *cfg, enum oci_hook_stage stage,
 		 const char *state_json, size_t len, struct ar_error *err);
+
+/* crun's annotations: files (relative to the runtime's cwd, created 0600,
+ * appended to) that take the hooks' stdout and stderr instead of the log
+ * file or stderr. */
+#define AR_ANNOTATION_HOOKS_STDOUT "run.oci.hooks.stdout"
+#define AR_ANNOTATION_HOOKS_STDERR "run.oci.hooks.stderr"
+
+/* Open the files of AR_ANNOTATION_HOOKS_STDOUT/STDERR, once per process
+ * (ar_hooks_run does it when a stage has hooks; the runtime does it before
+ * the clone so the container process's createContainer and startContainer
+ * hooks write to the same files). O_CLOEXEC. */
+int ar_hooks_output_open(const struct oci_config *cfg, struct ar_error *err);
+void ar_hooks_output_close(void);
 
 /* Same, for a single hook (unit-testable). */
 int ar_hook_run_one(const struct oci_hook *hook, const char *what,

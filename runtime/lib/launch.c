@@ -17,6 +17,7 @@
 
 #include "agent_hooks.h"
 #include "cgroup.h"
+#include "hooks.h"
 #include "log.h"
 #include "mounts.h"
 #include "seccomp.h"
@@ -87,7 +88,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
-	l->sync_fd = l->console_fd = l->fifo_fd = l->refusal_fd = -1;
+	l->sync_fd = l->console_fd = l->fifo_fd = l->proc_fd = l->refusal_fd =
+		-1;
 	l->state_fds[0] = l->state_fds[1] = -1;
 	l->pid = l->first_pid = -1;
 	for (int i = 0; i < OCI_NS_NTYPES; i++)
@@ -166,6 +168,10 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
+	/* before the clone: the container process's hooks write there too */
+	for (int s = 0; s < OCI_HOOK_NSTAGES; s++)
+		if (cfg->hooks[s].n && ar_hooks_output_open(cfg, err) < 0)
+			return -1;
 	if (cfg->linux_.seccomp || o->seccomp_default) {
 		/* Compiling a profile costs tens of milliseconds; the
 		 * compiled program is cached under the state root, keyed by
@@ -182,6 +188,14 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 			return ar_error_set_plain(
 				err, EINVAL,
 				"linux.seccomp: the config has a profile and the embedded one was asked for");
+		/* before the cache: a hit does not look at the names */
+		if (sc &&
+		    oci_config_annotation_on(
+			    cfg, AR_ANNOTATION_SECCOMP_FAIL_UNKNOWN) &&
+		    ar_seccomp_check_names(sc, err) < 0)
+			return ar_error_wrap(err, "%s",
+					     cfg->filename ? cfg->filename :
+							     "config.json");
 		/* A profile with a listener of its own keeps it (the kernel
 		 * allows one per process) and its refusals unobserved. */
 		l->refusal_listener =
@@ -239,6 +253,8 @@ void ar_launch_release(struct ar_launch *l)
 		close(l->console_fd);
 	if (l->fifo_fd >= 0)
 		close(l->fifo_fd);
+	if (l->proc_fd >= 0)
+		close(l->proc_fd);
 	if (l->seccomp)
 		ar_seccomp_filter_free(l->seccomp);
 	if (l->refusal_fd >= 0)

@@ -32,6 +32,10 @@ struct ar_launch {
 	int sync_fd; /* our end of the socketpair */
 	int console_fd; /* --console-socket, connected; -1 */
 	int fifo_fd; /* O_PATH fd of the exec fifo; -1 */
+	/* the runtime's /proc (O_PATH): the container process reopens
+	 * fifo_fd through it, in a root that may have no /proc (no mount
+	 * namespace: chroot, nothing mounted; or no proc mount); -1 */
+	int proc_fd;
 	int listen_fds; /* LISTEN_FDS of the runtime's environment */
 	int preserve_fds; /* --preserve-fds + listen_fds */
 	struct ar_seccomp_filter *seccomp; /* compiled before the clone */

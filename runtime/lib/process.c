@@ -105,13 +105,16 @@ int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err)
 }
 
 int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
-			struct ar_error *err)
+			bool keep_groups, struct ar_error *err)
 {
 	const struct oci_user *u = &p->user;
 
 	if (ar_caps_prepare_keep(err) < 0)
 		return -1;
-	if (!setgroups_denied || u->n_additional_gids) {
+	if (keep_groups)
+		ar_debug("%s: the caller's supplementary groups are kept",
+			 AR_ANNOTATION_KEEP_GROUPS);
+	else if (!setgroups_denied || u->n_additional_gids) {
 		gid_t *gids = (gid_t *)u->additional_gids;
 
 		/* EPERM with no groups to set: setgroups is denied in the
@@ -362,9 +365,9 @@ bool ar_process_chdir_early(const struct oci_process *p)
 }
 
 int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
-			  bool cwd_done, struct ar_error *err)
+			  bool keep_groups, bool cwd_done, struct ar_error *err)
 {
-	if (ar_process_set_user(p, setgroups_denied, err) < 0)
+	if (ar_process_set_user(p, setgroups_denied, keep_groups, err) < 0)
 		return -1;
 	if (!cwd_done && ar_process_chdir(p->cwd, err) < 0)
 		return -1;

@@ -28,12 +28,16 @@ int ar_process_set_io_priority(const struct oci_process *p,
 			       struct ar_error *err);
 int ar_process_set_scheduler(const struct oci_process *p, struct ar_error *err);
 
+/* run.oci.keep_original_groups (crun; podman --group-add keep-groups):
+ * no setgroups, the caller's supplementary groups stay. */
+#define AR_ANNOTATION_KEEP_GROUPS "run.oci.keep_original_groups"
+
 /* setgroups (additionalGids; skipped when setgroups is denied and there
- * are none), setresgid, setresuid, with the capabilities of the config
- * applied across the change (ar_caps_prepare_keep/ar_caps_apply), then
- * umask. */
+ * are none, or with keep_groups: AR_ANNOTATION_KEEP_GROUPS), setresgid,
+ * setresuid, with the capabilities of the config applied across the
+ * change (ar_caps_prepare_keep/ar_caps_apply), then umask. */
 int ar_process_set_user(const struct oci_process *p, bool setgroups_denied,
-			struct ar_error *err);
+			bool keep_groups, struct ar_error *err);
 
 /* The settings applied while still privileged, for the init process and
  * for exec alike: rlimits, I/O priority, scheduler, and no_new_privs when
@@ -53,7 +57,8 @@ void ar_process_chown_stdio(const struct oci_process *p);
 /* ar_process_set_user(), then the chdir to process.cwd as the user when
  * ar_process_chdir_early() could not do it (cwd_done false). */
 int ar_process_enter_user(const struct oci_process *p, bool setgroups_denied,
-			  bool cwd_done, struct ar_error *err);
+			  bool keep_groups, bool cwd_done,
+			  struct ar_error *err);
 
 /* Resolve args[0] like execvpe with the container's PATH (from env; the
  * usual default when absent). Returns a malloc'd path or NULL with err:

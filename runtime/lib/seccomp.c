@@ -374,6 +374,23 @@ static int parse_flags(struct ar_seccomp_filter *f,
 	return 0;
 }
 
+int ar_seccomp_check_names(const struct oci_seccomp *sc, struct ar_error *err)
+{
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		const struct oci_strv *n = &sc->syscalls[i].names;
+
+		for (size_t j = 0; j < n->n; j++)
+			if (seccomp_syscall_resolve_name(n->v[j]) ==
+			    __NR_SCMP_ERROR)
+				return ar_error_set_plain(
+					err, EINVAL,
+					"linux.seccomp.syscalls[%zu].names[%zu]: unknown syscall `%s` (libseccomp %s; the annotation %s asks to fail on it)",
+					i, j, n->v[j], ar_seccomp_lib_version(),
+					AR_ANNOTATION_SECCOMP_FAIL_UNKNOWN);
+	}
+	return 0;
+}
+
 static int add_rule(struct ar_seccomp_filter *f, struct ar_sbpf *sb,
 		    const struct oci_seccomp_syscall *s, size_t idx,
 		    const char *name, uint32_t action, struct ar_error *err)

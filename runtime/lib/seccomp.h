@@ -63,6 +63,17 @@ struct ar_seccomp_filter;
 int ar_seccomp_compile(const struct oci_seccomp *sc,
 		       struct ar_seccomp_filter **out, struct ar_error *err);
 
+/* crun's run.oci.seccomp_fail_unknown_syscall (present and not "0"):
+ * a syscall name libseccomp does not know is an error instead of being
+ * skipped. */
+#define AR_ANNOTATION_SECCOMP_FAIL_UNKNOWN                                     \
+	"run.oci.seccomp_fail_unknown_syscall"
+
+/* Every syscall name of the profile is known to libseccomp (for the
+ * native architecture), else an error naming the first that is not:
+ *   "linux.seccomp.syscalls[2].names[0]: unknown syscall `foo` (...)" */
+int ar_seccomp_check_names(const struct oci_seccomp *sc, struct ar_error *err);
+
 /* Like ar_seccomp_compile(), but reuse the BPF program compiled before for
  * the same profile (same libseccomp, kernel and architecture) from
  * cache_dir, and store new ones there.  Compiling a large multi-arch

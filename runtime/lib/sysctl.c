@@ -107,6 +107,19 @@ int ar_sysctl_check(const struct oci_config *cfg,
 				err, EINVAL,
 				"%s: linux.sysctl \"%s\": conflicts with the hostname field (set the hostname there)",
 				file, key);
+		/* as crun: two values for one setting, the later would win */
+		if ((strchr(key, '/') ?
+			     strcmp(key, "kernel/domainname") == 0 :
+			     strcmp(key, "kernel.domainname") == 0) &&
+		    cfg->domainname && *cfg->domainname &&
+		    strcmp(l->items[i].value ? l->items[i].value : "",
+			   cfg->domainname) != 0)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"%s: linux.sysctl \"%s\" = \"%s\": conflicts with the domainname field \"%s\" (set one of them)",
+				file, key,
+				l->items[i].value ? l->items[i].value : "",
+				cfg->domainname);
 		if (separate[t])
 			continue;
 		ns = oci_config_find_ns(cfg, (enum oci_ns_type)t);

@@ -159,6 +159,103 @@ t_born_in_cgroup()
 	assert_contains "$(cat "$cg/cgroup.procs")" "$(ar state "$id" | jq -r .pid)"
 }
 
+# The parent of the default layout (/agentrun/<id>, root) goes with its
+# last container, race-safe: a run that starts meanwhile keeps it or makes
+# it again. In a cgroup namespace of its own (tests/bench/in-cgroup-ns.sh:
+# a fresh child of the v2 tree, removed afterwards), so that other
+# containers of the host do not share the parent.
+t_default_parent_removed()
+{
+	local b=$TEST_TMP/par
+	require_v2_writable
+	make_bundle "$b"
+	config_set "$b" '.process.args=["true"]'
+	cp -a "$b" "$b-sleep"
+	config_set "$b-sleep" '.process.args=["sleep","60"]'
+	cat >"$TEST_TMP/parent.sh" <<EOF
+set -u
+A() { "$AGENTRUN" --root "$AR_ROOT" "\$@"; }
+P=/sys/fs/cgroup/agentrun
+left() { [ ! -e \$P ] || { echo "left behind: \$P: \$(ls \$P)"; exit 1; }; }
+A run --bundle "$b" par-1 || exit 1
+left
+A run -d --bundle "$b-sleep" par-2 || exit 1
+A run --bundle "$b" par-3 || exit 1
+[ -d \$P/par-2 ] || { echo "the running container's cgroup went"; exit 1; }
+A delete --force par-2 || exit 1
+left
+# two loops of runs in parallel: each one's parent removal races the
+# other's creation
+loop() { for i in \$(seq \$2); do A run --bundle "$b" "par-\$1-\$i" || { echo "run \$1-\$i failed"; return 1; }; done; }
+loop x 12 & x=\$!
+loop y 12 & y=\$!
+wait \$x || exit 1
+wait \$y || exit 1
+left
+# the removal of another runtime's delete, as often as it can: every run
+# must still find (or make) its parent
+python3 -c '
+import os, sys
+while not os.path.exists(sys.argv[2]):
+    try:
+        os.rmdir(sys.argv[1])
+    except OSError:
+        pass' \$P "$TEST_TMP/stop-racer" &
+r=\$!
+loop z 50; rc=\$?
+touch "$TEST_TMP/stop-racer"
+wait \$r
+[ \$rc = 0 ] || exit 1
+left
+echo all-good
+EOF
+	assert_status 0 "$TOP_SRCDIR/tests/bench/in-cgroup-ns.sh" bash "$TEST_TMP/parent.sh"
+	assert_contains "$OUT" all-good
+}
+
+# exec --cgroup SUB (runc, crun): the process is born in an existing
+# sub-cgroup of the container's; a missing one, "..", a v1
+# controller:path, and a container without a cgroup are errors.
+t_exec_sub_cgroup()
+{
+	local b=$TEST_TMP/ecg id cg
+	require_v2_writable
+	make_bundle "$b"
+	config_set "$b" '.process.args=["sleep","60"] | .linux.namespaces |= map(select(.type != "cgroup"))'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar run -d --bundle "$b" "$id"
+	cg=$(jq -r .agentrun.cgroupPath "$AR_ROOT/$id/state.json")
+	mkdir -p "$cg/sub/deeper"
+	assert_status 0 ar exec --cgroup sub/deeper "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}/sub/deeper"
+	assert_status 0 ar exec --cgroup /sub "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}/sub"
+	# -d: it stays there
+	assert_status 0 ar exec -d --cgroup sub "$id" sleep 30
+	assert_match "$(cat "$cg/sub/cgroup.procs")" '^[0-9]+$'
+	# without --cgroup: the container's own
+	assert_status 0 ar exec "$id" cat /proc/self/cgroup
+	assert_eq "$(grep '^0::' <<<"$OUT")" "0::${cg#"$M"}"
+	assert_status 1 ar exec --cgroup nosuch "$id" true
+	assert_contains "$ERR" "exec --cgroup \`nosuch\`"
+	assert_contains "$ERR" "No such file or directory"
+	assert_status 1 ar exec --cgroup sub/../.. "$id" true
+	assert_contains "$ERR" "invalid cgroup path"
+	assert_status 1 ar exec --cgroup memory:sub "$id" true
+	assert_contains "$ERR" "cgroup v1"
+	# a container without a cgroup
+	local id2
+	id2=$(unique_id)
+	defer ar delete --force "$id2"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" --cgroup-manager=disabled run -d --bundle "$b" "$id2"
+	assert_status 1 ar exec --cgroup sub "$id2" true
+	assert_contains "$ERR" "has no cgroup of its own"
+}
+
+run_test "cgroup v2: exec --cgroup SUB runs in the sub-cgroup" t_exec_sub_cgroup
+run_test "cgroup v2: the empty default parent /agentrun is removed" \
+	t_default_parent_removed
 run_test "cgroup v2: run's and exec's processes are born in the cgroup (CLONE_INTO_CGROUP)" \
 	t_born_in_cgroup
 run_test "cgroup v2 without controllers: a cgroup; pause, ps, kill --all, delete" \

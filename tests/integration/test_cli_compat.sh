@@ -183,6 +183,69 @@ session_leader()
 t_session_leader() { session_leader 0; }
 t_session_leader_rootless() { session_leader 1; }
 
+# crun's delete --regex: every container whose id the ERE matches
+# (unanchored), running ones with --force; a running one without --force
+# is a warning and exit 1, the others still deleted; a bad ERE is an
+# error; no match: exit 0.
+delete_regex()
+{
+	local u=$1 b=$TEST_TMP/dr$1 p
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["sleep","60"]'
+	p=rx$RANDOM$u
+	for id in "$p-a1" "$p-a2" "$p-b1" "other-$p"; do
+		defer arr "$u" delete --force "$id"
+		assert_status 0 arr "$u" run -d --bundle "$b" "$id"
+	done
+	assert_status 0 arr "$u" kill "$p-a1" KILL
+	wait_until 10 status_is "$u" "$p-a1" stopped
+	# a2 is running: refused without --force, a1 is deleted anyway
+	assert_status 1 arr "$u" delete --regex "^$p-a[0-9]\$"
+	assert_contains "$ERR" "$p-a2"
+	assert_contains "$ERR" "1 of 2 matching containers not deleted"
+	assert_status 1 arr "$u" state "$p-a1"
+	assert_status 0 arr "$u" state "$p-a2"
+	# unanchored, as crun: "$p-" matches a2, b1 and other-$p
+	assert_status 0 arr "$u" delete --force --regex "$p"
+	assert_eq "$OUT$ERR" ""
+	for id in "$p-a2" "$p-b1" "other-$p"; do
+		assert_status 1 arr "$u" state "$id"
+	done
+	assert_status 0 arr "$u" delete -r "^nothing-matches-$p\$"
+	assert_status 1 arr "$u" delete --regex "($p"
+	assert_contains "$ERR" "invalid regular expression"
+}
+t_delete_regex() { delete_regex 0; }
+t_delete_regex_rootless() { delete_regex 1; }
+
+# crun's run.oci.seccomp_fail_unknown_syscall: a syscall name libseccomp
+# does not know fails the creation (naming it) instead of being skipped;
+# "0" or no annotation: skipped. Also after the profile was cached.
+seccomp_fail_unknown()
+{
+	local u=$1 b=$TEST_TMP/sfu$1 id v
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["true"] | .linux.seccomp={"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["acct"],"action":"SCMP_ACT_ERRNO"},{"names":["getpid","no_such_syscall_ar"],"action":"SCMP_ACT_ERRNO"}]}'
+	for v in none 0 1; do
+		[ "$v" = none ] ||
+			config_set "$b" '.annotations["run.oci.seccomp_fail_unknown_syscall"]=$v' --arg v "$v"
+		id=$(unique_id)
+		defer arr "$u" delete --force "$id"
+		if [ "$v" = 1 ]; then
+			assert_status 1 arr "$u" run --bundle "$b" "$id"
+			assert_contains "$ERR" 'linux.seccomp.syscalls[1].names[1]: unknown syscall `no_such_syscall_ar`'
+			assert_contains "$ERR" "run.oci.seccomp_fail_unknown_syscall"
+			assert_status 1 arr "$u" state "$id"
+			assert_status 1 arr "$u" create --bundle "$b" "$id"
+			assert_contains "$ERR" "no_such_syscall_ar"
+		else
+			assert_status 0 arr "$u" run --bundle "$b" "$id"
+		fi
+	done
+}
+t_seccomp_fail_unknown() { seccomp_fail_unknown 0; }
+t_seccomp_fail_unknown_rootless() { seccomp_fail_unknown 1; }
+
 run_test "the container process leads its own session" t_session_leader
 run_test "rootless: the container process leads its own session" \
 	t_session_leader_rootless
@@ -200,4 +263,10 @@ run_test "seccomp listenerPath nobody accepts: an error, no hang" \
 	t_listener_never_accepts
 run_test "rootless: seccomp listenerPath nobody accepts: an error, no hang" \
 	t_listener_never_accepts_rootless
+run_test "delete --regex (crun)" t_delete_regex
+run_test "rootless: delete --regex (crun)" t_delete_regex_rootless
+run_test "run.oci.seccomp_fail_unknown_syscall fails on an unknown name" \
+	t_seccomp_fail_unknown
+run_test "rootless: run.oci.seccomp_fail_unknown_syscall" \
+	t_seccomp_fail_unknown_rootless
 finish

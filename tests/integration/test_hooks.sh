@@ -382,6 +382,59 @@ create_container_mounts()
 	assert_eq "$(cat "$d/bind")" from-bind "createContainer sees the bind"
 }
 t_create_container_mounts() { create_container_mounts 0; }
+
+# crun's run.oci.hooks.stdout / run.oci.hooks.stderr: every stage's
+# output (the container process's createContainer and startContainer
+# too) appended to those files, none on the runtime's stderr; a file that
+# cannot be opened fails create, naming the annotation.
+hooks_output()
+{
+	local u=$1 b=$TEST_TMP/bo$1 d=$TEST_TMP/ho$1 id s
+	bundle_for "$u" "$b"
+	mkdir -p "$d"
+	[ "$u" = 0 ] || chown "$TEST_UID:$TEST_GID" "$d"
+	echo before >"$d/out"
+	[ "$u" = 0 ] || chown "$TEST_UID:$TEST_GID" "$d/out"
+	config_set "$b" '
+	  def h($s): {path: "/bin/sh",
+	    args: ["sh", "-c", "echo out:" + $s + "; echo err:" + $s + " >&2"]};
+	  .process.args = ["true"]
+	  | .annotations["run.oci.hooks.stdout"] = ($d + "/out")
+	  | .annotations["run.oci.hooks.stderr"] = ($d + "/err")
+	  | .hooks = {prestart: [h("prestart")], createRuntime: [h("createRuntime")],
+	      createContainer: [h("createContainer")],
+	      startContainer: [h("startContainer")],
+	      poststart: [h("poststart")], poststop: [h("poststop")]}' --arg d "$d"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" create --bundle "$b" "$id"
+	local errs=$ERR
+	assert_status 0 arr "$u" start "$id"
+	errs+=$ERR
+	wait_until 10 status_is "$u" "$id" stopped
+	assert_status 0 arr "$u" delete "$id"
+	errs+=$ERR
+	assert_eq "$(tr '\n' ' ' <"$d/out")" "before out:prestart out:createRuntime out:createContainer out:startContainer out:poststart out:poststop " "stdout file"
+	assert_eq "$(tr '\n' ' ' <"$d/err")" "err:prestart err:createRuntime err:createContainer err:startContainer err:poststart err:poststop " "stderr file"
+	assert_not_contains "$errs" "out:"
+	assert_not_contains "$errs" "err:"
+	[ "$u" = 0 ] || assert_file_owner "$d/err" "$TEST_UID:$TEST_GID"
+	assert_eq "$(stat -c %a "$d/err")" 600
+	# run: the same files, appended to
+	id=$(unique_id)
+	assert_status 0 arr "$u" run --bundle "$b" "$id"
+	assert_not_contains "$ERR" "err:"
+	assert_eq "$(grep -c . "$d/err")" 12
+	# a file that cannot be opened
+	config_set "$b" '.annotations["run.oci.hooks.stdout"] = $p' --arg p "$d/missing/out"
+	id=$(unique_id)
+	assert_status '!0' arr "$u" create --bundle "$b" "$id"
+	assert_contains "$ERR" 'annotations["run.oci.hooks.stdout"]'
+	assert_contains "$ERR" "$d/missing/out"
+	assert_status '!0' arr "$u" state "$id"
+}
+t_hooks_output() { hooks_output 0; }
+t_hooks_output_rootless() { hooks_output 1; }
 t_create_container_mounts_rootless() { create_container_mounts 1; }
 
 run_test "hooks: every stage at its moment and namespace (create/start/delete)" \
@@ -410,6 +463,8 @@ run_test "hooks: the state on stdin as runtime-tools' hooks_stdin checks" \
 	t_hooks_stdin
 run_test "hooks rootless: the state on stdin as hooks_stdin checks" \
 	t_hooks_stdin_rootless
+run_test "hooks: run.oci.hooks.stdout/stderr take every stage's output" t_hooks_output
+run_test "hooks rootless: run.oci.hooks.stdout/stderr" t_hooks_output_rootless
 run_test "hooks: createContainer sees the container's mounts" \
 	t_create_container_mounts
 run_test "hooks rootless: createContainer sees the container's mounts" \

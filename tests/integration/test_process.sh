@@ -72,6 +72,74 @@ t_user_groups_umask()
 	assert_match "$OUT" "Uid:	1000	1000	1000	1000"
 }
 
+# run.oci.keep_original_groups (crun; podman --group-add keep-groups):
+# the caller's supplementary groups stay (no setgroups), for run and
+# exec; "0" or no annotation: cleared to additionalGids.
+t_keep_original_groups()
+{
+	require_root
+	require_cmd setpriv
+	local b=$TEST_TMP/keepg id v
+	make_bundle "$b"
+	for v in 1 0 none; do
+		id=$(unique_id)
+		config_set "$b" 'del(.annotations["run.oci.keep_original_groups"]) | .process.args=["sh","-c","grep ^Groups: /proc/self/status; sleep 10"]'
+		[ "$v" = none ] ||
+			config_set "$b" '.annotations["run.oci.keep_original_groups"]=$v' --arg v "$v"
+		defer ar delete --force "$id"
+		assert_status 0 setpriv --groups 4242,4343 "$AGENTRUN" --root "$AR_ROOT" run -d --bundle "$b" "$id"
+		assert_status 0 setpriv --groups 4242,4343 "$AGENTRUN" --root "$AR_ROOT" exec "$id" grep ^Groups: /proc/self/status
+		if [ "$v" = 1 ]; then
+			assert_match "$OUT" "^Groups:	4242 4343 ?$" "exec with $v"
+		else
+			assert_match "$OUT" "^Groups:[[:space:]]*$" "exec with $v"
+		fi
+		assert_status 0 ar delete --force "$id"
+	done
+	# in the foreground too, with additionalGids ignored as crun does
+	id=$(unique_id)
+	config_set "$b" '.annotations["run.oci.keep_original_groups"]="1" | .process.user.additionalGids=[5] | .process.args=["grep","^Groups:","/proc/self/status"]'
+	defer ar delete --force "$id"
+	assert_status 0 setpriv --groups 4242 "$AGENTRUN" --root "$AR_ROOT" run --bundle "$b" "$id"
+	assert_match "$OUT" "^Groups:	4242 ?$"
+}
+
+# Rootless: a group of the caller's that the user namespace does not map
+# is kept as the overflow gid (it still grants what it grants on the host).
+t_rootless_keep_original_groups()
+{
+	require_cmd setpriv newuidmap newgidmap
+	require_subids
+	local b=$TEST_TMP/rkeepg id v su sg
+	make_bundle_as_test_user "$b" --rootless
+	su=$(grep "^$TEST_USER:" /etc/subuid | head -n1 | cut -d: -f2)
+	sg=$(grep "^$TEST_USER:" /etc/subgid | head -n1 | cut -d: -f2)
+	# newgidmap: setgroups is allowed, so it is cleared without the
+	# annotation
+	config_set "$b" '.linux.uidMappings=[{"containerID":0,"hostID":$u,"size":1},{"containerID":1,"hostID":$su,"size":1000}] |
+		.linux.gidMappings=[{"containerID":0,"hostID":$g,"size":1},{"containerID":1,"hostID":$sg,"size":1000}] |
+		.process.args=["grep","^Groups:","/proc/self/status"]' \
+		--argjson u "$TEST_UID" --argjson g "$TEST_GID" \
+		--argjson su "$su" --argjson sg "$sg"
+	mkdir -p "$AR_USER_ROOT"
+	chown "$TEST_UID:$TEST_GID" "$AR_USER_ROOT"
+	for v in 1 none; do
+		id=$(unique_id)
+		[ "$v" = none ] &&
+			config_set "$b" 'del(.annotations["run.oci.keep_original_groups"])' ||
+			config_set "$b" '.annotations["run.oci.keep_original_groups"]="1"'
+		defer ar_user delete --force "$id"
+		assert_status 0 setpriv --reuid="$TEST_UID" --regid="$TEST_GID" --groups "$TEST_GID,4242" \
+			env -i PATH="$PATH" HOME="$TEST_HOME" XDG_RUNTIME_DIR="$TEST_XDG_RUNTIME_DIR" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" run --bundle "$b" "$id"
+		if [ "$v" = 1 ]; then
+			assert_match "$OUT" "^Groups:	0 65534 ?$" "rootless, kept"
+		else
+			assert_match "$OUT" "^Groups:[[:space:]]*$" "rootless, cleared"
+		fi
+	done
+}
+
 t_rlimits()
 {
 	require_root
@@ -175,6 +243,8 @@ t_rootless_process()
 run_test "env, PATH lookup in the container's PATH" t_env_and_path
 run_test "cwd, a cwd that does not exist is made" t_cwd
 run_test "user: uid, gid, additionalGids, umask" t_user_groups_umask
+run_test "run.oci.keep_original_groups keeps the caller's groups" t_keep_original_groups
+run_test "rootless: run.oci.keep_original_groups" t_rootless_keep_original_groups
 run_test "rlimits as /proc/self/limits shows them" t_rlimits
 run_test "a bad rlimit fails naming it, no state left" t_rlimit_error
 run_test "oomScoreAdj, noNewPrivileges, pid 1" t_oom_nnp_pid1
