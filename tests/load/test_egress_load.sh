@@ -68,7 +68,8 @@ no_leftovers()
 	wait_no_leftover_procs "$root" "AGENTRUN_TEST_NEVER_SET=1"
 	assert_eq "$(host_mounts)" "$MOUNTS_BEFORE" "mounts left"
 	# containers only (the seccomp cache is kept on purpose)
-	assert_eq "$(ls -A "$root" 2>/dev/null | grep -vx .seccomp-cache || true)" "" "state left in $root"
+	assert_eq "$(find "$root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache -printf '%f\n' 2>/dev/null)" "" \
+		"state left in $root"
 }
 
 # expect_all OUT: the client's summary says every connection passed
