@@ -32,10 +32,17 @@ load_start()
 }
 load_stop()
 {
-	[ ${#LOAD_PIDS[@]} -gt 0 ] && kill "${LOAD_PIDS[@]}" 2>/dev/null
+	[ ${#LOAD_PIDS[@]} -eq 0 ] || kill "${LOAD_PIDS[@]}" 2>/dev/null
 	LOAD_PIDS=()
+	return 0
 }
-trap "load_stop; _ar_cleanup" EXIT
+# lib.sh's cleanup after the load's, with the script's exit status; a
+# signal that ends the script says so (and which test it came after)
+trap 'set -- $?; load_stop; (exit "$1"); _ar_cleanup' EXIT
+for sig in HUP INT TERM; do
+	# shellcheck disable=SC2064 # $sig now, _AR_N when it comes
+	trap "echo \"# test_egress_load.sh: SIG$sig after test \$_AR_N\"; exit 1" $sig
+done
 load_start
 echo "# load: ${#LOAD_PIDS[@]} spinning shells, loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 
