@@ -54,6 +54,7 @@
 	X(SSL_accept)                                                          \
 	X(SSL_connect)                                                         \
 	X(SSL_free)                                                            \
+	X(SSL_get_error)                                                       \
 	X(SSL_new)                                                             \
 	X(SSL_pending)                                                         \
 	X(SSL_read)                                                            \
@@ -141,6 +142,7 @@ static int ossl_load(struct ar_error *err)
 #define SSL_accept ossl.SSL_accept
 #define SSL_connect ossl.SSL_connect
 #define SSL_free ossl.SSL_free
+#define SSL_get_error ossl.SSL_get_error
 #define SSL_new ossl.SSL_new
 #define SSL_pending ossl.SSL_pending
 #define SSL_read ossl.SSL_read
@@ -631,10 +633,17 @@ static bool ssl_write_all(SSL *s, const char *buf, size_t len)
 	return true;
 }
 
-/* Both ways until one side ends. */
+/* Both ways until one side ends. A readable socket may hold a record
+ * that is not data (TLS 1.3 session tickets, a key update): without
+ * SSL_MODE_AUTO_RETRY, SSL_read then returns SSL_ERROR_WANT_READ
+ * instead of blocking for data that may never come (a server waiting
+ * for the rest of a request body) while the other side's bytes wait. */
 static void pump(SSL *cs, int c, SSL *us, int up)
 {
 	char buf[16384];
+
+	SSL_clear_mode(cs, SSL_MODE_AUTO_RETRY);
+	SSL_clear_mode(us, SSL_MODE_AUTO_RETRY);
 
 	for (;;) {
 		struct pollfd pfd[2] = { { .fd = c, .events = POLLIN },
@@ -658,6 +667,8 @@ static void pump(SSL *cs, int c, SSL *us, int up)
 			to = from == us ? cs : us;
 		}
 		r = SSL_read(from, buf, sizeof(buf));
+		if (r <= 0 && SSL_get_error(from, r) == SSL_ERROR_WANT_READ)
+			continue;
 		if (r <= 0 || !ssl_write_all(to, buf, (size_t)r))
 			return;
 	}
