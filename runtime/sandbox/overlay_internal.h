@@ -49,8 +49,8 @@ const char *ov_kind_name(mode_t m);
  * protected ones marked, those grouped (NULL: none) as one comment line
  * per git directory. */
 int ov_diff_selected(const struct ar_overlay *ov, const struct ar_changes *c,
-		     const bool *sel, const bool *grouped, bool stat,
-		     FILE *out, struct ar_error *err);
+		     const bool *sel, const bool *grouped, bool stat, FILE *out,
+		     struct ar_error *err);
 
 /* rels: the PATHS relative to the workspace; every one must select at
  * least one change. sel[i]: change i is selected. */
@@ -85,8 +85,8 @@ void ov_protect_pair(struct ar_change *r, struct ar_change *d);
 bool ov_named(const struct ar_change *ch, char *const *rels, size_t n);
 /* grouped[i]: change i (selected) is git's own data in a git directory
  * no PATH names at or below it: one line per directory (malloc'd). */
-bool *ov_grouped(const struct ar_changes *c, const bool *sel,
-		 char *const *rels, size_t n);
+bool *ov_grouped(const struct ar_changes *c, const bool *sel, char *const *rels,
+		 size_t n);
 /* The selected changes (not the D of an R), one line each with prefix,
  * those grouped as one line per git directory (NAME: the sandbox's, for
  * the hint). Returns how many protected changes were among them. */

@@ -542,8 +542,7 @@ bool sb_protect_home_each(const char *home, sb_protect_home_fn fn, void *data)
 
 	if (hl + 2 >= sizeof(buf))
 		return false;
-	memcpy(buf, home, hl);
-	buf[hl] = '/';
+	snprintf(buf, sizeof(buf), "%s/", home);
 	for (size_t i = 0; go && i < AR_ARRAY_SIZE(home_names); i++)
 		go = home_one(buf, sizeof(buf), hl, home_names[i].name,
 			      home_names[i].why, fn, data);
