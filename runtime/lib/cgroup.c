@@ -700,10 +700,14 @@ int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 	if (!cg->path || cg->dirfd >= 0)
 		return 0;
 	/* ENOENT: a parent was removed under us by the delete of its last
-	 * container (remove_default_parent): make it again */
+	 * container (remove_default_parent): make it again. Each round is
+	 * a few microseconds, and losing one takes a removal inside that
+	 * window: a bound of 20 was lost 21 times in a row to a loop of
+	 * removals on the other core of a loaded machine (a CI dry run),
+	 * 1000 cannot be in practice and still ends a real ENOENT. */
 	for (int i = 0;; i++) {
 		leaf = make_path(cg->mountfd, cg->rel, &created, err);
-		if (leaf >= 0 || err->code != ENOENT || i >= 20)
+		if (leaf >= 0 || err->code != ENOENT || i >= 1000)
 			break;
 		ar_error_clear(err);
 	}
