@@ -6,14 +6,14 @@
 #include "init.h"
 
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "signals.h"
@@ -71,87 +71,67 @@ static void close_all_but(int chan)
 	}
 }
 
-static int status_code(int st)
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+/* Execute agentrun-init (the embedded image: init_image.c) as pid 1 with
+ * argv `init CHAN PID`: a clean image in place of the runtime's fork.
+ * Called with every fd but 2 and chan closed and every signal blocked
+ * (kept by execve, and so are pending signals). Returns on failure. */
+static void exec_image(pid_t prog, int *chan)
 {
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return 1;
-}
+	static const unsigned int seals = F_SEAL_SEAL | F_SEAL_SHRINK |
+					  F_SEAL_GROW | F_SEAL_WRITE;
+	const char *p = ar_init_image;
+	size_t left = (size_t)(ar_init_image_end - ar_init_image);
+	char chan_s[16], prog_s[16];
+	char *argv[] = { (char *)"init", chan_s, prog_s, NULL };
+	char *envp[] = { NULL };
+	int mfd;
 
-__attribute__((noreturn)) static void init_loop(pid_t prog, int chan,
-						const sigset_t *all)
-{
-	struct pollfd pfd[2];
-	int sfd = signalfd(-1, all, SFD_CLOEXEC);
+	mfd = memfd_create("agentrun-init",
+			   MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	if (mfd < 0 && errno == EINVAL) /* before Linux 6.3 */
+		mfd = memfd_create("agentrun-init",
+				   MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		return;
+	while (left > 0) {
+		ssize_t w = write(mfd, p, left);
 
-	if (sfd < 0) {
-		/* no signalfd: reap and wait for the program, nothing more */
-		for (;;) {
-			int st;
-			pid_t w = waitpid(-1, &st, 0);
-
-			if (w == prog || (w < 0 && errno == ECHILD))
-				_exit(w == prog ? status_code(st) : 1);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(mfd);
+			return;
 		}
+		p += w;
+		left -= (size_t)w;
 	}
-	for (;;) {
-		int n = 1;
-
-		pfd[0] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		if (chan >= 0)
-			pfd[n++] =
-				(struct pollfd){ .fd = chan, .events = POLLIN };
-		if (poll(pfd, (nfds_t)n, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			_exit(1);
-		}
-		if (pfd[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo != SIGCHLD) {
-				kill(prog, (int)si.ssi_signo);
-				continue;
-			}
-			for (;;) {
-				int st;
-				pid_t w = waitpid(-1, &st, WNOHANG | WUNTRACED);
-
-				if (w <= 0)
-					break;
-				if (w != prog)
-					continue; /* an orphan, reaped */
-				if (WIFSTOPPED(st)) {
-					char c = AR_INIT_STOPPED;
-
-					if (chan >= 0 &&
-					    send(chan, &c, 1,
-						 MSG_NOSIGNAL | MSG_DONTWAIT) <
-						    0) {
-						close(chan);
-						chan = -1;
-					}
-					continue;
-				}
-				_exit(status_code(st));
-			}
-		}
-		if (n > 1 && pfd[1].revents) {
-			char c;
-
-			if (recv(chan, &c, 1, MSG_DONTWAIT) == 1) {
-				if (c == AR_INIT_CONT)
-					kill(-prog, SIGCONT);
-			} else if (errno != EAGAIN && errno != EINTR) {
-				close(chan);
-				chan = -1;
-			}
-		}
+	/* nobody changes pid 1's image, not the sandbox's processes either
+	 * (they may open /proc/1/exe) */
+	if (fchmod(mfd, 0555) < 0 || fcntl(mfd, F_ADD_SEALS, seals) < 0) {
+		close(mfd);
+		return;
 	}
+	/* the channel, open across this execve only: a dup has no
+	 * FD_CLOEXEC (fd 3 is free: close_all_but) */
+	if (*chan >= 0 && *chan != 3) {
+		if (dup2(*chan, 3) < 0) {
+			close(mfd);
+			return;
+		}
+		close(*chan);
+		*chan = 3;
+	} else if (*chan == 3 && fcntl(3, F_SETFD, 0) < 0) {
+		close(mfd);
+		return;
+	}
+	snprintf(chan_s, sizeof(chan_s), "%d", *chan);
+	snprintf(prog_s, sizeof(prog_s), "%d", (int)prog);
+	syscall(SYS_execveat, mfd, "", argv, envp, AT_EMPTY_PATH);
+	close(mfd);
 }
 
 int ar_init_exec(const char *exe, char *const argv[], char *const envp[],
@@ -186,6 +166,12 @@ int ar_init_exec(const char *exe, char *const argv[], char *const envp[],
 	/* both sides, so neither order of the two races */
 	setpgid(pid, pid);
 	close_all_but(chan);
+	exec_image(pid, &chan);
+	/* No memfd to execute (vm.memfd_noexec = 2, a seccomp profile that
+	 * refuses memfd_create or execveat): the runtime's fork stays pid 1.
+	 * It is non-dumpable (container_init.c), so nothing in the sandbox
+	 * reads the runtime's memory it holds; but neither can a rootless
+	 * `agentrun sandbox exec` open its /proc/1/root. */
 	set_title();
-	init_loop(pid, chan, &all);
+	ar_init_loop(pid, chan, &all);
 }
