@@ -52,6 +52,45 @@ t_exit_status_and_signals()
 	[ $((SECONDS - start)) -lt 30 ] || fail "the command did not get SIGTERM"
 }
 
+# Attack: read the caller's secrets out of pid 1. The init must not be a
+# fork of the runtime (whose memory holds the caller's whole environment,
+# which the sandbox filters out of the command's): pid 1 executes a clean
+# image (agentrun-init, runtime/lib/init.h), so the command may read all
+# of its memory and finds nothing of the runtime. Its being readable (a
+# dumpable process of the sandbox) is what lets a rootless
+# `agentrun sandbox exec` open /proc/PID/root of it (test_sandbox_session).
+t_pid1_holds_no_secret()
+{
+	sb_home "$1"
+	sb_home_own
+	require_cmd python3
+	local secret=sk-init-$RANDOM$RANDOM$RANDOM
+	OUT=$(AR_TEST_SECRET_KEY=$secret sb_run -- python3 -c '
+import re, sys
+secret = sys.argv[1].encode()
+n = found = 0
+for line in open("/proc/1/maps"):
+    m = re.match(r"([0-9a-f]+)-([0-9a-f]+) r", line)
+    if not m or "[vvar" in line or "[vsyscall" in line:
+        continue
+    lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+    with open("/proc/1/mem", "rb", 0) as f:
+        f.seek(lo)
+        data = f.read(hi - lo)
+    n += len(data)
+    found += secret in data
+for name in ("environ", "cmdline"):
+    found += secret in open("/proc/1/" + name, "rb").read()
+print("read", n, "found", found)
+print("env", "AR_TEST_SECRET_KEY" in open("/proc/self/environ").read())
+' "$secret" 2>&1) || fail "reading pid 1: $OUT"
+	assert_contains "$OUT" "found 0"
+	assert_contains "$OUT" "env False"
+	# it did read pid 1's memory (a clean image, no need to hide it)
+	[[ "$OUT" =~ read\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 100000 ] ||
+		fail "pid 1's memory not read: $OUT"
+}
+
 # tmux_screen: the pane's text
 tmux_screen()
 {
@@ -104,6 +143,8 @@ run_test "sandbox init: orphans are reaped (rootless)" t_orphans_reaped user
 run_test "sandbox init: orphans are reaped (root)" t_orphans_reaped root
 run_test "sandbox init: exit status, SIGTERM, a stop without terminal (rootless)" t_exit_status_and_signals user
 run_test "sandbox init: exit status, SIGTERM, a stop without terminal (root)" t_exit_status_and_signals root
+run_test "sandbox init: pid 1 holds nothing of the runtime's memory (rootless)" t_pid1_holds_no_secret user
+run_test "sandbox init: pid 1 holds nothing of the runtime's memory (root)" t_pid1_holds_no_secret root
 run_test "sandbox init: ^Z stops the agent and gives the shell back, fg continues it (rootless)" t_job_control user
 run_test "sandbox init: ^Z stops the agent and gives the shell back, fg continues it (root)" t_job_control root
 finish
