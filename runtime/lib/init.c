@@ -173,5 +173,5 @@ int ar_init_exec(const char *exe, char *const argv[], char *const envp[],
 	 * reads the runtime's memory it holds; but neither can a rootless
 	 * `agentrun sandbox exec` open its /proc/1/root. */
 	set_title();
-	ar_init_loop(pid, chan, &all);
+	ar_init_loop(pid, chan);
 }
