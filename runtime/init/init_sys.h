@@ -3,7 +3,8 @@
  * The few system calls of the sandbox's init (init_loop.c), as raw
  * syscalls on the kernel's own types (linux/ headers), so that the same
  * code builds two ways:
- *  - AR_INIT_FREESTANDING (x86_64, aarch64): agentrun-init without libc,
+ *  - AR_INIT_FREESTANDING (x86_64; another architecture needs its syscall
+ *    instruction here and its _start in main.c): agentrun-init without libc,
  *    a few KB, entered at _start (main.c); the syscall instruction is
  *    inlined here;
  *  - otherwise through libc's syscall(): the runtime's own fallback, and
@@ -32,26 +33,8 @@ static inline long ar_sys(long n, long a, long b, long c, long d, long e,
 			 : "rcx", "r11", "memory");
 	return ret;
 }
-#elif defined(__aarch64__)
-static inline long ar_sys(long n, long a, long b, long c, long d, long e,
-			  long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
 #else
-#error "AR_INIT_FREESTANDING: x86_64 and aarch64 only (configure.ac)"
+#error "AR_INIT_FREESTANDING: x86_64 only (configure.ac)"
 #endif
 #else
 #include <errno.h>

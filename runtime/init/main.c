@@ -13,7 +13,7 @@
  * command's pid. Every signal is blocked on entry (the mask and the
  * pending signals are kept across execve: nothing sent to pid 1 since the
  * fork is lost). It runs inside the sandbox's root, whatever libraries
- * that has: linked statically, and on x86_64 and aarch64 without libc
+ * that has: linked statically, and on x86_64 without libc
  * (init_sys.h: a few KB, copied into a memfd at every start).
  */
 #include <linux/prctl.h>
@@ -54,9 +54,8 @@ static __attribute__((noreturn)) void init_main(int argc, char **argv)
 
 #ifdef AR_INIT_FREESTANDING
 /* Built with whatever CFLAGS the builder gives (a distribution's
- * -fstack-protector-strong among them): the canary is read from
- * __stack_chk_guard (aarch64) or %fs:0x28 (x86_64, set up in _start). */
-unsigned long __stack_chk_guard = 0x5a17c0de5a17c0deUL;
+ * -fstack-protector-strong among them): the canary is read from %fs:0x28
+ * (set up in _start). */
 __attribute__((noreturn)) void __stack_chk_fail(void);
 void __stack_chk_fail(void)
 {
@@ -94,10 +93,10 @@ __attribute__((noreturn, used)) void ar_init_start(long *sp)
 
 #define AR_STR_(x) #x
 #define AR_STR(x) AR_STR_(x)
-#if defined(__x86_64__)
 #include <asm/prctl.h>
 /* a thread control block of sorts: %fs:0x28 is its sixth word */
 __attribute__((used)) unsigned long ar_init_tls[8];
+/* clang-format off */
 __asm__(".text\n"
 	".globl _start\n"
 	"_start:\n"
@@ -105,26 +104,14 @@ __asm__(".text\n"
 	"	mov %rsp, %r12\n"
 	"	and $-16, %rsp\n"
 	/* %fs:0x28, the stack protector's canary */
-	"	mov $" AR_STR(
-		__NR_arch_prctl) ", %eax\n"
-				 "	mov $" AR_STR(
-					 ARCH_SET_FS) ", %edi\n"
-						      "	lea ar_init_tls(%rip), %rsi\n"
-						      "	syscall\n"
-						      "	mov %r12, %rdi\n"
-						      "	call ar_init_start\n"
-						      "	hlt\n");
-#elif defined(__aarch64__)
-__asm__(".text\n"
-	".globl _start\n"
-	"_start:\n"
-	"	mov x29, #0\n"
-	"	mov x30, #0\n"
-	"	mov x0, sp\n"
-	"	and x1, x0, #-16\n"
-	"	mov sp, x1\n"
-	"	bl ar_init_start\n");
-#endif
+	"	mov $" AR_STR(__NR_arch_prctl) ", %eax\n"
+	"	mov $" AR_STR(ARCH_SET_FS) ", %edi\n"
+	"	lea ar_init_tls(%rip), %rsi\n"
+	"	syscall\n"
+	"	mov %r12, %rdi\n"
+	"	call ar_init_start\n"
+	"	hlt\n");
+/* clang-format on */
 #else
 int main(int argc, char **argv)
 {
