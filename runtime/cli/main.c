@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "exe_protect.h"
+#include "init.h"
 #include "log.h"
 #include "userns.h"
 #include "utils.h"
@@ -123,6 +124,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int c;
 
+	ar_init_save_argv(argc, argv);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+vh", longopts, NULL)) != -1) {
 		switch (c) {

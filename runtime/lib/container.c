@@ -256,27 +256,44 @@ static bool cgroup_first(const struct ar_launch *l)
 static int clone_container(struct ar_launch *l, int cgroup_fd, bool *in_cgroup,
 			   struct ar_error *err)
 {
-	int sv[2];
+	int sv[2], iv[2] = { -1, -1 };
 	pid_t child;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return ar_error_set(err, errno, "socketpair");
+	/* the init's channel: only a foreground run has a terminal to
+	 * hand the program's stops to */
+	if (l->o->init && !l->detached && !l->use_fifo &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, iv) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return ar_error_set(err, errno, "socketpair");
+	}
 	l->sync_fd = sv[1];
+	l->init_fd = iv[1];
 	l->overlap = overlap_setup(l);
 	child = ar_ns_clone(l->plan.slow ? 0 : l->plan.clone_flags, cgroup_fd,
 			    in_cgroup, err);
 	if (child < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		l->sync_fd = -1;
+		for (int i = 0; i < 2; i++) {
+			close(sv[i]);
+			if (iv[i] >= 0)
+				close(iv[i]);
+		}
+		l->sync_fd = l->init_fd = -1;
 		return -1;
 	}
 	if (child == 0) {
 		close(sv[0]);
+		if (iv[0] >= 0)
+			close(iv[0]);
 		ar_container_init(l);
 	}
 	close(sv[1]);
+	if (iv[1] >= 0)
+		close(iv[1]);
 	l->sync_fd = sv[0];
+	l->init_fd = iv[0];
 	l->first_pid = child;
 	ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
 	l->premade_mounts = NULL;
@@ -582,7 +599,7 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 
 	*exit_status = ar_supervise(l.pid, master, &sig.mask,
 				    ar_steal_fd(&l.refusal_fd), o->on_refusal,
-				    o->on_refusal_arg);
+				    o->on_refusal_arg, ar_steal_fd(&l.init_fd));
 	if (master >= 0)
 		close(ar_steal_fd(&master));
 	unblock_signals(&sig);

@@ -29,6 +29,7 @@
 #include "capabilities.h"
 #include "container_init.h"
 #include "hooks.h"
+#include "init.h"
 #include "landlock.h"
 #include "log.h"
 #include "mounts.h"
@@ -313,6 +314,11 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		goto fail_late;
 	if (l->seccomp && load_seccomp(l, err) < 0)
 		goto fail_late;
+	if (l->o->init && l->plan.new_pid) {
+		/* returns in the program's process, its execve failed */
+		ar_init_exec(exe, p->args.v, env, p->terminal, l->init_fd, err);
+		goto fail_late;
+	}
 	execve(exe, p->args.v, env);
 	ar_error_set(err, errno, "exec `%s`", exe);
 fail_late:

@@ -77,6 +77,12 @@ struct ar_create_opts {
 	 * nothing observed. */
 	ar_refusal_fn on_refusal;
 	void *on_refusal_arg;
+	/* agentrun sandbox: the container process stays as pid 1 of the
+	 * pid namespace, an init (init.h) that forks the program, reaps
+	 * orphans, forwards signals and hands the program's job-control
+	 * stops to a foreground `run` (ar_launch.init_fd). Only with a new
+	 * pid namespace. */
+	bool init;
 };
 
 #endif

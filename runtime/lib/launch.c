@@ -90,6 +90,7 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	l->o = o;
 	l->sync_fd = l->console_fd = l->fifo_fd = l->proc_fd = l->refusal_fd =
 		-1;
+	l->init_fd = -1;
 	l->state_fds[0] = l->state_fds[1] = -1;
 	l->pid = l->first_pid = -1;
 	for (int i = 0; i < OCI_NS_NTYPES; i++)
@@ -259,6 +260,8 @@ void ar_launch_release(struct ar_launch *l)
 		ar_seccomp_filter_free(l->seccomp);
 	if (l->refusal_fd >= 0)
 		close(l->refusal_fd);
+	if (l->init_fd >= 0)
+		close(l->init_fd);
 	ar_cgroup_free(l->cgroup);
 	if (l->cfg)
 		ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);

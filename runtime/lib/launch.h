@@ -43,6 +43,9 @@ struct ar_launch {
 	 * fd comes up with the filter loaded last, as usual */
 	bool refusal_listener;
 	int refusal_fd; /* that listener, received; -1 */
+	/* o->init in a foreground run: the init's channel (init.h), our end
+	 * in the runtime, its end in the container process; -1 */
+	int init_fd;
 	bool setgroups_denied; /* by the runtime when it writes the maps;
 				* the container process gets it from GO */
 	/* GO as soon as the ids, oom_score_adj and cgroup are set: the

@@ -10,9 +10,11 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "init.h"
 #include "log.h"
 #include "seccomp_refusal.h"
 #include "terminal.h"
@@ -27,12 +29,34 @@ static int wait_status_code(int st)
 	return 1;
 }
 
-int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
-		 ar_refusal_fn on_refusal, void *on_refusal_arg)
+/* The program under the init stopped (^Z in its terminal): give the
+ * user's terminal back and stop our process group, as the terminal's ^Z
+ * would have (the user's shell sees its job stopped, a wrapper script
+ * stops with us); once the shell continues us (fg, bg), take the
+ * terminal again and continue the program. Where nobody does job
+ * control (an orphaned process group) the kernel discards SIGTSTP, and
+ * without a terminal there is no job to stop: the program is continued
+ * at once (as when it was pid 1, which ignored the stop). */
+static void job_stop(int init_fd, struct ar_tty_relay *relay, bool tty)
 {
-	_cleanup_close_ int sfd = -1, refusals = nfd;
+	char c = AR_INIT_CONT;
+
+	if (tty) {
+		ar_tty_relay_restore(relay);
+		kill(0, SIGTSTP); /* not blocked: its default action */
+		ar_tty_relay_raw(relay);
+		ar_tty_relay_winsize(relay);
+	}
+	if (send(init_fd, &c, 1, MSG_NOSIGNAL) < 0)
+		ar_debug("continue the program: %m");
+}
+
+int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
+		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd)
+{
+	_cleanup_close_ int sfd = -1, refusals = nfd, init = init_fd;
 	struct ar_tty_relay relay;
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	bool exited = false, master_open = master >= 0;
 	int code = 1;
 
@@ -50,7 +74,8 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 	}
 	for (;;) {
-		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1;
+		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1,
+		    init_idx = -1;
 
 		if (exited && !master_open)
 			break;
@@ -59,6 +84,11 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 			nfd_idx = n;
 			pfd[n++] = (struct pollfd){ .fd = refusals,
 						    .events = POLLIN };
+		}
+		if (init >= 0 && !exited) {
+			init_idx = n;
+			pfd[n++] =
+				(struct pollfd){ .fd = init, .events = POLLIN };
 		}
 		if (master_open) {
 			master_idx = n;
@@ -114,6 +144,17 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 						      on_refusal_arg) < 0) {
 				close(refusals);
 				refusals = -1;
+			}
+		}
+		if (init_idx >= 0 && pfd[init_idx].revents) {
+			char c;
+
+			if (recv(init, &c, 1, MSG_DONTWAIT) == 1) {
+				if (c == AR_INIT_STOPPED)
+					job_stop(init, &relay, master >= 0);
+			} else if (errno != EAGAIN && errno != EINTR) {
+				close(init);
+				init = -1;
 			}
 		}
 		if (master_idx >= 0 && pfd[master_idx].revents) {

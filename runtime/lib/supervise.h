@@ -11,9 +11,12 @@
 /* Forward the signals of `mask` (blocked by the caller, SIGCHLD included)
  * to pid, relay the pty master when >= 0 (the terminal), answer the
  * seccomp refusal listener nfd (-1: none; closed here) through
- * on_refusal (seccomp_refusal.h), reap; returns the exit code (128+N on
- * signal). */
+ * on_refusal (seccomp_refusal.h), take the job-control stops the
+ * container's init reports on init_fd (init.h; -1: none; closed here):
+ * the terminal given back, the runtime stopped as a job of the user's
+ * shell, and the program continued when the shell continues us; reap;
+ * returns the exit code (128+N on signal). */
 int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
-		 ar_refusal_fn on_refusal, void *on_refusal_arg);
+		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd);
 
 #endif

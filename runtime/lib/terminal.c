@@ -144,19 +144,25 @@ int ar_terminal_setup_exec(int sock, const struct oci_console_size *size,
 	return terminal_setup(sock, size, false, err);
 }
 
-void ar_tty_relay_init(struct ar_tty_relay *r, int master)
+void ar_tty_relay_raw(struct ar_tty_relay *r)
 {
 	struct termios raw;
 
+	if (r->raw || !isatty(STDIN_FILENO) ||
+	    tcgetattr(STDIN_FILENO, &r->saved) < 0)
+		return;
+	raw = r->saved;
+	cfmakeraw(&raw);
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
+		r->raw = true;
+}
+
+void ar_tty_relay_init(struct ar_tty_relay *r, int master)
+{
 	memset(r, 0, sizeof(*r));
 	r->master = master;
 	r->stdin_open = true;
-	if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &r->saved) == 0) {
-		raw = r->saved;
-		cfmakeraw(&raw);
-		if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0)
-			r->raw = true;
-	}
+	ar_tty_relay_raw(r);
 	ar_tty_relay_winsize(r);
 }
 

@@ -48,6 +48,9 @@ struct ar_tty_relay {
 
 void ar_tty_relay_init(struct ar_tty_relay *r, int master);
 void ar_tty_relay_restore(struct ar_tty_relay *r);
+/* Our terminal raw again after a restore (a job continued by the shell,
+ * whose own settings it had meanwhile). */
+void ar_tty_relay_raw(struct ar_tty_relay *r);
 /* Our stdin reached EOF: send the pty's EOF character so the container
  * sees the end of its input too (`echo x | agentrun run` with a tty). */
 void ar_tty_relay_stdin_eof(struct ar_tty_relay *r);

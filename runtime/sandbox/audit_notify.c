@@ -313,6 +313,11 @@ struct sb_notify {
 	bool started;
 	pid_t init_pid; /* the container process (host pid) */
 	char *const *init_argv; /* its process.args */
+	/* the sandbox's pid 1 is an init (runtime/lib/init.h): it forks the
+	 * command, whose first execve is that of process.args, and itself
+	 * executes agentrun-init (an execveat of a memfd): each seen once,
+	 * by the listener's thread only */
+	bool program_seen, init_image_seen;
 	atomic_ulong count;
 	const struct sb_protect *protect; /* --audit: the protected paths */
 	struct sb_attempts *attempts;
@@ -706,10 +711,21 @@ static void handle(struct sb_notify *n, int nfd, struct seccomp_notif *req)
 		args[i] = req->data.args[i];
 	snprintf(mp, sizeof(mp), "/proc/%u/mem", req->pid);
 	mem = open(mp, O_RDONLY | O_CLOEXEC);
-	if (is_exec && mem < 0 && n->audit && req->pid == (__u32)n->init_pid &&
-	    strcmp(sys, "execve") == 0)
+	if (is_exec && req->pid == (__u32)n->init_pid && !n->init_image_seen &&
+	    strcmp(sys, "execveat") == 0) {
+		/* the init's own image, not the agent's: no event (a later
+		 * one, of anything pid 1 is made to run, is reported) */
+		n->init_image_seen = true;
+	} else if (is_exec && mem < 0 && n->audit && !n->program_seen &&
+		   strcmp(sys, "execve") == 0 &&
+		   (req->pid == (__u32)n->init_pid ||
+		    proc_ppid((pid_t)req->pid) == n->init_pid)) {
+		/* the container process's, or, under the init, that of the
+		 * command it forked: the first execve of a child of pid 1
+		 * (nothing else of the sandbox runs before it) */
+		n->program_seen = true;
 		init_exec(n, req, &pd);
-	else if (is_exec)
+	} else if (is_exec)
 		/* mem < 0 (not dumpable): the event with nulls */
 		handle_exec(n, req, mem, strcmp(sys, "execveat") == 0, &pd);
 	else if (sys && native && strcmp(sys, "connect") == 0)

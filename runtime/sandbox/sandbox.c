@@ -298,6 +298,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.on_spawn_arg = &beside,
 		.seccomp_default = p->seccomp_deferred,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
+		/* pid 1 an init: orphans reaped, ^Z stops the agent */
+		.init = true,
 	};
 	/* without --nested: refused namespaces are reported, naming it
 	 * (not under --audit/--learn: their listener is the one a process

@@ -337,9 +337,11 @@ static bool wait_gone(const char *dir, int ms)
 	return gone(dir);
 }
 
-/* Whether the sandbox's pid 1 catches SIGTERM: the kernel drops signals
- * that pid 1 of a pid namespace does not handle, so SIGTERM to a command
- * that leaves it at its default would only cost the wait. */
+/* Whether the sandbox's pid 1 takes SIGTERM: the kernel drops signals
+ * that pid 1 of a pid namespace does not handle, so SIGTERM to a pid 1
+ * that leaves it at its default would only cost the wait. The sandbox's
+ * init (init.h) blocks it and reads it from a signalfd, and forwards it
+ * to the command. */
 static bool catches_sigterm(const char *root, const char *name)
 {
 	_cleanup_free_ char *json = NULL, *path = NULL;
@@ -359,9 +361,14 @@ static bool catches_sigterm(const char *root, const char *name)
 	path = ar_xasprintf("/proc/%ld/status", pid);
 	f = fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, "SigCgt:", 7) == 0)
-			return strtoull(line + 7, NULL, 16) &
-			       (1ULL << (SIGTERM - 1));
+		if (strncmp(line, "SigBlk:", 7) == 0 ||
+		    strncmp(line, "SigCgt:", 7) == 0) {
+			if (strtoull(line + 7, NULL, 16) &
+			    (1ULL << (SIGTERM - 1)))
+				return true;
+			if (line[3] == 'C')
+				return false; /* SigCgt comes last */
+		}
 	return true;
 }
 
