@@ -88,11 +88,27 @@ cr_crash()
 
 # Pids of this case: the recorded pid while it is alive, and every process
 # whose environment holds the tag.
+# start_time PID: field 22 of /proc/PID/stat (after the comm, which may
+# hold spaces), empty when it is gone
+start_time()
+{
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	s=${s##*) }
+	set -- $s
+	echo "${20}"
+}
+
+# case_procs TAG PID [START]: the case's processes still alive: the one of
+# the state (only while it has the start time START, when given: with
+# pid_max 32768 and a busy machine a pid is reused within seconds), and
+# any that carries the case's tag
 case_procs()
 {
-	local tag=$1 pid=$2
+	local tag=$1 pid=$2 start=${3:-}
 	{
-		if [ -n "$pid" ] && [ "$pid" != 0 ] && [ -e "/proc/$pid" ]; then
+		if [ -n "$pid" ] && [ "$pid" != 0 ] && [ -e "/proc/$pid" ] &&
+			{ [ -z "$start" ] || [ "$(start_time "$pid")" = "$start" ]; }; then
 			grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null ||
 				echo "$pid"
 		fi
@@ -108,7 +124,7 @@ case_procs()
 t_crash()
 {
 	local mode=$1 point=$2 b=$TEST_TMP/b-$1-$2 id tag root st status
-	local pid='' cg='' expect=${CRASH_STATUS[$2]} mounts_before
+	local pid='' pstart='' cg='' expect=${CRASH_STATUS[$2]} mounts_before
 	require_root
 	# One bundle per mode, made once; a case's bundle holds its
 	# config.json and shares the base's rootfs by absolute path.
@@ -180,7 +196,10 @@ t_crash()
 	if [ -f "$root/$id/state.json" ]; then
 		cg=$(jq -r '.agentrun.cgroupPath // empty' "$root/$id/state.json")
 		[ -n "$pid" ] || pid=$(jq -r '.agentrun.pid // empty' "$root/$id/state.json")
+		pstart=$(jq -r '.agentrun.pidStart // empty' "$root/$id/state.json")
 	fi
+	# the process the state names, by its start time
+	[ -n "$pstart" ] && [ "$pstart" != 0 ] || { [ -z "$pid" ] || pstart=$(start_time "$pid"); }
 	assert_status 0 cr "$mode" list
 
 	# An interrupted start must not leave a container that a second
@@ -205,10 +224,10 @@ t_crash()
 	assert_status '!0' cr "$mode" state "$id"
 	assert_contains "$ERR" "does not exist"
 	for _ in $(seq 100); do
-		[ -z "$(case_procs "$tag" "$pid")" ] && break
+		[ -z "$(case_procs "$tag" "$pid" "$pstart")" ] && break
 		sleep 0.1
 	done
-	assert_eq "$(case_procs "$tag" "$pid")" "" "processes left (pid in state: ${pid:-none})"
+	assert_eq "$(case_procs "$tag" "$pid" "$pstart")" "" "processes left (pid in state: ${pid:-none})"
 	assert_eq "$(grep -F "$TEST_TMP" /proc/self/mountinfo || true)" \
 		"$mounts_before" "mounts left"
 	if [ "$mode" = root ] &&
