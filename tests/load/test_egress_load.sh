@@ -74,9 +74,12 @@ no_leftovers()
 	[ "$MODE" = root ] || root=$AR_USER_ROOT
 	wait_no_leftover_procs "$root" "AGENTRUN_TEST_NEVER_SET=1"
 	assert_eq "$(host_mounts)" "$MOUNTS_BEFORE" "mounts left"
-	# containers only (the seccomp cache is kept on purpose)
-	assert_eq "$(find "$root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache -printf '%f\n' 2>/dev/null)" "" \
+	# containers only (the seccomp cache and the control directory are kept on purpose)
+	assert_eq "$(find "$root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache ! -name .control -printf '%f\n' 2>/dev/null)" "" \
 		"state left in $root"
+	# the control plane's directory stays, its sockets go with their sandboxes
+	assert_eq "$(find "$root/.control" -mindepth 1 -printf '%f\n' 2>/dev/null)" "" \
+		"control sockets left in $root/.control"
 }
 
 # expect_all OUT: the client's summary says every connection passed

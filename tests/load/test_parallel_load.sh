@@ -74,8 +74,11 @@ t_parallel()
 	assert_eq "$failed" 0 "failed sandboxes"
 	wait_no_leftover_procs "$root" "AGENTRUN_TEST_NEVER_SET=1"
 	assert_eq "$(host_mounts)" "$before" "mounts left"
-	assert_eq "$(find "$root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache -printf '%f\n' 2>/dev/null)" "" \
+	assert_eq "$(find "$root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache ! -name .control -printf '%f\n' 2>/dev/null)" "" \
 		"state left in $root"
+	# the control plane's directory stays, its sockets go with their sandboxes
+	assert_eq "$(find "$root/.control" -mindepth 1 -printf '%f\n' 2>/dev/null)" "" \
+		"control sockets left in $root/.control"
 }
 
 for mode in root user; do
