@@ -133,7 +133,7 @@ struct buf {
 
 static void put(struct buf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
+	if (!b->s || b->n + n + 1 > b->cap) {
 		b->cap = (b->n + n + 1) * 2;
 		b->s = ar_xrealloc(b->s, b->cap);
 	}
