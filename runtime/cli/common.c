@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sandbox/overlay.h"
+#include "overlay/overlay.h"
 #include "cli.h"
 #include "log.h"
 #include "userns.h"

@@ -5,7 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../sandbox/overlay.h"
+#include "overlay/overlay.h"
 #include "cli.h"
 
 #define OVERLAYS_USAGE                                                         \

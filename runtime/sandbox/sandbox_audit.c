@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "audit_notify.h"
-#include "learn.h"
+#include "audit/audit.h"
+#include "audit/audit_notify.h"
+#include "audit/learn.h"
 #include "log.h"
-#include "overlay.h"
-#include "protect.h"
+#include "overlay/overlay.h"
+#include "protect/protect.h"
 #include "sandbox_audit.h"
 #include "sandbox_config.h"
 #include "sandbox_egress.h"
@@ -52,7 +52,7 @@ int sb_observe_start(struct sb_observe *ob, const struct sb_plan *p,
 	if (o->audit && ar_audit_open(o->audit, &ob->audit, err) < 0)
 		return -1;
 	if (o->learn)
-		ob->learn = sb_learn_new(p->h, p->workspace, ob->audit);
+		ob->learn = sb_learn_new(p->h->home, p->workspace, ob->audit);
 	if (ob->audit)
 		what |= SB_NOTIFY_EXEC | SB_NOTIFY_CONNECT | SB_NOTIFY_WRITES;
 	if (ob->learn)

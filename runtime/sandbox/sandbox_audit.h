@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "audit_files.h"
-#include "audit_notify.h"
+#include "audit/audit_files.h"
+#include "audit/audit_notify.h"
 #include "oci_config.h"
 #include "sandbox_types.h"
 

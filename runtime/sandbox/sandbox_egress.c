@@ -23,9 +23,9 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "egress_diag.h"
-#include "egress_tls.h"
-#include "egress_proxy.h"
+#include "egress/egress_diag.h"
+#include "egress/egress_tls.h"
+#include "egress/egress_proxy.h"
 #include "log.h"
 #include "profile.h"
 #include "sandbox_egress.h"

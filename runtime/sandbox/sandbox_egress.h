@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "egress_policy.h"
-#include "egress_proxy.h"
+#include "egress/egress_policy.h"
+#include "egress/egress_proxy.h"
 #include "error.h"
 #include "sandbox_mounts.h"
 #include "sandbox_types.h"

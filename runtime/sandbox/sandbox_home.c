@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "home_secrets.h"
+#include "protect/home_secrets.h"
 #include "sandbox_home.h"
 #include "utils.h"
 

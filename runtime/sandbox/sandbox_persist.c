@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "home_secrets.h"
+#include "audit/audit.h"
+#include "protect/home_secrets.h"
 #include "log.h"
-#include "protect.h"
+#include "protect/protect.h"
 #include "sandbox_persist.h"
 #include "utils.h"
 

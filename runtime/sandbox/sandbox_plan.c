@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "home_secrets.h"
+#include "protect/home_secrets.h"
 #include "landlock.h"
-#include "learn.h"
+#include "audit/learn.h"
 #include "log.h"
 #include "profile.h"
 #include "sandbox_egress.h"

@@ -14,12 +14,12 @@
 #include <sys/types.h>
 
 #include "arena.h"
-#include "egress_policy.h"
-#include "host_exec_check.h"
+#include "egress/egress_policy.h"
+#include "protect/host_exec_check.h"
 #include "landlock.h"
 #include "oci_config.h"
-#include "overlay.h"
-#include "protect.h"
+#include "overlay/overlay.h"
+#include "protect/protect.h"
 #include "rootfs_fill.h"
 
 struct oci_profile;

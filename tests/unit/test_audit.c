@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for the audit log (runtime/sandbox/audit.c, audit_files.c,
+/* Unit tests for the audit log (runtime/sandbox/audit/audit.c, audit_files.c,
  * audit_notify.c's rules, audit_paths.c's decoding and resolution) and
  * learn mode's profile (learn.c). */
 #define _GNU_SOURCE
@@ -10,13 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/audit.h"
-#include "../../runtime/sandbox/audit_files.h"
-#include "../../runtime/sandbox/audit_notify.h"
-#include "../../runtime/sandbox/audit_paths.h"
-#include "../../runtime/sandbox/egress_policy.h"
-#include "../../runtime/sandbox/egress_proxy.h"
-#include "../../runtime/sandbox/learn.h"
+#include "../../runtime/sandbox/audit/audit.h"
+#include "../../runtime/sandbox/audit/audit_files.h"
+#include "../../runtime/sandbox/audit/audit_notify.h"
+#include "../../runtime/sandbox/audit/audit_paths.h"
+#include "../../runtime/sandbox/egress/egress_policy.h"
+#include "../../runtime/sandbox/egress/egress_proxy.h"
+#include "../../runtime/sandbox/audit/learn.h"
 #include "oci_config.h"
 #include "profile.h"
 #include "../../runtime/sandbox/sandbox.h"
@@ -468,9 +468,8 @@ UNIT_TEST(path_resolve_as_the_kernel)
 
 UNIT_TEST(learn_writes_a_profile_that_parses)
 {
-	struct ar_sandbox_host h = { .home = "/home/me" };
 	struct ar_error err = AR_ERROR_INIT;
-	struct sb_learn *l = sb_learn_new(&h, "/home/me/ws", NULL);
+	struct sb_learn *l = sb_learn_new("/home/me", "/home/me/ws", NULL);
 	struct oci_profile *pf = NULL;
 	struct ar_egress_event ev = { "connect",   "localhost", 8080,
 				      "127.0.0.1", true,	NULL,

@@ -12,7 +12,7 @@
 #include "../../runtime/sandbox/control/control_always.h"
 #include "../../runtime/sandbox/control/control_proto.h"
 #include "../../runtime/sandbox/control/control_queue.h"
-#include "../../runtime/sandbox/egress_policy.h"
+#include "../../runtime/sandbox/egress/egress_policy.h"
 #include "unit.h"
 #include "utils.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/egress_dns.c: the sandbox's DNS
+/* Unit tests for runtime/sandbox/egress/egress_dns.c: the sandbox's DNS
  * messages and its address pool. No network. */
 #include <string.h>
 
-#include "../../runtime/sandbox/egress_dns.h"
+#include "../../runtime/sandbox/egress/egress_dns.h"
 #include "unit.h"
 
 /* A query for NAME (dotted) of type `type`, id 0x1234, RD set. */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/egress_policy.c: patterns, address
+/* Unit tests for runtime/sandbox/egress/egress_policy.c: patterns, address
  * classes, the two decisions and the deny line. No network. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
 
-#include "../../runtime/sandbox/egress_policy.h"
+#include "../../runtime/sandbox/egress/egress_policy.h"
 #include "unit.h"
 
 static struct ar_egress_policy policy(const char *list)

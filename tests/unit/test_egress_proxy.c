@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/egress_proxy.c, in this process on
+/* Unit tests for runtime/sandbox/egress/egress_proxy.c, in this process on
  * 127.0.0.1 only: the proxy on one loopback socket, an echo server on
  * another. Request rewriting, refusals, SOCKS5 replies, the event
  * callback, half-close through a tunnel, the connection limit, stop
@@ -19,7 +19,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/egress_proxy.h"
+#include "../../runtime/sandbox/egress/egress_proxy.h"
 #include "profile.h"
 #include "unit.h"
 #include "utils.h"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/egress_tls.c: where a secret's value
+/* Unit tests for runtime/sandbox/egress/egress_tls.c: where a secret's value
  * replaces its placeholder in a request head. No network, no TLS. */
 #include <string.h>
 
-#include "../../runtime/sandbox/egress_tls.h"
+#include "../../runtime/sandbox/egress/egress_tls.h"
 #include "unit.h"
 
 static struct ar_egress_secret secret(const char *hosts)

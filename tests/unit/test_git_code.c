@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/sandbox/git_code.h"
+#include "../../runtime/sandbox/protect/git_code.h"
 #include "unit.h"
 #include "utils.h"
 

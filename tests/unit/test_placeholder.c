@@ -13,7 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/placeholder.h"
+#include "../../runtime/sandbox/protect/placeholder.h"
 #include "unit.h"
 #include "utils.h"
 

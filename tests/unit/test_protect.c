@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/protect.h"
+#include "../../runtime/sandbox/protect/protect.h"
 #include "unit.h"
 #include "utils.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/home_secrets.h"
+#include "../../runtime/sandbox/protect/home_secrets.h"
 #include "../../runtime/sandbox/sandbox_config.h"
 #include "../../runtime/sandbox/sandbox_etc.h"
 #include "../../runtime/sandbox/sandbox_kernfs.h"

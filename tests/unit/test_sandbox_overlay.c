@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for runtime/sandbox/overlay*.c on a hand-made upper layer
+/* Unit tests for runtime/sandbox/overlay/overlay*.c on a hand-made upper layer
  * (whiteouts need mknod: root only, skipped otherwise). */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../../runtime/sandbox/overlay.h"
+#include "../../runtime/sandbox/overlay/overlay.h"
 #include "unit.h"
 #include "utils.h"
 

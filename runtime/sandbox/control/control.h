@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../egress_proxy.h"
+#include "egress/egress_proxy.h"
 #include "error.h"
 
 struct sb_control;

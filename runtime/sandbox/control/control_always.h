@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "../audit.h"
+#include "audit/audit.h"
 #include "error.h"
 
 /* Add "HOST:PORT" ([v6]:PORT) to `profile`'s net.allow; the change as a

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "../audit.h"
+#include "audit/audit.h"
 #include "control_proto.h"
 #include "json_tree.h"
 #include "state.h"

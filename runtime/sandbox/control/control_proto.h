@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../audit.h"
+#include "audit/audit.h"
 #include "control_queue.h"
 
 #define CTL_LINE_MAX 4096 /* a client's request line */

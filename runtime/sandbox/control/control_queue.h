@@ -25,7 +25,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "../audit.h"
+#include "audit/audit.h"
 
 #define CTL_MAX_PENDING 64 /* requests (distinct HOST:PORT) at once */
 #define CTL_MAX_WAITING 256 /* connections waiting at once */

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../audit.h"
+#include "audit/audit.h"
 #include "control_always.h"
 #include "control_proto.h"
 #include "control_queue.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Shared by the runtime/sandbox/overlay*.c files; not for other users. */
+/* Shared by the runtime/sandbox/overlay/overlay*.c files; not for other users. */
 #ifndef AGENTRUN_OVERLAY_INTERNAL_H
 #define AGENTRUN_OVERLAY_INTERNAL_H
 

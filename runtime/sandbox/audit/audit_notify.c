@@ -28,7 +28,7 @@
 #include "fd_passing.h"
 #include "learn.h"
 #include "log.h"
-#include "protect.h"
+#include "protect/protect.h"
 #include "seccomp.h"
 #include "utils.h"
 

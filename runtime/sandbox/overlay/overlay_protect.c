@@ -23,7 +23,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "protect.h"
+#include "protect/protect.h"
 #include "utils.h"
 
 /* name in dir (an open directory, or -1) is a directory (dir) or a

@@ -13,13 +13,12 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "egress_proxy.h"
+#include "egress/egress_proxy.h"
 #include "learn.h"
-#include "home_secrets.h"
+#include "protect/home_secrets.h"
 #include "log.h"
-#include "overlay.h"
-#include "protect.h"
-#include "sandbox_types.h"
+#include "overlay/overlay.h"
+#include "protect/protect.h"
 #include "utils.h"
 
 struct entry {
@@ -54,13 +53,13 @@ static const char *const not_shown[] = {
 	"lib32",      "lib64", "libx32", "opt", "nix",	NULL,
 };
 
-struct sb_learn *sb_learn_new(const struct ar_sandbox_host *h,
-			      const char *workspace, struct ar_audit *audit)
+struct sb_learn *sb_learn_new(const char *home, const char *workspace,
+			      struct ar_audit *audit)
 {
 	struct sb_learn *l = ar_xcalloc(1, sizeof(*l));
 
 	pthread_mutex_init(&l->lock, NULL);
-	l->home = ar_xstrdup(h->home);
+	l->home = ar_xstrdup(home);
 	l->workspace = ar_xstrdup(workspace);
 	l->audit = audit;
 	return l;

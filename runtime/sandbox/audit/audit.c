@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "egress_proxy.h"
+#include "egress/egress_proxy.h"
 #include "utils.h"
 
 struct ar_audit {

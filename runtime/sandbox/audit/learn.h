@@ -16,14 +16,13 @@
 
 struct ar_egress_event;
 struct ar_audit;
-struct ar_sandbox_host;
 
 struct sb_learn;
 
 /* workspace: the run's (paths below it are not extras). audit: events
  * are also passed to the audit log (NULL: none). */
-struct sb_learn *sb_learn_new(const struct ar_sandbox_host *h,
-			      const char *workspace, struct ar_audit *audit);
+struct sb_learn *sb_learn_new(const char *home, const char *workspace,
+			      struct ar_audit *audit);
 void sb_learn_free(struct sb_learn *l);
 
 /* A path the command used (absolute, normalised); thread-safe. */

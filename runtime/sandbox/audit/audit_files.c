@@ -10,8 +10,8 @@
 
 #include "audit.h"
 #include "audit_files.h"
-#include "overlay.h"
-#include "protect.h"
+#include "overlay/overlay.h"
+#include "protect/protect.h"
 #include "utils.h"
 
 static void scan_add(struct sb_scan *s, const char *path, const struct stat *st)
