@@ -26,7 +26,10 @@
 #               the include graph, and the call graph from the objects of
 #               the scan-build build); the circles that
 #               tests/static/layering-baseline.txt lists are tolerated
-#               until they are removed, a new one fails
+#               until they are removed, a new one fails; and the folder
+#               order of runtime/sandbox/ (FOLDER_RANK: arrows point down
+#               only, top -> control/ -> audit/ -> egress/, overlay/ ->
+#               protect/ -> runtime/lib)
 #   errno       the errno text of an error message by one rule
 #               (tests/static/check-errno-rule.py: ar_error_set gets the
 #               errno of a failed call, ar_error_set_plain a plain code;
