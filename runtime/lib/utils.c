@@ -386,3 +386,21 @@ char *ar_quote(const char *s)
 {
 	return ar_quote_n(s, strlen(s));
 }
+
+DIR *ar_dir_at(int dirfd, const char *name, int extra_flags)
+{
+	int fd = openat(dirfd, name,
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC | extra_flags);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}

@@ -4,6 +4,7 @@
 #ifndef AGENTRUN_UTILS_H
 #define AGENTRUN_UTILS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,6 +106,12 @@ int ar_write_file_atomic_at(int dirfd, const char *name, const void *data,
  * runtime state that does not outlive the machine's processes anyway
  * (state.json, pid files; crun does not sync its status files either):
  * two fsyncs cost 2-30 ms per start on a disk-backed state root. */
+/* A directory stream of dirfd/name (name "." for dirfd itself: a file
+ * description of its own, so each reader has its own position), opened
+ * O_DIRECTORY | O_CLOEXEC | extra_flags (e.g. O_NOFOLLOW); NULL with errno
+ * set on failure, nothing left open. closedir() it. */
+DIR *ar_dir_at(int dirfd, const char *name, int extra_flags);
+
 int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
 			     size_t len, mode_t mode, struct ar_error *err);
 

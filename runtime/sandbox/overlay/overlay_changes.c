@@ -99,7 +99,7 @@ static bool add_deleted(struct walk *w, int lofd, const char *name,
 	}
 	i = add(w, AR_CHANGE_DELETED, rel, true, 0, sl->st_mode, false);
 	fd = openat(lofd, name, DIR_FLAGS);
-	d = fd >= 0 ? ov_dir_of(fd) : NULL;
+	d = fd >= 0 ? ar_dir_at(fd, ".", 0) : NULL;
 	while (d && (de = readdir(d))) {
 		_cleanup_free_ char *r = NULL;
 		struct stat st;
@@ -209,7 +209,7 @@ static int walk_entry(struct walk *w, int upfd, int lofd, const char *name,
 	    v[0] == 'y') {
 		/* the lower directory's entries are gone, except those the
 		 * upper one has again */
-		DIR *d = ov_dir_of(sublo);
+		DIR *d = ar_dir_at(sublo, ".", 0);
 		struct dirent *de;
 
 		while (d && (de = readdir(d))) {
@@ -237,7 +237,7 @@ static int walk_entry(struct walk *w, int upfd, int lofd, const char *name,
 
 static int walk_dir(struct walk *w, int upfd, int lofd, const char *rel)
 {
-	DIR *d = ov_dir_of(upfd);
+	DIR *d = ar_dir_at(upfd, ".", 0);
 	struct dirent *de;
 	int r = 0;
 

@@ -112,16 +112,6 @@ int ov_open_regular(int dirfd, const char *name, struct stat *st)
 	return fd;
 }
 
-DIR *ov_dir_of(int fd)
-{
-	int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	DIR *r = d >= 0 ? fdopendir(d) : NULL;
-
-	if (!r && d >= 0)
-		close(d);
-	return r;
-}
-
 int ov_remove_tree_at(int dirfd, const char *name)
 {
 	struct stat st;
@@ -142,7 +132,7 @@ int ov_remove_tree_at(int dirfd, const char *name)
 	}
 	if (fd < 0)
 		return -1;
-	d = ov_dir_of(fd);
+	d = ar_dir_at(fd, ".", 0);
 	if (!d)
 		return -1;
 	while (r == 0 && (de = readdir(d))) {

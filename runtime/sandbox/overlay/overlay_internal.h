@@ -30,7 +30,6 @@ int ov_open_parent(int wsfd, int up, const char *rel, const char **leaf);
 int ov_open_regular(int dirfd, const char *name, struct stat *st);
 
 /* A DIR stream on a duplicate of fd (fd stays open). */
-DIR *ov_dir_of(int fd);
 
 /* Remove dirfd/name and, for a directory, everything below it, without
  * following symlinks. */

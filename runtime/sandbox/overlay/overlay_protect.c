@@ -215,7 +215,7 @@ static void hook_refs(int up, int lo, const char *hooks, struct extra *x)
 		".lefthook-local.yml", ".lefthook",
 	};
 	_cleanup_close_ int d = ov_open_dir_beneath(lo, hooks);
-	DIR *dir = d >= 0 ? ov_dir_of(d) : NULL;
+	DIR *dir = d >= 0 ? ar_dir_at(d, ".", 0) : NULL;
 	struct dirent *e;
 
 	while (dir && (e = readdir(dir))) {

@@ -650,15 +650,11 @@ static void check_hook_targets(struct hx_ctx *c, int topfd, const char *top,
 static void check_hooks_dir(struct hx_ctx *c, int dfd, const char *path,
 			    int topfd, const char *top, bool all)
 {
-	DIR *d;
+	DIR *d = ar_dir_at(dfd, ".", 0);
 	struct dirent *e;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *p = NULL, *text = NULL;
 		size_t len, nl = strlen(e->d_name);
@@ -729,15 +725,11 @@ static void check_top_file(struct hx_ctx *c, int topfd, const char *top,
 static void check_top_tree(struct hx_ctx *c, int dfd, const char *path,
 			   const char *why, int levels)
 {
-	DIR *d;
+	DIR *d = ar_dir_at(dfd, ".", 0);
 	struct dirent *e;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *p = NULL;
 		struct stat st;
@@ -886,13 +878,9 @@ static void check_modules(struct hx_ctx *c, int dfd, const char *path,
 {
 	DIR *d;
 	struct dirent *e;
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (depth > 8 || fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (depth > 8 || !(d = ar_dir_at(dfd, ".", 0)))
 		return;
-	}
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *p = NULL;
 		_cleanup_close_ int sub = -1;
@@ -917,16 +905,11 @@ static void check_modules(struct hx_ctx *c, int dfd, const char *path,
 static void check_worktrees(struct hx_ctx *c, int gfd, const char *path)
 {
 	_cleanup_free_ char *wpath = ar_xasprintf("%s/worktrees", path);
-	DIR *d;
+	DIR *d = ar_dir_at(gfd, "worktrees", O_NOFOLLOW);
 	struct dirent *e;
-	int fd = openat(gfd, "worktrees",
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		_cleanup_free_ char *p = NULL;
 		_cleanup_close_ int sub = -1;
