@@ -81,3 +81,24 @@ s.serve_forever()' "$dir" </dev/null >/dev/null 2>&1 &
 	curl -fsS -m 5 --noproxy '*' "http://127.0.0.1:$PORT/" >/dev/null ||
 		fail "the test server is not reachable from the host"
 }
+
+# tls_setup [CMD...]: a test CA and a certificate for localhost in
+# $TEST_TMP/tls (ca.pem, srv.pem, srv.key), made once per test file; the
+# case is skipped without openssl, $PY (the test servers) or the CMDs.
+tls_setup()
+{
+	require_cmd openssl "$@"
+	[ -x "$PY" ] || skip "needs $PY"
+	local d=$TEST_TMP/tls
+	[ -s "$d/srv.pem" ] && return 0
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$d/ca.key" -out "$d/ca.pem" -days 2 -subj /CN=agentrun-test-ca 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$d/srv.key" -out "$d/srv.csr" -subj /CN=localhost 2>/dev/null
+	printf 'subjectAltName=DNS:localhost\n' >"$d/ext"
+	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+		-CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext" 2>/dev/null
+	chmod 0755 "$d"
+	chmod 0644 "$d"/*
+}

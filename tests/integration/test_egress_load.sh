@@ -9,24 +9,6 @@
 PEER=$TOP_SRCDIR/tests/load/egress_peer.py
 [ -x "$PY" ] || skip "needs $PY"
 
-# tls_setup: a test CA and a certificate for localhost in $TEST_TMP/tls
-tls_setup()
-{
-	require_cmd openssl
-	local d=$TEST_TMP/tls
-	[ -s "$d/srv.pem" ] && return 0
-	mkdir -p "$d"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$d/ca.key" -out "$d/ca.pem" -days 2 -subj /CN=agentrun-load-ca 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$d/srv.key" -out "$d/srv.csr" -subj /CN=localhost 2>/dev/null
-	printf 'subjectAltName=DNS:localhost\n' >"$d/ext"
-	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
-		-CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext" 2>/dev/null
-	chmod 0755 "$d"
-	chmod 0644 "$d"/*
-}
-
 # --secret interception of a request whose body is more than the head
 # the proxy reads first (16 KiB), to a TLS 1.3 server (Python's, which
 # sends its session tickets after the handshake): the relay read the

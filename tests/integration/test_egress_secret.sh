@@ -10,25 +10,6 @@
 
 SECRET=real-secret-value-7f3a9c
 
-# tls_setup: a test CA and a certificate for localhost in $TEST_TMP/tls
-tls_setup()
-{
-	require_cmd openssl curl
-	[ -x "$PY" ] || skip "needs $PY"
-	local d=$TEST_TMP/tls
-	[ -s "$d/srv.pem" ] && return 0
-	mkdir -p "$d"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$d/ca.key" -out "$d/ca.pem" -days 2 -subj /CN=agentrun-test-ca 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$d/srv.key" -out "$d/srv.csr" -subj /CN=localhost 2>/dev/null
-	printf 'subjectAltName=DNS:localhost\n' >"$d/ext"
-	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
-		-CAcreateserial -out "$d/srv.pem" -days 2 -extfile "$d/ext" 2>/dev/null
-	chmod 0755 "$d"
-	chmod 0644 "$d"/*.pem
-}
-
 # tls_server LOG [keep]: an HTTPS server on 127.0.0.1 (certificate:
 # localhost) writing the Authorization header of each request to LOG;
 # sets PORT. With "keep": "host=HOST auth=..." lines, and every
@@ -91,7 +72,7 @@ t_secret_injected_only_there()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	local log1=$TEST_TMP/auth1-$RANDOM log2=$TEST_TMP/auth2-$RANDOM p1 p2
 	: >"$log1"
 	: >"$log2"
@@ -140,7 +121,7 @@ t_secret_follows_the_request()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	local log=$TEST_TMP/auth-host-$RANDOM audit=$H/audit.jsonl p
 	: >"$log"
 	tls_server "$log" keep
@@ -204,7 +185,7 @@ print("statuses:" + ",".join(c.decode() for c in re.findall(rb"HTTP/1\.1 (\d+)",
 t.close()
 PYEOF
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	local log=$TEST_TMP/auth-keep-$RANDOM audit=$H/audit.jsonl p
 	: >"$log"
 	tls_server "$log" keep
@@ -231,7 +212,7 @@ t_secret_beats_env_pass()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	printf '{"env": ["TOKEN"]}\n' >"$H/p.json"
 	chmod 0644 "$H/p.json"
 	assert_status 0 sec_run --env TOKEN --net allow=x.test --secret TOKEN=x.test -- sh -c 'echo "v=$TOKEN"'
@@ -247,7 +228,7 @@ t_secret_in_profile()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	local log=$TEST_TMP/auth3-$RANDOM
 	: >"$log"
 	tls_server "$log"
@@ -265,7 +246,7 @@ t_secret_errors()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	tls_setup curl
 	assert_status '!0' sec_run --secret TOKEN=localhost -- true
 	assert_contains "$ERR" "--secret needs --net allow="
 	assert_status '!0' sec_run --net allow=x.test --secret NOPE_UNSET=x.test -- true
