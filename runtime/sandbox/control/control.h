@@ -65,5 +65,20 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 /* agentrun sandbox answer NAME ID once|session|always|refuse */
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
 		      const char *answer, FILE *out, struct ar_error *err);
+/* The same through interface IFACE ("cli", "watch"): named in the
+ * answer's audit event and in a refusal's reason. */
+int ar_sandbox_answer_via(const char *root, const char *name, const char *id,
+			  const char *answer, const char *iface, FILE *out,
+			  struct ar_error *err);
+
+/* For the control plane's clients (agentrun watch): the names of ROOT's
+ * control sockets, sorted (a NULL-ended vector of *n; free each and it);
+ * a connection to NAME's socket (the fd, or -1 with err); one request
+ * line sent and the reply line read (malloc'd, without its newline;
+ * 5 s at most). */
+char **ar_control_names(const char *root, size_t *n);
+int ar_control_connect(const char *root, const char *name,
+		       struct ar_error *err);
+int ar_control_call(int fd, const char *req, char **out, struct ar_error *err);
 
 #endif
