@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "egress/egress_proxy.h"
 #include "error.h"
@@ -39,6 +40,9 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
  * hold a lock (malloc's) that the child, which has no fork handlers,
  * would wait for forever. */
 int sb_control_serve(struct sb_control *c, struct ar_error *err);
+/* The container process (its host pid): a request names the process of
+ * the sandbox that asks (control_peer.h). */
+void sb_control_set_pid(struct sb_control *c, pid_t pid);
 /* The sandbox ends: every pending decision is refused, no new one
  * waits. Before the proxy stops (it waits for asks under way). */
 void sb_control_close(struct sb_control *c);

@@ -178,20 +178,22 @@ static void print_text(FILE *out, const struct jt_node *reqs, bool *header)
 {
 	for (const struct jt_node *r = reqs->u.kids.first; r; r = r->next) {
 		const char *addr = str_of(r, "address");
+		const char *pid = str_of(r, "pid"), *exe = str_of(r, "exe");
 
 		if (!*header) {
-			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %s\n",
+			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %-21s %s\n",
 				"SANDBOX", "ID", "SINCE", "TARGET", "ADDRESS",
-				"REASON");
+				"REASON", "PROCESS");
 			*header = true;
 		}
-		fprintf(out, "%-20s %-6s %-20.19s %-32s %-16s %s\n",
+		fprintf(out, "%-20s %-6s %-20.19s %-32s %-16s %-21s %s%s%s\n",
 			str_of(r, "sandbox") ? str_of(r, "sandbox") : "?",
 			str_of(r, "id") ? str_of(r, "id") : "?",
 			str_of(r, "since") ? str_of(r, "since") : "-",
 			str_of(r, "target") ? str_of(r, "target") : "?",
 			addr ? addr : "-",
-			str_of(r, "reason") ? str_of(r, "reason") : "");
+			str_of(r, "reason") ? str_of(r, "reason") : "",
+			pid ? pid : "-", exe ? " " : "", exe ? exe : "");
 	}
 }
 
