@@ -390,6 +390,32 @@ EOF
 	[ ! -e "$(ctl_root_dir)/.control/$name.sock" ] || fail "control socket left after stop"
 }
 
+# `ask` inside an allowlist given by a profile (net.allow: [HOST:PORT,
+# "ask"]): the listed destination goes through without asking, another
+# one waits for an answer
+t_profile_ask()
+{
+	local name=pa$RANDOM id
+	ctl_setup "$1"
+	printf '{"net": {"allow": ["127.0.0.1:%s", "ask"]}}\n' "$PORT" >"$H/p.json"
+	cat >"$WS/run.sh" <<EOF
+#!/bin/sh
+./get.sh $PORT listed; ./get.sh 1 other
+sleep 600
+EOF
+	chmod 0755 "$WS/run.sh"
+	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh" "$H/p.json"
+	sb_bg "$name" --profile "$H/p.json" -- ./run.sh
+	wait_until 20 test -e "$WS/listed"
+	assert_contains "$(cat "$WS/listed")" 200
+	id=$(wait_request "$name")
+	assert_status 0 ctl requests "$name" --json
+	assert_eq "$(jq -r '.[0].target' <<<"$OUT")" "127.0.0.1:1"
+	assert_status 0 ctl answer "$name" "$id" refuse
+	wait_until 20 test -e "$WS/other"
+	assert_contains "$(cat "$WS/other")" 403
+}
+
 t_always()
 {
 	local name=alw$RANDOM id name2=alx$RANDOM
@@ -456,6 +482,8 @@ run_test "ask: duplicates merged, once is one connection, the timeout refuses (r
 run_test "ask: duplicates merged, once is one connection, the timeout refuses (root)" t_timeout_and_merge root
 run_test "ask: always writes the user's profile, not another's (rootless)" t_always user
 run_test "ask: always writes the user's profile, not another's (root)" t_always root
+run_test "ask inside a profile's allowlist (rootless)" t_profile_ask user
+run_test "ask inside a profile's allowlist (root)" t_profile_ask root
 run_test "attack: another user's client is refused (modes and SO_PEERCRED)" t_other_user_refused
 run_test "attack: the agent cannot reach the control socket (rootless)" t_inside_unreachable user
 run_test "attack: the agent cannot reach the control socket (root)" t_inside_unreachable root
