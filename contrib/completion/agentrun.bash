@@ -7,7 +7,8 @@
 # `agentrun COMMAND --help`), so completion always matches the build;
 # container ids from `agentrun list -q`, sandboxes of `--overlay` from
 # ~/.local/share/agentrun/sandboxes, sandbox sessions from the state root's
-# .sandboxes/, profile names from ~/.config/agentrun/profiles and the
+# .sandboxes/ (watch: its .control/*.sock), profile names from
+# ~/.config/agentrun/profiles and the
 # installed profiles (next to the binary: BINDIR/../share/agentrun/profiles).
 
 # _agentrun_profiles BIN: the profile names --profile NAME accepts.
@@ -153,6 +154,19 @@ _agentrun()
 		;;
 	changes | diff | commit | discard)
 		opts=$(ls "${XDG_DATA_HOME:-$HOME/.local/share}/agentrun/sandboxes" 2>/dev/null)
+		;;
+	watch)
+		# a running sandbox's name (its control socket)
+		if [ -n "$root" ]; then
+			w=$root
+		elif ((EUID == 0)); then
+			w=/run/agentrun
+		elif [ -n "${XDG_RUNTIME_DIR:-}" ]; then
+			w=$XDG_RUNTIME_DIR/agentrun
+		else
+			w=/tmp/agentrun-$EUID
+		fi
+		opts=$(ls "$w/.control" 2>/dev/null | sed -n 's/\.sock$//p')
 		;;
 	sandbox)
 		w=${COMP_WORDS[i + 1]}

@@ -45,6 +45,8 @@ static const struct ar_command commands[] = {
 	{ "discard", cmd_discard, "drop an --overlay sandbox's changes" },
 	{ "overlays", cmd_overlays,
 	  "list the --overlay sandboxes of this user" },
+	{ "watch", cmd_watch,
+	  "a terminal dashboard: sandboxes, events, pending requests" },
 };
 
 static void usage(FILE *out)

@@ -13,6 +13,7 @@
 #include "../../runtime/sandbox/control/control_proto.h"
 #include "../../runtime/sandbox/control/control_queue.h"
 #include "../../runtime/sandbox/egress/egress_policy.h"
+#include "control/control_peer.h"
 #include "unit.h"
 #include "utils.h"
 
@@ -297,6 +298,30 @@ UNIT_TEST(always_adds_the_exact_target)
 	CHECK_INT_EQ(rc, -1);
 	free(out);
 	free(diff);
+}
+
+UNIT_TEST(peer_tcp_inode)
+{
+	/* 127.0.0.1:40000 -> 127.0.0.1:3128, inode 12345; a listener */
+	static const char t4[] =
+		"  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 0100007F:0C38 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 999 1 0000000000000000 100 0 0 10 0\n"
+		"   1: 0100007F:9C40 0100007F:0C38 01 00000000:00000000 00:00000000 00000000  1000        0 12345 1 0000000000000000 20 4 30 10 -1\n";
+	static const char t6[] =
+		"  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		"   0: 00000000000000000000000001000000:9C41 00000000000000000000000001000000:0C38 01 00000000:00000000 00:00000000 00000000  1000        0 777 1 0000000000000000 20 4 30 10 -1\n";
+	unsigned char lo[4] = { 127, 0, 0, 1 }, other[4] = { 10, 0, 0, 1 };
+	unsigned char lo6[16] = { 0 };
+
+	lo6[15] = 1;
+	CHECK(ctl_peer_tcp_inode(t4, lo, 4, 40000) == 12345);
+	CHECK(ctl_peer_tcp_inode(t4, lo, 4, 3128) == 999);
+	CHECK(ctl_peer_tcp_inode(t4, lo, 4, 1) == 0);
+	CHECK(ctl_peer_tcp_inode(t4, other, 4, 40000) == 0);
+	CHECK(ctl_peer_tcp_inode(t6, lo6, 16, 40001) == 777);
+	CHECK(ctl_peer_tcp_inode(t6, lo, 4, 40001) == 0);
+	CHECK(ctl_peer_tcp_inode("", lo, 4, 1) == 0);
+	CHECK(ctl_peer_tcp_inode("header only", lo, 4, 1) == 0);
 }
 
 UNIT_MAIN()

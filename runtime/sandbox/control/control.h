@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "egress/egress_proxy.h"
 #include "error.h"
@@ -39,6 +40,9 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
  * hold a lock (malloc's) that the child, which has no fork handlers,
  * would wait for forever. */
 int sb_control_serve(struct sb_control *c, struct ar_error *err);
+/* The container process (its host pid): a request names the process of
+ * the sandbox that asks (control_peer.h). */
+void sb_control_set_pid(struct sb_control *c, pid_t pid);
 /* The sandbox ends: every pending decision is refused, no new one
  * waits. Before the proxy stops (it waits for asks under way). */
 void sb_control_close(struct sb_control *c);
@@ -65,5 +69,20 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 /* agentrun sandbox answer NAME ID once|session|always|refuse */
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
 		      const char *answer, FILE *out, struct ar_error *err);
+/* The same through interface IFACE ("cli", "watch"): named in the
+ * answer's audit event and in a refusal's reason. */
+int ar_sandbox_answer_via(const char *root, const char *name, const char *id,
+			  const char *answer, const char *iface, FILE *out,
+			  struct ar_error *err);
+
+/* For the control plane's clients (agentrun watch): the names of ROOT's
+ * control sockets, sorted (a NULL-ended vector of *n; free each and it);
+ * a connection to NAME's socket (the fd, or -1 with err); one request
+ * line sent and the reply line read (malloc'd, without its newline;
+ * 5 s at most). */
+char **ar_control_names(const char *root, size_t *n);
+int ar_control_connect(const char *root, const char *name,
+		       struct ar_error *err);
+int ar_control_call(int fd, const char *req, char **out, struct ar_error *err);
 
 #endif

@@ -30,7 +30,7 @@
 #define REPLY_TIMEOUT_MS 5000
 
 /* Connect to NAME's socket: the fd, or -1 with err. */
-static int ctl_connect(const char *root, const char *name, struct ar_error *err)
+int ar_control_connect(const char *root, const char *name, struct ar_error *err)
 {
 	_cleanup_free_ char *dir = ar_xasprintf("%s/.control", root);
 	_cleanup_free_ char *path = ar_xasprintf("%s/%s.sock", dir, name);
@@ -67,7 +67,7 @@ static int ctl_connect(const char *root, const char *name, struct ar_error *err)
 
 /* Send one request line, read the reply line into *out (malloc'd,
  * NUL-ended, without its newline). */
-static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
+int ar_control_call(int fd, const char *req, char **out, struct ar_error *err)
 {
 	size_t got = 0, cap = 4096;
 	char *buf;
@@ -149,7 +149,7 @@ static int reply_parse(struct ar_arena *a, const char *line,
 }
 
 /* The names of the live control sockets of ROOT, sorted. */
-static char **sandbox_names(const char *root, size_t *n)
+char **ar_control_names(const char *root, size_t *n)
 {
 	_cleanup_free_ char *dir = ar_xasprintf("%s/.control", root);
 	struct dirent **ents = NULL;
@@ -178,20 +178,22 @@ static void print_text(FILE *out, const struct jt_node *reqs, bool *header)
 {
 	for (const struct jt_node *r = reqs->u.kids.first; r; r = r->next) {
 		const char *addr = str_of(r, "address");
+		const char *pid = str_of(r, "pid"), *exe = str_of(r, "exe");
 
 		if (!*header) {
-			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %s\n",
+			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %-21s %s\n",
 				"SANDBOX", "ID", "SINCE", "TARGET", "ADDRESS",
-				"REASON");
+				"REASON", "PROCESS");
 			*header = true;
 		}
-		fprintf(out, "%-20s %-6s %-20.19s %-32s %-16s %s\n",
+		fprintf(out, "%-20s %-6s %-20.19s %-32s %-16s %-21s %s%s%s\n",
 			str_of(r, "sandbox") ? str_of(r, "sandbox") : "?",
 			str_of(r, "id") ? str_of(r, "id") : "?",
 			str_of(r, "since") ? str_of(r, "since") : "-",
 			str_of(r, "target") ? str_of(r, "target") : "?",
 			addr ? addr : "-",
-			str_of(r, "reason") ? str_of(r, "reason") : "");
+			str_of(r, "reason") ? str_of(r, "reason") : "",
+			pid ? pid : "-", exe ? " " : "", exe ? exe : "");
 	}
 }
 
@@ -210,7 +212,7 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 		names[0] = ar_xstrdup(name);
 		n = 1;
 	} else {
-		names = sandbox_names(root, &n);
+		names = ar_control_names(root, &n);
 	}
 	if (json)
 		fputs("[", out);
@@ -224,9 +226,10 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 		const char *s;
 		char *end;
 
-		fd = ctl_connect(root, names[i], &e);
+		fd = ar_control_connect(root, names[i], &e);
 		if (fd < 0 ||
-		    ctl_call(fd, "{\"op\":\"requests\"}\n", &line, &e) < 0 ||
+		    ar_control_call(fd, "{\"op\":\"requests\"}\n", &line, &e) <
+			    0 ||
 		    reply_parse(&a, line, &root_node, &e) < 0) {
 			oci_arena_free(&a);
 			if (name) { /* asked for: an error */
@@ -264,6 +267,13 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
 		      const char *answer, FILE *out, struct ar_error *err)
 {
+	return ar_sandbox_answer_via(root, name, id, answer, "cli", out, err);
+}
+
+int ar_sandbox_answer_via(const char *root, const char *name, const char *id,
+			  const char *answer, const char *iface, FILE *out,
+			  struct ar_error *err)
+{
 	_cleanup_free_ char *line = NULL;
 	_cleanup_close_ int fd = -1;
 	struct ar_jbuf req = { 0 };
@@ -283,15 +293,17 @@ int ar_sandbox_answer(const char *root, const char *name, const char *id,
 			err, EINVAL,
 			"sandbox answer: `%s`: expected a request ID (a number: agentrun sandbox requests %s)",
 			id, name);
-	fd = ctl_connect(root, name, err);
+	fd = ar_control_connect(root, name, err);
 	if (fd < 0)
 		return ar_error_wrap(err, "sandbox answer");
 	ar_jbuf_lit(&req, "{\"op\":\"answer\",\"id\":");
 	ar_jbuf_cstr(&req, id);
 	ar_jbuf_lit(&req, ",\"answer\":");
 	ar_jbuf_cstr(&req, answer);
-	ar_jbuf_lit(&req, ",\"interface\":\"cli\"}\n");
-	r = ctl_call(fd, req.p, &line, err);
+	ar_jbuf_lit(&req, ",\"interface\":");
+	ar_jbuf_cstr(&req, iface);
+	ar_jbuf_lit(&req, "}\n");
+	r = ar_control_call(fd, req.p, &line, err);
 	ar_jbuf_free(&req);
 	if (r == 0)
 		r = reply_parse(&a, line, &node, err);

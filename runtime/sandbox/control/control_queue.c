@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control_peer.h"
 #include "utils.h"
 
 struct ctl_request {
@@ -22,6 +23,7 @@ struct ctl_request {
 	bool session; /* granted for the session */
 	bool refused;
 	char refusal[200]; /* who refused it */
+	struct ctl_peer peer; /* who asked first (pid 0: not known) */
 	struct ctl_request *next;
 };
 
@@ -57,6 +59,8 @@ void ctl_queue_init(struct ctl_queue *q, const char *sandbox, int timeout_s)
 	q->sandbox = sandbox;
 	q->timeout_s = timeout_s > 0 ? timeout_s : CTL_DEFAULT_TIMEOUT;
 	q->next_id = 1;
+	q->tokens = CTL_ASK_BURST;
+	clock_gettime(CLOCK_MONOTONIC, &q->refilled);
 }
 
 void ctl_queue_close(struct ctl_queue *q)
@@ -148,8 +152,18 @@ static void request_json(const struct ctl_queue *q, const struct ctl_request *r,
 	ar_jbuf_cstr(b, t);
 	ar_jbuf_key(b, "address");
 	ar_jbuf_cstr(b, r->addr[0] ? r->addr : NULL);
-	/* the proxy sees a socket, not a process */
-	ar_jbuf_lit(b, ",\"pid\":null");
+	/* the process that opened the first connection, when found */
+	if (r->peer.pid > 0) {
+		ar_jbuf_addf(b, ",\"pid\":%d,\"sandbox_pid\":%d",
+			     (int)r->peer.pid, (int)r->peer.ns_pid);
+		ar_jbuf_key(b, "exe");
+		ar_jbuf_cstr(b, r->peer.exe[0] ? r->peer.exe : NULL);
+		ar_jbuf_key(b, "cmdline");
+		ar_jbuf_cstr(b, r->peer.cmdline[0] ? r->peer.cmdline : NULL);
+	} else {
+		ar_jbuf_lit(b, ",\"pid\":null,\"sandbox_pid\":null,"
+			       "\"exe\":null,\"cmdline\":null");
+	}
 	ar_jbuf_addf(b, ",\"waiting\":%d", r->waiting);
 	ar_jbuf_key(b, "reason");
 	ar_jbuf_addf(b, "\"not in the allowlist\"");
@@ -162,8 +176,35 @@ static void deadline_in(struct timespec *d, int s)
 	d->tv_sec += s;
 }
 
+/* One token of the rate limit taken: false when none is left. Under
+ * the lock. */
+static bool rate_take(struct ctl_queue *q)
+{
+	struct timespec now;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	dt = (double)(now.tv_sec - q->refilled.tv_sec) +
+	     (double)(now.tv_nsec - q->refilled.tv_nsec) / 1e9;
+	q->refilled = now;
+	q->tokens += dt * CTL_ASK_RATE;
+	if (q->tokens > CTL_ASK_BURST)
+		q->tokens = CTL_ASK_BURST;
+	if (q->tokens < 1)
+		return false;
+	q->tokens -= 1;
+	return true;
+}
+
 bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
 		   uint16_t port, const char *addr, char *reason, size_t size)
+{
+	return ctl_queue_ask_from(q, proto, host, port, addr, -1, reason, size);
+}
+
+bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
+			const char *host, uint16_t port, const char *addr,
+			int client, char *reason, size_t size)
 {
 	struct ctl_request *r;
 	struct ar_jbuf news = { 0 };
@@ -198,6 +239,14 @@ bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
 			t, np, nw, CTL_MAX_PENDING, CTL_MAX_WAITING);
 		return false;
 	}
+	if (!r && !rate_take(q)) {
+		pthread_mutex_unlock(&q->lock);
+		snprintf(
+			reason, size,
+			"agentrun: blocked %s \xe2\x80\x94 not in the allowlist, and new questions come too fast (at most %d a second after %d): answer them (agentrun sandbox requests)",
+			t, CTL_ASK_RATE, CTL_ASK_BURST);
+		return false;
+	}
 	if (!r) {
 		r = ar_xcalloc(1, sizeof(*r));
 		r->id = q->next_id++;
@@ -217,9 +266,20 @@ bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
 	}
 	r->waiting++;
 	q->n_waiting++;
-	if (fresh && q->on_request)
-		request_json(q, r, &news);
 	pthread_mutex_unlock(&q->lock);
+	if (fresh) {
+		/* who asks: outside the lock (it reads /proc); r stays, it
+		 * has our waiter */
+		struct ctl_peer who;
+		bool found = ctl_peer_find(q->sandbox_pid, client, &who);
+
+		pthread_mutex_lock(&q->lock);
+		if (found)
+			r->peer = who;
+		if (q->on_request)
+			request_json(q, r, &news);
+		pthread_mutex_unlock(&q->lock);
+	}
 	if (news.p) {
 		q->on_request(q->on_request_data, &news);
 		ar_jbuf_free(&news);

@@ -30,6 +30,11 @@
 #define CTL_MAX_PENDING 64 /* requests (distinct HOST:PORT) at once */
 #define CTL_MAX_WAITING 256 /* connections waiting at once */
 #define CTL_DEFAULT_TIMEOUT 60 /* seconds: --ask-timeout */
+/* New requests are rate-limited (a token bucket): CTL_ASK_BURST at once,
+ * then CTL_ASK_RATE a second; beyond, refused at once with the reason.
+ * A connection joining a pending request costs nothing. */
+#define CTL_ASK_BURST 64
+#define CTL_ASK_RATE 10
 
 enum ctl_answer {
 	CTL_ANSWER_NONE = 0,
@@ -62,6 +67,9 @@ struct ctl_queue {
 	size_t n_session;
 	ctl_request_fn on_request;
 	void *on_request_data;
+	pid_t sandbox_pid; /* its init (host pid): to find who asks */
+	double tokens; /* the rate limit's bucket */
+	struct timespec refilled; /* CLOCK_MONOTONIC */
 };
 
 void ctl_queue_init(struct ctl_queue *q, const char *sandbox, int timeout_s);
@@ -75,6 +83,13 @@ void ctl_queue_release(struct ctl_queue *q);
  * deny line) when refused, timed out, over the bounds or closed. */
 bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
 		   uint16_t port, const char *addr, char *reason, size_t size);
+
+/* The same for the connection the proxy accepted as `client` (its
+ * socket, or -1): a new request names the process of the sandbox that
+ * opened it (control_peer.h), found once q->sandbox_pid is set. */
+bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
+			const char *host, uint16_t port, const char *addr,
+			int client, char *reason, size_t size);
 
 /* The user's answer to request `id`: 0, or -1 with `why` filled (no
  * such request). who/iface: for the refusal's reason. host/port of the

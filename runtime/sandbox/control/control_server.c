@@ -172,8 +172,8 @@ bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
 {
 	struct sb_control *c = data;
 
-	return ctl_queue_ask(&c->q, q->proto, q->host, q->port, q->addr, reason,
-			     size);
+	return ctl_queue_ask_from(&c->q, q->proto, q->host, q->port, q->addr,
+				  q->client, reason, size);
 }
 
 /* ---- clients ---- */
@@ -545,6 +545,15 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 	c->ns_start = now_ns() - t0;
 	*out = c;
 	return 0;
+}
+
+void sb_control_set_pid(struct sb_control *c, pid_t pid)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->q.lock);
+	c->q.sandbox_pid = pid;
+	pthread_mutex_unlock(&c->q.lock);
 }
 
 int sb_control_serve(struct sb_control *c, struct ar_error *err)

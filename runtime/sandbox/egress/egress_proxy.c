@@ -108,6 +108,10 @@ static __thread struct {
 	char host[256];
 } tls_target;
 
+/* The agent's connection a setup thread sets up (for --net ask: who
+ * asks, ar_egress_ask.client). */
+static __thread int setup_client = -1;
+
 static void tls_target_set(const char *host, uint16_t port)
 {
 	tls_target.tls = true;
@@ -368,7 +372,10 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
 	char ports[8], addr[INET6_ADDRSTRLEN] = "";
-	struct ar_egress_ask q = { proto, host, port, NULL };
+	struct ar_egress_ask q = { .proto = proto,
+				   .host = host,
+				   .port = port,
+				   .client = setup_client };
 	uint8_t lit[16];
 	bool stopping, granted;
 	int r;
@@ -1388,6 +1395,7 @@ static void *setup_main(void *arg)
 
 	free(s);
 	tls_target.tls = false;
+	setup_client = c;
 	loopback_tune(c);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));

@@ -155,6 +155,7 @@ struct ar_egress_ask {
 	const char *host; /* normalised; an IPv6 literal without brackets */
 	uint16_t port;
 	const char *addr; /* the first address it resolves to, or NULL */
+	int client; /* the agent's connection (the accepted socket), or -1 */
 };
 typedef bool (*ar_egress_ask_fn)(const struct ar_egress_ask *q, char *reason,
 				 size_t size, void *data);
