@@ -302,3 +302,51 @@ int ar_sandbox_answer(const char *root, const char *name, const char *id,
 		return ar_error_wrap(err, "sandbox answer %s %s", name, id);
 	return 0;
 }
+
+int ar_sandbox_grant(const char *root, const char *name, bool revoke,
+		     const char *kind, const char *target, bool force,
+		     FILE *out, struct ar_error *err)
+{
+	const char *verb = revoke ? "revoke" : "allow";
+	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *real = NULL;
+	_cleanup_close_ int fd = -1;
+	struct ar_jbuf req = { 0 };
+	struct ar_arena a = { 0 };
+	struct jt_node *node = NULL;
+	int r;
+
+	if (ar_state_validate_id(name, err) < 0)
+		return -1;
+	if (strcmp(kind, "net") != 0) {
+		/* the path the user means, real (the sandbox checks it
+		 * again: it is the one that mounts) */
+		real = realpath(target, NULL);
+		if (!real && !(revoke && target[0] == '/'))
+			return ar_error_set(err, errno, "sandbox %s: --%s `%s`",
+					    verb, kind, target);
+		if (!real)
+			real = ar_xstrdup(target);
+	}
+	fd = ctl_connect(root, name, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "sandbox %s", verb);
+	ar_jbuf_lit(&req, "{\"op\":");
+	ar_jbuf_cstr(&req, verb);
+	ar_jbuf_lit(&req, ",\"kind\":");
+	ar_jbuf_cstr(&req, kind);
+	ar_jbuf_lit(&req, ",\"target\":");
+	ar_jbuf_cstr(&req, real ? real : target);
+	ar_jbuf_addf(&req, ",\"force\":%s,\"interface\":\"cli\"}\n",
+		     force ? "true" : "false");
+	r = ctl_call(fd, req.p, &line, err);
+	ar_jbuf_free(&req);
+	if (r == 0)
+		r = reply_parse(&a, line, &node, err);
+	if (r == 0 && str_of(node, "done"))
+		fprintf(out, "%s: %s\n", name, str_of(node, "done"));
+	oci_arena_free(&a);
+	if (r < 0)
+		return ar_error_wrap(err, "sandbox %s %s", verb, name);
+	return 0;
+}
