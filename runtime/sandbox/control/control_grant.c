@@ -89,16 +89,18 @@ static int net_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	struct ar_egress_rule r;
 	size_t i;
 
-	if (!g->egress)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"this sandbox has no egress proxy (it was started without --net allow=... or --net ask): a live --net grant needs one; restart it with --net allow=HOST");
 	if (strcmp(m->target, "ask") == 0)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"--net `ask`: expected a host pattern (HOST, *.DOMAIN, an address, each optionally with :PORT)");
 	if (ar_egress_rule_parse(m->target, &r, err) < 0)
 		return -1;
+	if (!g->egress) {
+		ar_egress_rule_release(&r);
+		return ar_error_set_plain(
+			err, EINVAL,
+			"this sandbox has no egress proxy (it was started without --net allow=... or --net ask): a live --net grant needs one; restart it with --net allow=HOST");
+	}
 	pthread_mutex_lock(&g->lock);
 	for (i = 0; i < g->n_rules; i++)
 		if (same_rule(&g->rules[i], &r))

@@ -48,15 +48,33 @@ static void put(struct child_result *r, int e, const char *what)
 	r->what[n] = '\0';
 }
 
-static int openat2_dir(int dfd, const char *name, int flags)
+/* One component below dfd, never through a symbolic link (ELOOP when
+ * it is one), a directory unless !dir (ENOTDIR). */
+static int openat2_dir(int dfd, const char *name, bool dir)
 {
 	struct open_how how = {
-		.flags = (uint64_t)(flags | O_PATH | O_CLOEXEC | O_NOFOLLOW),
+		.flags = (uint64_t)(O_PATH | O_CLOEXEC | O_NOFOLLOW),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS,
 	};
+	struct stat st;
+	int fd = ar_sys_openat2(dfd, name, &how), e = 0;
 
-	return ar_sys_openat2(dfd, name, &how);
+	if (fd < 0)
+		return -1;
+	/* O_PATH|O_NOFOLLOW opens a link itself */
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (S_ISLNK(st.st_mode))
+		e = ELOOP;
+	else if (dir && !S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 /* The mount point `path` (absolute) below root_fd, made when missing
@@ -92,7 +110,7 @@ static int mount_point(int root_fd, const char *path, bool dir, bool create,
 		while (next && *next == '/')
 			next++;
 		last = !next || !*next;
-		fd = openat2_dir(cur, comp, last && !dir ? 0 : O_DIRECTORY);
+		fd = openat2_dir(cur, comp, !last || dir);
 		if (fd < 0 && errno == ENOENT && create) {
 			int made;
 
@@ -112,8 +130,7 @@ static int mount_point(int root_fd, const char *path, bool dir, bool create,
 				close(cur);
 				return -1;
 			}
-			fd = openat2_dir(cur, comp,
-					 last && !dir ? 0 : O_DIRECTORY);
+			fd = openat2_dir(cur, comp, !last || dir);
 		}
 		if (fd < 0) {
 			put(r, errno,
