@@ -156,7 +156,18 @@ _agentrun()
 		;;
 	sandbox)
 		w=${COMP_WORDS[i + 1]}
-		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer ]]; then
+		if ((COMP_CWORD > i + 2)) && [[ $w == allow || $w == revoke ]]; then
+			# allow|revoke NAME --net HOST | --ro DIR | --rw DIR
+			case ${COMP_WORDS[COMP_CWORD - 1]} in
+			--ro | --rw)
+				mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+				return
+				;;
+			--net) return ;;
+			esac
+			opts="--net --ro --rw"
+			[[ $w == allow ]] && opts="$opts --force"
+		elif ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer || $w == allow || $w == revoke ]]; then
 			# a running session's name
 			if [ -n "$root" ]; then
 				w=$root
@@ -169,7 +180,7 @@ _agentrun()
 			fi
 			opts=$(ls "$w/.sandboxes" 2>/dev/null)
 		elif ((COMP_CWORD == i + 1)); then
-			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer" -- "$cur"
+			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer allow revoke" -- "$cur"
 				compgen -c -- "$cur")
 			return
 		else
