@@ -22,32 +22,61 @@ struct prot_list {
 	const char *under;
 };
 
-static void prot_add(struct prot_list *l, const char *p)
+/* flag 'r' (read-only) or 'p' (pinned) + path, when it exists and is
+ * not a link (a mount cannot hold one); a read-only one wins */
+static void prot_add(struct prot_list *l, char flag, const char *p)
 {
 	struct stat st;
 
-	/* an existing file or directory, not a link (a mount cannot hold
-	 * one), once */
-	if (!ar_path_under(p, l->under) || lstat(p, &st) < 0 ||
-	    S_ISLNK(st.st_mode))
+	if (!ar_path_under(p, l->under) || strcmp(p, l->under) == 0 ||
+	    lstat(p, &st) < 0 || S_ISLNK(st.st_mode))
 		return;
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], p) == 0)
+	for (size_t i = 0; i < l->n; i++) {
+		if (strcmp(l->v[i] + 1, p) == 0) {
+			if (flag == 'r')
+				l->v[i][0] = 'r';
 			return;
+		}
+	}
 	l->v = ar_xrealloc(l->v, (l->n + 2) * sizeof(char *));
-	l->v[l->n++] = ar_xstrdup(p);
+	l->v[l->n++] = ar_xasprintf("%c%s", flag, p);
 	l->v[l->n] = NULL;
+}
+
+static void prot_absent(struct prot_list *l, const char *p)
+{
+	l->v = ar_xrealloc(l->v, (l->n + 2) * sizeof(char *));
+	l->v[l->n++] = ar_xasprintf("a%s", p);
+	l->v[l->n] = NULL;
+}
+
+/* A read-only path and every directory between the grant and it,
+ * pinned: renaming one would carry the read-only mount away and free
+ * its name (mv .config x; mkdir -p .config/systemd) */
+static void prot_add_ro(struct prot_list *l, const char *p)
+{
+	_cleanup_free_ char *d = ar_xstrdup(p);
+	char *slash;
+
+	prot_add(l, 'r', p);
+	while ((slash = strrchr(d, '/')) && slash > d) {
+		*slash = '\0';
+		if (strcmp(d, l->under) == 0 || !ar_path_under(d, l->under))
+			break;
+		prot_add(l, 'p', d);
+	}
 }
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	/* by path, a parent first */
+	return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
 static bool home_each(const char *path, const char *why, void *data)
 {
 	(void)why;
-	prot_add(data, path);
+	prot_add_ro(data, path);
 	return true;
 }
 
@@ -92,9 +121,15 @@ int sb_grant_check(const char *path, bool rw, bool force, char ***protect,
 	/* the protected paths of a --rw tree, as its workspace's */
 	if (sb_protect_plan(&pp, path, x->home, NULL, 0, err) < 0)
 		return ar_error_wrap(err, "sandbox: --rw `%s`", path);
-	for (size_t i = 0; i < pp.n; i++)
+	for (size_t i = 0; i < pp.n; i++) {
 		if (pp.v[i].kind == SB_PROT_RO)
-			prot_add(&l, pp.v[i].path);
+			prot_add_ro(&l, pp.v[i].path);
+		else if (pp.v[i].kind == SB_PROT_PIN)
+			prot_add(&l, 'p', pp.v[i].path);
+		else if (ar_path_under(pp.v[i].path, path))
+			/* missing: no placeholder here, said in the reply */
+			prot_absent(&l, pp.v[i].path);
+	}
 	sb_protect_release(&pp);
 	sb_protect_home_each(x->home, home_each, &l);
 	/* a parent before what is below it (a bind covers earlier ones) */

@@ -45,6 +45,12 @@ inside()
 	ctl exec "$name" --no-tty -- sh -c "$*"
 }
 
+# in_rename NAME DIR: the agent moves DIR/.git away and plants a hook
+in_rename()
+{
+	inside "$1" "cd '$2' && mv .git old && mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit"
+}
+
 # sb_bg NAME OPTIONS... -- CMD: the sandbox in the background, stopped
 # when the test ends; waits until its control socket answers
 sb_bg()
@@ -118,7 +124,11 @@ t_ro_rw()
 	assert_eq "$(stat -c %u "$D/new")" "$owner" "the owner of a file written through --rw"
 	assert_status '!0' inside "$name" "echo evil >'$D/.git/hooks/pre-commit'"
 	assert_status '!0' inside "$name" "echo evil >>'$D/.git/config'"
+	# attack: rename the git directory away and make a new one with a
+	# hook (its protections were mounts on the old one's paths)
+	assert_status '!0' in_rename "$name" "$D"
 	[ ! -e "$D/.git/hooks/pre-commit" ] || fail "a git hook was written through a --rw grant"
+	[ ! -e "$D/old" ] || fail "the git directory of a --rw grant was renamed"
 	assert_eq "$(cat "$D/.git/config")" '[core]'
 	assert_status '!0' ctl allow "$name" --ro "$D"
 	assert_contains "$ERR" "granted already"

@@ -162,7 +162,8 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	ssize_t at = mnt_find(g, m->target);
 	_cleanup_free_ char *real = NULL;
 	char **protect = NULL;
-	size_t n_prot = 0;
+	size_t n_prot = 0, n_absent = 0;
+	_cleanup_free_ char *absent = NULL;
 	int fd = -1, r;
 
 	if (g->pid <= 0)
@@ -212,8 +213,12 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		return -1;
 	r = ctl_mount_add(g->pid, real, rw, (const char *const *)protect, &fd,
 			  err);
-	for (size_t i = 0; protect && protect[i]; i++, n_prot++)
+	for (size_t i = 0; protect && protect[i]; i++) {
+		n_prot += protect[i][0] == 'r';
+		if (protect[i][0] == 'a' && n_absent++ == 0)
+			absent = ar_xstrdup(protect[i] + 1);
 		free(protect[i]);
+	}
 	free(protect);
 	if (r < 0)
 		return ar_error_wrap(err, "--%s `%s`", m->kind, m->target);
@@ -221,7 +226,12 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	g->mnts[g->n_mnts++] = (struct ctl_grant_mnt){ .path = ar_xstrdup(real),
 						       .rw = rw,
 						       .fd = fd };
-	if (rw && n_prot)
+	if (rw && n_absent)
+		snprintf(
+			done, dsize,
+			"granted --rw %s (%zu protected path(s) inside kept read-only; %zu missing one(s) such as %s get no placeholder in a live grant: the agent may create them)",
+			real, n_prot, n_absent, absent);
+	else if (rw && n_prot)
 		snprintf(
 			done, dsize,
 			"granted --rw %s (%zu protected path(s) inside kept read-only)",

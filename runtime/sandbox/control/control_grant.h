@@ -31,8 +31,9 @@
 #include "error.h"
 
 /* The sandbox's checks of a path grant (sandbox_grant.c): 0 with
- * *protect (NULL-terminated, malloc'd, may be NULL: paths at or below
- * `path` to keep read-only), or -1 with err. */
+ * *protect (NULL-terminated, malloc'd, may be NULL: paths below `path`,
+ * each after a flag, 'r' kept read-only, 'p' pinned or 'a' missing, as
+ * ctl_mount_add takes them), or -1 with err. */
 typedef int (*ctl_path_check_fn)(const char *path, bool rw, bool force,
 				 char ***protect, void *data,
 				 struct ar_error *err);

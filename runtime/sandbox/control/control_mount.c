@@ -191,22 +191,34 @@ static int child_add(int userns_fd, int mntns_fd, int root_fd,
 		put(r, errno, "make the copied mounts slaves");
 		return -1;
 	}
-	/* the protected paths, read-only over themselves in the copy: the
+	/* the protected paths, read-only over themselves in the copy, and
+	 * the directories on their way bound onto themselves (a mount
+	 * point cannot be renamed: `mv .git x; mkdir .git` is EBUSY): the
 	 * clone below carries them along */
 	for (size_t i = 0; protect && protect[i]; i++) {
-		int t = ar_sys_open_tree(AT_FDCWD, protect[i],
-					 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-						 AT_SYMLINK_NOFOLLOW);
+		const char *p = protect[i] + 1;
+		bool ro = protect[i][0] == 'r';
+		int t;
 
-		attr = (struct ar_mount_attr){ .attr_set = MOUNT_ATTR_RDONLY |
-							   MOUNT_ATTR_NOSUID |
-							   MOUNT_ATTR_NODEV };
-		if (t < 0 || lstat(protect[i], &st) < 0 ||
-		    S_ISLNK(st.st_mode) ||
-		    ar_sys_mount_setattr(t, "", AT_EMPTY_PATH, &attr) < 0 ||
-		    ar_sys_move_mount(t, "", AT_FDCWD, protect[i],
+		if (protect[i][0] != 'r' && protect[i][0] != 'p')
+			continue; /* missing: nothing to mount over */
+		t = ar_sys_open_tree(AT_FDCWD, p,
+				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+					     AT_RECURSIVE |
+					     AT_SYMLINK_NOFOLLOW);
+
+		attr = (struct ar_mount_attr){
+			.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+				    (ro ? MOUNT_ATTR_RDONLY : 0),
+		};
+		if (t < 0 || lstat(p, &st) < 0 || S_ISLNK(st.st_mode) ||
+		    ar_sys_mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE,
+					 &attr) < 0 ||
+		    ar_sys_move_mount(t, "", AT_FDCWD, p,
 				      MOVE_MOUNT_F_EMPTY_PATH) < 0) {
-			put(r, errno, "cover a protected path read-only");
+			put(r, errno,
+			    ro ? "cover a protected path read-only" :
+				 "pin a directory holding a protected path");
 			return -1;
 		}
 		close(t);

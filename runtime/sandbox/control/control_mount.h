@@ -21,8 +21,10 @@
 
 /* The bind of host `path` (absolute, a real path) into the mount
  * namespace of process `pid` at `path`: read-only unless rw (nosuid,
- * nodev either way); `protect` (NULL-terminated, absolute, at or below
- * `path`) bound read-only over themselves first. *mnt_fd: an O_PATH fd
+ * nodev either way); `protect` (NULL-terminated; each an absolute path
+ * below `path` after a flag: 'r' read-only, 'p' pinned: bound onto
+ * itself read-write so that it cannot be renamed; 'a' missing, skipped;
+ * parents first) bound over themselves first. *mnt_fd: an O_PATH fd
  * of the new mount's root (what ctl_mount_remove detaches, wherever
  * the agent moves its parent). */
 int ctl_mount_add(pid_t pid, const char *path, bool rw,

@@ -438,8 +438,8 @@ void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
 	pthread_mutex_unlock(&p->lock);
 }
 
-void ar_egress_proxy_set_grant(struct ar_egress_proxy *p,
-			       ar_egress_grant_fn fn, void *data)
+void ar_egress_proxy_set_grant(struct ar_egress_proxy *p, ar_egress_grant_fn fn,
+			       void *data)
 {
 	pthread_mutex_lock(&p->lock);
 	p->grant_fn = fn;
@@ -447,8 +447,8 @@ void ar_egress_proxy_set_grant(struct ar_egress_proxy *p,
 	pthread_mutex_unlock(&p->lock);
 }
 
-static bool granted(struct ar_egress_proxy *p, const char *host,
-		    uint16_t port, bool *exact)
+static bool granted(struct ar_egress_proxy *p, const char *host, uint16_t port,
+		    bool *exact)
 {
 	*exact = false;
 	return p->grant_fn && p->grant_fn(host, port, exact, p->grant_data);

@@ -169,10 +169,10 @@ void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
  * and port (it then opens loopback/private classes, as an answer does).
  * Called from the proxy's threads: thread-safe. Before the first
  * connection. */
-typedef bool (*ar_egress_grant_fn)(const char *host, uint16_t port,
-				   bool *exact, void *data);
-void ar_egress_proxy_set_grant(struct ar_egress_proxy *p,
-			       ar_egress_grant_fn fn, void *data);
+typedef bool (*ar_egress_grant_fn)(const char *host, uint16_t port, bool *exact,
+				   void *data);
+void ar_egress_proxy_set_grant(struct ar_egress_proxy *p, ar_egress_grant_fn fn,
+			       void *data);
 
 /* The deny line printed on stderr (the default event function): data
  * is unused. */
