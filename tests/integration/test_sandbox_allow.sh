@@ -202,6 +202,40 @@ t_refusals()
 	assert_status 1 ctl revoke "$name" --force --ro "$D"
 }
 
+# Attack: the agent grants itself a directory and a host through the
+# control socket, shown inside (--ro of the state root): refused by the
+# peer check (its pid namespace), nothing mounted, nothing allowed.
+t_self_grant()
+{
+	local name=self$RANDOM dir
+	share_setup "$1"
+	dir=$(ctl_root_dir)
+	mkdir -p "$dir"
+	sb_bg "$name" --ro "$dir" --net allow=example.invalid -- sleep 600
+	assert_status 0 ctl exec "$name" -- "$PY" -c "
+import socket
+for op in [b'{\"op\":\"allow\",\"kind\":\"ro\",\"target\":\"$D\",\"interface\":\"cli\"}',
+           b'{\"op\":\"allow\",\"kind\":\"net\",\"target\":\"*\",\"interface\":\"cli\"}']:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect('$dir/.control/$name.sock')
+    except OSError as e:
+        print('connect', e.errno); continue
+    try:
+        s.sendall(op + b'\n')
+    except OSError:
+        pass
+    print(s.makefile('rb').readline().decode().strip())
+"
+	assert_not_contains "$OUT" '"ok":true'
+	assert_status '!0' inside "$name" "cat '$D/f'"
+	# and the user's own revoke finds nothing granted
+	assert_status '!0' ctl revoke "$name" --net '*'
+	assert_contains "$ERR" "was not granted"
+	assert_status '!0' ctl revoke "$name" --ro "$D"
+	assert_contains "$ERR" "was not granted"
+}
+
 t_net()
 {
 	local name=net$RANDOM id
@@ -266,6 +300,8 @@ run_test "attack: a link planted on the mount point's way (rootless)" t_symlink_
 run_test "attack: a link planted on the mount point's way (root)" t_symlink_attack root
 run_test "allow: never-share, kernel interfaces, workspace, bad input (rootless)" t_refusals user
 run_test "allow: never-share, kernel interfaces, workspace, bad input (root)" t_refusals root
+run_test "attack: the agent grants itself through a shown control socket (rootless)" t_self_grant user
+run_test "attack: the agent grants itself through a shown control socket (root)" t_self_grant root
 run_test "allow --net: a waiting ask goes through, classes kept, revoke (rootless)" t_net user
 run_test "allow --net: a waiting ask goes through, classes kept, revoke (root)" t_net root
 finish
