@@ -62,6 +62,18 @@ sb_bg()
 	wait_until 20 ctl requests "$name"
 }
 
+# sb_detached NAME OPTIONS... -- CMD: `--name NAME --detach`, stopped
+# when the test ends
+sb_detached()
+{
+	local name=$1
+	shift
+	defer ctl stop -t 0 "$name"
+	sb_run --name "$name" --detach "$@" >"$TEST_TMP/$name.out" 2>&1 ||
+		fail "--detach: $(cat "$TEST_TMP/$name.out")"
+	wait_until 20 ctl requests "$name"
+}
+
 # the event stream of NAME into $TEST_TMP/events
 events()
 {
@@ -150,7 +162,7 @@ t_symlink_attack()
 	mkdir -p "$H/lnk/target"
 	echo secret-host >"$H/lnk/target/f"
 	sb_home_own
-	sb_bg "$name" -- sleep 600
+	sb_detached "$name" -- sleep 600
 	# the agent: $H/lnk -> /tmp/elsewhere, inside
 	assert_status 0 inside "$name" "mkdir -p /tmp/elsewhere && mkdir -p '$H' && ln -s /tmp/elsewhere '$H/lnk' && ls -l '$H/lnk'"
 	assert_status '!0' ctl allow "$name" --ro "$H/lnk/target"
@@ -168,7 +180,7 @@ t_refusals()
 	mkdir -p "$H/.ssh"
 	echo key >"$H/.ssh/id_ed25519"
 	sb_home_own
-	sb_bg "$name" -- sleep 600
+	sb_detached "$name" -- sleep 600
 	# the never-share list, unless --force
 	assert_status '!0' ctl allow "$name" --ro "$H/.ssh"
 	assert_contains "$ERR" "never-share list"
