@@ -123,6 +123,41 @@ UNIT_TEST(grant_net_releases_a_waiting_ask)
 	ctl_queue_release(&q);
 }
 
+UNIT_TEST(revoke_net_forgets_a_session_answer)
+{
+	struct ctl_queue q;
+	struct ctl_grants g;
+	struct ar_error err = AR_ERROR_INIT;
+	struct asker a = { .q = &q };
+	char done[512], host[256], why[256];
+	uint16_t port;
+	pthread_t t;
+	int w = 0;
+
+	ctl_queue_init(&q, "t", 30);
+	ctl_grants_init(&g, &q);
+	g.egress = true;
+	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
+	for (int i = 0; i < 500 && w == 0; i++) {
+		pthread_mutex_lock(&q.lock);
+		w = q.n_waiting;
+		pthread_mutex_unlock(&q.lock);
+		usleep(10000);
+	}
+	CHECK(ctl_queue_answer(&q, 1, CTL_ANSWER_SESSION, 0, "cli", host,
+			       sizeof(host), &port, why, sizeof(why)) == 0);
+	pthread_join(t, NULL);
+	CHECK(a.granted);
+	CHECK_INT_EQ((int)q.n_session, 1);
+	CHECK(net(&g, true, "pypi.org:443", done, sizeof(done), &err) == 0);
+	CHECK_STR_CONTAINS(done, "session answer");
+	CHECK_INT_EQ((int)q.n_session, 0);
+	CHECK(net(&g, true, "pypi.org:443", done, sizeof(done), &err) < 0);
+	ar_error_clear(&err);
+	ctl_grants_release(&g);
+	ctl_queue_release(&q);
+}
+
 UNIT_TEST(grant_proto_lines)
 {
 	struct ctl_msg m;

@@ -15,6 +15,7 @@
  *
  * control_server.c: the socket and its thread (this header's sb_*);
  * control_always.c: `always`, the grant written into the profile;
+ * control_grant.c, control_mount.c: live grants (sandbox allow/revoke);
  * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
  */
 #ifndef AGENTRUN_CONTROL_H

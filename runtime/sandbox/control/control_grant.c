@@ -115,6 +115,15 @@ static int net_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		memmove(&g->rules[i], &g->rules[i + 1],
 			(g->n_rules - i - 1) * sizeof(*g->rules));
 		g->n_rules--;
+	} else if (m->revoke && ctl_queue_forget_session(g->q, m->target)) {
+		/* not a live grant: a `session` answer of that HOST:PORT */
+		pthread_mutex_unlock(&g->lock);
+		ar_egress_rule_release(&r);
+		snprintf(
+			done, dsize,
+			"revoked the session answer for %s: its next connection asks again; established ones are not cut",
+			m->target);
+		return 0;
 	} else {
 		pthread_mutex_unlock(&g->lock);
 		ar_egress_rule_release(&r);

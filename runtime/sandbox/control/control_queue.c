@@ -335,17 +335,21 @@ size_t ctl_queue_grant_matching(struct ctl_queue *q,
 	return n;
 }
 
-void ctl_queue_forget_session(struct ctl_queue *q, const char *target)
+bool ctl_queue_forget_session(struct ctl_queue *q, const char *target)
 {
+	bool found = false;
+
 	pthread_mutex_lock(&q->lock);
 	for (size_t i = 0; i < q->n_session; i++) {
 		if (strcmp(q->session[i], target) != 0)
 			continue;
 		free(q->session[i]);
 		q->session[i] = q->session[--q->n_session];
+		found = true;
 		break;
 	}
 	pthread_mutex_unlock(&q->lock);
+	return found;
 }
 
 int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,

@@ -95,8 +95,9 @@ size_t ctl_queue_grant_matching(struct ctl_queue *q,
 					      void *data),
 				void *data);
 /* revoke --net TARGET: a `session` answer of that exact HOST:PORT text
- * is forgotten too (the next connection asks again). */
-void ctl_queue_forget_session(struct ctl_queue *q, const char *target);
+ * is forgotten too (the next connection asks again). True when there
+ * was one. */
+bool ctl_queue_forget_session(struct ctl_queue *q, const char *target);
 
 /* The pending requests as a JSON array into b. */
 void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b);
