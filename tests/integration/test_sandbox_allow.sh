@@ -248,6 +248,25 @@ for op in [b'{\"op\":\"allow\",\"kind\":\"ro\",\"target\":\"$D\",\"interface\":\
 	assert_contains "$ERR" "was not granted"
 }
 
+# With --audit, each allow and revoke is in the log (who, which
+# interface), a refused one too.
+t_audit()
+{
+	local name=aud$RANDOM log
+	share_setup "$1"
+	log=$H/audit.jsonl
+	mkdir -p "$H/.ssh"
+	sb_home_own
+	sb_bg "$name" --audit "$log" -- sleep 600
+	assert_status 0 ctl allow "$name" --ro "$D"
+	assert_status '!0' ctl allow "$name" --ro "$H/.ssh"
+	assert_status 0 ctl revoke "$name" --ro "$D"
+	wait_until 10 grep -q '"event":"revoke"' "$log"
+	assert_contains "$(cat "$log")" "\"event\":\"allow\",\"sandbox\":\"$name\",\"kind\":\"ro\",\"target\":\"$D\",\"force\":false,\"ok\":true,\"uid\":$(ctl_uid)"
+	assert_match "$(cat "$log")" '"event":"allow".*"ok":false.*"interface":"cli","error":"[^"]*'
+	assert_contains "$(cat "$log")" "\"event\":\"revoke\",\"sandbox\":\"$name\",\"kind\":\"ro\""
+}
+
 t_net()
 {
 	local name=net$RANDOM id
@@ -314,6 +333,8 @@ run_test "allow: never-share, kernel interfaces, workspace, bad input (rootless)
 run_test "allow: never-share, kernel interfaces, workspace, bad input (root)" t_refusals root
 run_test "attack: the agent grants itself through a shown control socket (rootless)" t_self_grant user
 run_test "attack: the agent grants itself through a shown control socket (root)" t_self_grant root
+run_test "allow/revoke in the --audit log (rootless)" t_audit user
+run_test "allow/revoke in the --audit log (root)" t_audit root
 run_test "allow --net: a waiting ask goes through, classes kept, revoke (rootless)" t_net user
 run_test "allow --net: a waiting ask goes through, classes kept, revoke (root)" t_net root
 finish
