@@ -75,8 +75,15 @@ static int by_name(const void *a, const void *b)
 
 static bool home_each(const char *path, const char *why, void *data)
 {
+	struct prot_list *l = data;
+	struct stat st;
+
 	(void)why;
-	prot_add_ro(data, path);
+	if (lstat(path, &st) < 0 && ar_path_under(path, l->under) &&
+	    strcmp(path, l->under) != 0)
+		prot_absent(l, path); /* ~/.zshrc not there: said */
+	else
+		prot_add_ro(l, path);
 	return true;
 }
 
