@@ -108,6 +108,24 @@ _agentrun()
 		return
 	fi
 
+	# sandbox allow|revoke NAME --net HOST | --ro DIR | --rw DIR
+	w=${COMP_WORDS[i + 1]}
+	if [[ $cmd == sandbox ]] && ((COMP_CWORD > i + 2)) &&
+		[[ $w == allow || $w == revoke ]]; then
+		case $prev in
+		--ro | --rw)
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+			return
+			;;
+		--net) return ;;
+		esac
+		opts="--net --ro --rw"
+		[[ $w == allow ]] && opts="$opts --force"
+		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
+		return
+	fi
+
 	# The argument of a command's option.
 	if [[ $prev == -* ]]; then
 		arg=$(_agentrun_help_opts "$bin" "$cmd" |
@@ -156,18 +174,7 @@ _agentrun()
 		;;
 	sandbox)
 		w=${COMP_WORDS[i + 1]}
-		if ((COMP_CWORD > i + 2)) && [[ $w == allow || $w == revoke ]]; then
-			# allow|revoke NAME --net HOST | --ro DIR | --rw DIR
-			case ${COMP_WORDS[COMP_CWORD - 1]} in
-			--ro | --rw)
-				mapfile -t COMPREPLY < <(compgen -d -- "$cur")
-				return
-				;;
-			--net) return ;;
-			esac
-			opts="--net --ro --rw"
-			[[ $w == allow ]] && opts="$opts --force"
-		elif ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer || $w == allow || $w == revoke ]]; then
+		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer || $w == allow || $w == revoke ]]; then
 			# a running session's name
 			if [ -n "$root" ]; then
 				w=$root
