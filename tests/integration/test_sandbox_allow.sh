@@ -152,6 +152,27 @@ t_ro_rw()
 	assert_contains "$(cat "$TEST_TMP/events")" '"interface":"cli"'
 }
 
+# Attack: with --nested the agent is root of a user namespace of its
+# own, with a mount namespace: its copy of the read-only grant is locked
+# read-only (made read-only before the copy), so neither a remount nor
+# an unmount uncovers a write.
+t_nested_remount()
+{
+	local name=nest$RANDOM
+	share_setup "$1"
+	sb_detached "$name" --nested -- sleep 600
+	assert_status 0 ctl allow "$name" --ro "$D"
+	assert_status 0 inside "$name" "unshare -Urm sh -c \"id -u; mount -o remount,rw,bind '$D' && echo REMOUNTED; umount '$D' && echo UNMOUNTED; echo x >'$D/w' && echo WROTE\" 2>&1 || true"
+	if [ "$MODE" = user ]; then
+		# the attack ran as root of its own namespace
+		assert_contains "$OUT" 0
+	fi
+	assert_not_contains "$OUT" REMOUNTED
+	assert_not_contains "$OUT" WROTE
+	[ ! -e "$D/w" ] || fail "a write went through a read-only grant"
+	assert_status 0 ctl revoke "$name" --ro "$D"
+}
+
 # Attack: the agent plants a symbolic link where the mount point's
 # parent will be: the grant is refused, nothing is mounted where the
 # link points, and the host is untouched.
@@ -327,6 +348,8 @@ EOF
 
 run_test "allow --ro/--rw: visible live, read-only, protected, revoked (rootless)" t_ro_rw user
 run_test "allow --ro/--rw: visible live, read-only, protected, revoked (root)" t_ro_rw root
+run_test "attack: remount/unmount a --ro grant as root of a nested userns (rootless)" t_nested_remount user
+run_test "attack: remount/unmount a --ro grant as root of a nested userns (root)" t_nested_remount root
 run_test "attack: a link planted on the mount point's way (rootless)" t_symlink_attack user
 run_test "attack: a link planted on the mount point's way (root)" t_symlink_attack root
 run_test "allow: never-share, kernel interfaces, workspace, bad input (rootless)" t_refusals user
