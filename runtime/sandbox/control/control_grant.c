@@ -7,10 +7,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "control_mount.h"
+#include "log.h"
 #include "utils.h"
+
+/* The missing protected paths of a --rw grant that exist now (the agent
+ * made them): how many; the first in *first (malloc'd). */
+static size_t created(const struct ctl_grant_mnt *mt, char **first)
+{
+	struct stat st;
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < mt->n_absent; i++) {
+		if (lstat(mt->absent[i], &st) < 0)
+			continue;
+		if (n++ == 0)
+			*first = ar_xstrdup(mt->absent[i]);
+	}
+	return n;
+}
+
+/* Free a grant's memory; at_end: the sandbox ends with it granted,
+ * what the agent created among its missing protected paths is said. */
+static void mnt_release(struct ctl_grant_mnt *mt, bool at_end)
+{
+	_cleanup_free_ char *first = NULL;
+	size_t n = at_end ? created(mt, &first) : 0;
+
+	if (n)
+		ar_warn("sandbox: the agent created %zu protected path(s) in the --rw grant `%s` (no placeholder there), such as `%s`: review them before your tools run them",
+			n, mt->path, first);
+	free(mt->path);
+	if (mt->fd >= 0)
+		close(mt->fd);
+	for (size_t i = 0; i < mt->n_absent; i++)
+		free(mt->absent[i]);
+	free(mt->absent);
+}
 
 void ctl_grants_init(struct ctl_grants *g, struct ctl_queue *q)
 {
@@ -24,11 +61,8 @@ void ctl_grants_release(struct ctl_grants *g)
 	for (size_t i = 0; i < g->n_rules; i++)
 		ar_egress_rule_release(&g->rules[i]);
 	free(g->rules);
-	for (size_t i = 0; i < g->n_mnts; i++) {
-		free(g->mnts[i].path);
-		if (g->mnts[i].fd >= 0)
-			close(g->mnts[i].fd);
-	}
+	for (size_t i = 0; i < g->n_mnts; i++)
+		mnt_release(&g->mnts[i], true);
 	free(g->mnts);
 	pthread_mutex_destroy(&g->lock);
 }
@@ -173,6 +207,7 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	char **protect = NULL;
 	size_t n_prot = 0, n_absent = 0;
 	_cleanup_free_ char *absent = NULL;
+	struct ctl_grant_mnt mt;
 	int fd = -1, r;
 
 	if (g->pid <= 0)
@@ -189,16 +224,25 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 				err, ENOENT,
 				"--%s `%s` was not granted (agentrun sandbox allow)",
 				m->kind, m->target);
+		_cleanup_free_ char *first = NULL;
+		size_t n;
+
 		if (ctl_mount_remove(g->pid, g->mnts[at].fd, m->target, err) <
 		    0)
 			return -1;
-		free(g->mnts[at].path);
-		close(g->mnts[at].fd);
+		n = created(&g->mnts[at], &first);
+		mnt_release(&g->mnts[at], false);
 		memmove(&g->mnts[at], &g->mnts[at + 1],
 			(g->n_mnts - (size_t)at - 1) * sizeof(*g->mnts));
 		g->n_mnts--;
-		snprintf(done, dsize, "revoked --%s %s: detached", m->kind,
-			 m->target);
+		if (n)
+			snprintf(
+				done, dsize,
+				"revoked --%s %s: detached; WARNING: the agent created %zu protected path(s) there that had no placeholder, such as `%s`: review them before your tools run them",
+				m->kind, m->target, n, first);
+		else
+			snprintf(done, dsize, "revoked --%s %s: detached",
+				 m->kind, m->target);
 		return 0;
 	}
 	if (at >= 0)
@@ -222,19 +266,27 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		return -1;
 	r = ctl_mount_add(g->pid, real, rw, (const char *const *)protect, &fd,
 			  err);
+	mt = (struct ctl_grant_mnt){ .path = ar_xstrdup(real),
+				     .rw = rw,
+				     .fd = fd };
 	for (size_t i = 0; protect && protect[i]; i++) {
 		n_prot += protect[i][0] == 'r';
-		if (protect[i][0] == 'a' && n_absent++ == 0)
-			absent = ar_xstrdup(protect[i] + 1);
+		if (protect[i][0] == 'a') {
+			if (n_absent++ == 0)
+				absent = ar_xstrdup(protect[i] + 1);
+			mt.absent = ar_xrealloc(
+				mt.absent, (mt.n_absent + 1) * sizeof(char *));
+			mt.absent[mt.n_absent++] = ar_xstrdup(protect[i] + 1);
+		}
 		free(protect[i]);
 	}
 	free(protect);
-	if (r < 0)
+	if (r < 0) {
+		mnt_release(&mt, false);
 		return ar_error_wrap(err, "--%s `%s`", m->kind, m->target);
+	}
 	g->mnts = ar_xrealloc(g->mnts, (g->n_mnts + 1) * sizeof(*g->mnts));
-	g->mnts[g->n_mnts++] = (struct ctl_grant_mnt){ .path = ar_xstrdup(real),
-						       .rw = rw,
-						       .fd = fd };
+	g->mnts[g->n_mnts++] = mt;
 	if (rw && n_absent)
 		snprintf(
 			done, dsize,

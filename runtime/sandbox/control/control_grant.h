@@ -42,6 +42,10 @@ struct ctl_grant_mnt {
 	char *path;
 	bool rw;
 	int fd; /* the mount's root, inside */
+	/* --rw: the protected paths that were missing (no placeholder):
+	 * the ones the agent created are named at revoke and at the end */
+	char **absent;
+	size_t n_absent;
 };
 
 struct ctl_grants {
