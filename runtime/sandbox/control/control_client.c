@@ -28,6 +28,7 @@
 
 #define REPLY_MAX (1 << 20)
 #define REPLY_TIMEOUT_MS 5000
+#define GRANT_TIMEOUT_MS 60000
 
 /* Connect to NAME's socket: the fd, or -1 with err. */
 static int ctl_connect(const char *root, const char *name, struct ar_error *err)
@@ -66,8 +67,9 @@ static int ctl_connect(const char *root, const char *name, struct ar_error *err)
 }
 
 /* Send one request line, read the reply line into *out (malloc'd,
- * NUL-ended, without its newline). */
-static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
+ * NUL-ended, without its newline), waiting at most timeout_ms. */
+static int ctl_call_wait(int fd, const char *req, char **out, int timeout_ms,
+			 struct ar_error *err)
 {
 	size_t got = 0, cap = 4096;
 	char *buf;
@@ -81,12 +83,12 @@ static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
 		char *nl;
 		ssize_t n;
 
-		if (poll(&p, 1, REPLY_TIMEOUT_MS) <= 0) {
+		if (poll(&p, 1, timeout_ms) <= 0) {
 			free(buf);
 			return ar_error_set_plain(
 				err, ETIMEDOUT,
 				"control plane: no reply within %d ms",
-				REPLY_TIMEOUT_MS);
+				timeout_ms);
 		}
 		if (got + 1 >= cap) {
 			if (cap >= REPLY_MAX) {
@@ -116,6 +118,11 @@ static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
 			return 0;
 		}
 	}
+}
+
+static int ctl_call(int fd, const char *req, char **out, struct ar_error *err)
+{
+	return ctl_call_wait(fd, req, out, REPLY_TIMEOUT_MS, err);
 }
 
 static const char *str_of(const struct jt_node *o, const char *key)
@@ -339,7 +346,9 @@ int ar_sandbox_grant(const char *root, const char *name, bool revoke,
 	ar_jbuf_cstr(&req, real ? real : target);
 	ar_jbuf_addf(&req, ",\"force\":%s,\"interface\":\"cli\"}\n",
 		     force ? "true" : "false");
-	r = ctl_call(fd, req.p, &line, err);
+	/* a --rw grant looks for the protected paths of its tree first
+	 * (SB_PROTECT_MAX_DIRS directories at most) */
+	r = ctl_call_wait(fd, req.p, &line, GRANT_TIMEOUT_MS, err);
 	ar_jbuf_free(&req);
 	if (r == 0)
 		r = reply_parse(&a, line, &node, err);
