@@ -161,12 +161,14 @@ static int net_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	} else {
 		pthread_mutex_unlock(&g->lock);
 		ar_egress_rule_release(&r);
-		return ar_error_set_plain(
-			err, m->revoke ? ENOENT : EEXIST,
-			m->revoke ?
-				"--net `%s` was not granted (agentrun sandbox allow)" :
-				"--net `%s` is granted already",
-			m->target);
+		if (m->revoke)
+			return ar_error_set_plain(
+				err, ENOENT,
+				"--net `%s` was not granted (agentrun sandbox allow)",
+				m->target);
+		return ar_error_set_plain(err, EEXIST,
+					  "--net `%s` is granted already",
+					  m->target);
 	}
 	pthread_mutex_unlock(&g->lock);
 	if (!m->revoke) {

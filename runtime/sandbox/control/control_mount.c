@@ -360,7 +360,9 @@ static int run_child(int (*fn)(void *, struct child_result *), void *arg,
 		if (got_fd >= 0)
 			close(got_fd);
 		r.what[sizeof(r.what) - 1] = '\0';
-		return ar_error_set(err, r.e, "%s", r.what);
+		/* the child's errno, as text: not this process's */
+		return ar_error_set_plain(err, EIO, "%s: %s", r.what,
+					  strerror(r.e));
 	}
 	if (fd_out)
 		*fd_out = got_fd;
