@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../runtime/sandbox/control/control_grant.h"
+#include "../../runtime/sandbox/control/control_mount.h"
 #include "../../runtime/sandbox/control/control_proto.h"
 #include "../../runtime/sandbox/control/control_queue.h"
 #include "../../runtime/sandbox/sandbox_grant.h"
@@ -178,6 +181,27 @@ UNIT_TEST(grant_proto_lines)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(ctl_proto_parse(bad[i], strlen(bad[i]), &m, why,
 				      sizeof(why)) < 0);
+}
+
+/* A grant to a sandbox whose process has ended (a zombie, then a pid
+ * that may be reused) is refused, never made in whatever has the pid. */
+UNIT_TEST(grant_after_the_end_refused)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	pid_t pid = fork();
+	int pidfd, fd = -1, st;
+
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	usleep(50000);
+	CHECK(ctl_mount_add(pid, pidfd, "/tmp", false, NULL, &fd, &err) < 0);
+	CHECK(fd < 0);
+	ar_error_clear(&err);
+	waitpid(pid, &st, 0);
+	if (pidfd >= 0)
+		close(pidfd);
 }
 
 static char *mk(const char *dir, const char *rel, bool file)

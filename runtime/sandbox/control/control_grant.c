@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "control_mount.h"
@@ -54,6 +55,16 @@ void ctl_grants_init(struct ctl_grants *g, struct ctl_queue *q)
 	memset(g, 0, sizeof(*g));
 	pthread_mutex_init(&g->lock, NULL);
 	g->q = q;
+	g->pidfd = -1;
+}
+
+void ctl_grants_set_pid(struct ctl_grants *g, pid_t pid)
+{
+	if (g->pidfd >= 0)
+		close(g->pidfd);
+	g->pid = pid;
+	/* pidfd_open: O_CLOEXEC by itself */
+	g->pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 }
 
 void ctl_grants_release(struct ctl_grants *g)
@@ -64,6 +75,8 @@ void ctl_grants_release(struct ctl_grants *g)
 	for (size_t i = 0; i < g->n_mnts; i++)
 		mnt_release(&g->mnts[i], true);
 	free(g->mnts);
+	if (g->pidfd >= 0)
+		close(g->pidfd);
 	pthread_mutex_destroy(&g->lock);
 }
 
@@ -229,8 +242,8 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		_cleanup_free_ char *first = NULL;
 		size_t n;
 
-		if (ctl_mount_remove(g->pid, g->mnts[at].fd, m->target, err) <
-		    0)
+		if (ctl_mount_remove(g->pid, g->pidfd, g->mnts[at].fd,
+				     m->target, err) < 0)
 			return -1;
 		n = created(&g->mnts[at], &first);
 		mnt_release(&g->mnts[at], false);
@@ -266,8 +279,8 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 					  "this sandbox takes no path grant");
 	if (g->check(real, rw, m->force, &protect, g->check_data, err) < 0)
 		return -1;
-	r = ctl_mount_add(g->pid, real, rw, (const char *const *)protect, &fd,
-			  err);
+	r = ctl_mount_add(g->pid, g->pidfd, real, rw,
+			  (const char *const *)protect, &fd, err);
 	mt = (struct ctl_grant_mnt){ .path = ar_xstrdup(real),
 				     .rw = rw,
 				     .fd = fd };

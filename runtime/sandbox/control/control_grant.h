@@ -54,6 +54,7 @@ struct ctl_grants {
 	size_t n_rules;
 	bool egress; /* the sandbox has an egress proxy */
 	pid_t pid; /* the container's process, 0 before it exists */
+	int pidfd; /* its pidfd (-1: none; pidfd_open needs Linux 5.3) */
 	struct ctl_grant_mnt *mnts; /* the control thread's only */
 	size_t n_mnts;
 	ctl_path_check_fn check;
@@ -62,6 +63,8 @@ struct ctl_grants {
 };
 
 void ctl_grants_init(struct ctl_grants *g, struct ctl_queue *q);
+/* The container's process: its namespaces are where grants go. */
+void ctl_grants_set_pid(struct ctl_grants *g, pid_t pid);
 void ctl_grants_release(struct ctl_grants *g);
 /* An ar_egress_grant_fn's work. */
 bool ctl_grants_net(struct ctl_grants *g, const char *host, uint16_t port,

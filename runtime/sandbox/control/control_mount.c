@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -296,8 +297,9 @@ static void ns_close(struct ns_fds *n)
 		close(n->root);
 }
 
-static int ns_open(pid_t pid, struct ns_fds *n, struct ar_error *err)
+static int ns_open(pid_t pid, int pidfd, struct ns_fds *n, struct ar_error *err)
 {
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
 	char p[64];
 
 	n->user = n->mnt = n->root = -1;
@@ -314,6 +316,13 @@ static int ns_open(pid_t pid, struct ns_fds *n, struct ar_error *err)
 		return ar_error_set(err, e,
 				    "the sandbox's process %d: its namespaces",
 				    (int)pid);
+	}
+	/* still the sandbox's process once its namespaces are open: not a
+	 * pid reused after it ended */
+	if (pidfd >= 0 && poll(&pfd, 1, 0) != 0) {
+		ns_close(n);
+		return ar_error_set_plain(err, ESRCH,
+					  "the sandbox's process has ended");
 	}
 	return 0;
 }
@@ -390,7 +399,7 @@ static int add_fn(void *p, struct child_result *r)
 	return fd;
 }
 
-int ctl_mount_add(pid_t pid, const char *path, bool rw,
+int ctl_mount_add(pid_t pid, int pidfd, const char *path, bool rw,
 		  const char *const *protect, int *mnt_fd, struct ar_error *err)
 {
 	struct add_args a = { .path = path, .rw = rw, .protect = protect };
@@ -406,7 +415,7 @@ int ctl_mount_add(pid_t pid, const char *path, bool rw,
 			err, EINVAL,
 			"`%s`: expected a directory (a live grant of a single file is not supported; grant its directory)",
 			path);
-	if (ns_open(pid, &a.ns, err) < 0)
+	if (ns_open(pid, pidfd, &a.ns, err) < 0)
 		return -1;
 	r = run_child(add_fn, &a, mnt_fd, err);
 	ns_close(&a.ns);
@@ -431,13 +440,13 @@ static int remove_fn(void *p, struct child_result *r)
 	return -1;
 }
 
-int ctl_mount_remove(pid_t pid, int mnt_fd, const char *path,
+int ctl_mount_remove(pid_t pid, int pidfd, int mnt_fd, const char *path,
 		     struct ar_error *err)
 {
 	struct remove_args a = { .mnt_fd = mnt_fd };
 	int r;
 
-	if (ns_open(pid, &a.ns, err) < 0)
+	if (ns_open(pid, pidfd, &a.ns, err) < 0)
 		return -1;
 	r = run_child(remove_fn, &a, NULL, err);
 	ns_close(&a.ns);

@@ -20,19 +20,20 @@
 #include "error.h"
 
 /* The bind of host `path` (absolute, a real path) into the mount
- * namespace of process `pid` at `path`: read-only unless rw (nosuid,
+ * namespace of process `pid` (pidfd: its pidfd, or -1; with one, a pid
+ * that ended, and may be another process's now, is refused) at `path`: read-only unless rw (nosuid,
  * nodev either way); `protect` (NULL-terminated; each an absolute path
  * below `path` after a flag: 'r' read-only, 'p' pinned: bound onto
  * itself read-write so that it cannot be renamed; 'a' missing, skipped;
  * parents first) bound over themselves first. *mnt_fd: an O_PATH fd
  * of the new mount's root (what ctl_mount_remove detaches, wherever
  * the agent moves its parent). */
-int ctl_mount_add(pid_t pid, const char *path, bool rw,
+int ctl_mount_add(pid_t pid, int pidfd, const char *path, bool rw,
 		  const char *const *protect, int *mnt_fd,
 		  struct ar_error *err);
 /* Detach (MNT_DETACH) the mount whose root is mnt_fd inside the mount
  * namespace of `pid`. */
-int ctl_mount_remove(pid_t pid, int mnt_fd, const char *path,
+int ctl_mount_remove(pid_t pid, int pidfd, int mnt_fd, const char *path,
 		     struct ar_error *err);
 
 #endif

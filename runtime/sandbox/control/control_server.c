@@ -173,7 +173,7 @@ void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 void sb_control_set_pid(struct sb_control *c, pid_t pid)
 {
 	if (c)
-		c->grants.pid = pid;
+		ctl_grants_set_pid(&c->grants, pid);
 }
 
 void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
