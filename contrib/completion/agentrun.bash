@@ -109,6 +109,24 @@ _agentrun()
 		return
 	fi
 
+	# sandbox allow|revoke NAME --net HOST | --ro DIR | --rw DIR
+	w=${COMP_WORDS[i + 1]}
+	if [[ $cmd == sandbox ]] && ((COMP_CWORD > i + 2)) &&
+		[[ $w == allow || $w == revoke ]]; then
+		case $prev in
+		--ro | --rw)
+			compopt -o filenames 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+			return
+			;;
+		--net) return ;;
+		esac
+		opts="--net --ro --rw"
+		[[ $w == allow ]] && opts="$opts --force"
+		mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
+		return
+	fi
+
 	# The argument of a command's option.
 	if [[ $prev == -* ]]; then
 		arg=$(_agentrun_help_opts "$bin" "$cmd" |
@@ -170,7 +188,7 @@ _agentrun()
 		;;
 	sandbox)
 		w=${COMP_WORDS[i + 1]}
-		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer ]]; then
+		if ((COMP_CWORD == i + 2)) && [[ $w == exec || $w == stop || $w == requests || $w == answer || $w == allow || $w == revoke ]]; then
 			# a running session's name
 			if [ -n "$root" ]; then
 				w=$root
@@ -183,7 +201,7 @@ _agentrun()
 			fi
 			opts=$(ls "$w/.sandboxes" 2>/dev/null)
 		elif ((COMP_CWORD == i + 1)); then
-			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer" -- "$cur"
+			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer allow revoke" -- "$cur"
 				compgen -c -- "$cur")
 			return
 		else

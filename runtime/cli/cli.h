@@ -63,6 +63,8 @@ int cmd_ps(struct ar_global_opts *g, int argc, char **argv);
 int cmd_events(struct ar_global_opts *g, int argc, char **argv);
 /* agentrun sandbox exec|list|stop (argv[0]: the subcommand) */
 int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv);
+/* agentrun sandbox allow|revoke (sandbox_grant.c) */
+int cmd_sandbox_grant(struct ar_global_opts *g, int argc, char **argv);
 int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv);
 int cmd_doctor(struct ar_global_opts *g, int argc, char **argv);
 int cmd_changes(struct ar_global_opts *g, int argc, char **argv);

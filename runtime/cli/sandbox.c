@@ -22,6 +22,7 @@ static void sandbox_usage(FILE *out)
 		"Usage: agentrun sandbox [OPTIONS] [--] CMD [ARGS...]\n"
 		"       agentrun sandbox exec NAME [--tty] [--] CMD | list | stop NAME\n"
 		"       agentrun sandbox requests [NAME] | answer NAME ID ANSWER\n"
+		"       agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro PATH | --rw PATH\n"
 		"\n"
 		"Run CMD rootless in a sandbox built from this machine: host /usr\n"
 		"read-only, a minimal /etc, a private home, the workspace (git\n"
@@ -153,6 +154,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	_cleanup_free_ const char **store = NULL;
 	int c, rc, status;
 
+	if (argc > 1 &&
+	    (strcmp(argv[1], "allow") == 0 || strcmp(argv[1], "revoke") == 0))
+		return cmd_sandbox_grant(g, argc - 1, argv + 1);
 	if (argc > 1 &&
 	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "list") == 0 ||
 	     strcmp(argv[1], "stop") == 0 || strcmp(argv[1], "requests") == 0 ||

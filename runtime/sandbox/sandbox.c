@@ -19,6 +19,7 @@
 
 #include "config_write.h"
 #include "control/control.h"
+#include "sandbox_grant.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -136,6 +137,7 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 	const struct sb_beside *b = arg;
 
 	sb_placeholders_keep_pid(b->ph, pid);
+	sb_control_set_pid(b->ctl, pid);
 	if (b->ob && sb_observe_on_spawn(b->ob, pid, err) < 0)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
@@ -161,6 +163,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_beside beside = { NULL, NULL, &ph, NULL };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
+	struct sb_grant_ctx grant_ctx = { 0 };
 	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
@@ -271,6 +274,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	beside.ctl = ctl;
 	if (r == 0 && o->profile)
 		sb_control_set_profile(ctl, o->profile->filename);
+	/* sandbox allow --ro/--rw: the checks of a start-time one */
+	grant_ctx = (struct sb_grant_ctx){ p->workspace, h.home };
+	if (r == 0)
+		sb_control_set_path_check(ctl, sb_grant_check, &grant_ctx);
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
 	if (r == 0 && p->egress) {
@@ -280,6 +287,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_tap_egress(ctl, &egress.fn, &egress.fn_data);
 		egress.ask_fn = sb_control_ask;
 		egress.ask_data = ctl;
+		egress.grant_fn = sb_control_net_granted;
+		egress.grant_data = ctl;
 	}
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,

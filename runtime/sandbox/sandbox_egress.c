@@ -319,6 +319,8 @@ int sb_egress_on_spawn(struct sb_egress *e, pid_t pid, struct ar_error *err)
 	}
 	if (e->ask_fn && e->policy->ask)
 		ar_egress_proxy_set_ask(e->proxy, e->ask_fn, e->ask_data);
+	if (e->grant_fn)
+		ar_egress_proxy_set_grant(e->proxy, e->grant_fn, e->grant_data);
 	if (fds[1] >= 0)
 		ar_egress_proxy_add_transparent(e->proxy, fds[1], fds + 2);
 	if (e->secrets && e->secrets->n)

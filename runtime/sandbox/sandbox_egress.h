@@ -42,6 +42,8 @@ struct sb_egress {
 	/* --net ask: who answers (the control plane), or NULL */
 	ar_egress_ask_fn ask_fn;
 	void *ask_data;
+	ar_egress_grant_fn grant_fn; /* sandbox allow --net */
+	void *grant_data;
 };
 int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 		   struct ar_error *err);

@@ -94,6 +94,17 @@ t_bash_sandbox()
 	assert_eq "$got" web1
 	got=$(bash_complete agentrun --root "$TEST_TMP/sroot" sandbox stop w)
 	assert_eq "$got" web1
+	# allow/revoke NAME --net HOST | --ro DIR | --rw DIR
+	got=$(bash_complete agentrun sandbox al)
+	grep -qx allow <<<"$got" || fail "no subcommand allow in: $got"
+	got=$(bash_complete agentrun --root "$TEST_TMP/sroot" sandbox revoke w)
+	assert_eq "$got" web1
+	got=$(bash_complete agentrun sandbox allow web1 --)
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "--net --ro --rw --force "
+	got=$(bash_complete agentrun sandbox revoke web1 --)
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "--net --ro --rw "
+	got=$(cd "$TEST_TMP" && bash_complete agentrun sandbox allow web1 --ro sro)
+	assert_eq "$got" sroot
 }
 
 t_bash_container_ids()
@@ -152,7 +163,7 @@ t_zsh()
 	got=$(zsh_complete agentrun --log-format '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "text json "
 	got=$(zsh_complete agentrun sandbox '')
-	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop requests answer COMMANDS "
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop requests answer allow revoke COMMANDS "
 	mkdir -p "$TEST_TMP/zcfg/agentrun/profiles" "$TEST_TMP/zroot/.sandboxes/web2"
 	echo '{}' >"$TEST_TMP/zcfg/agentrun/profiles/zagent.json"
 	got=$(XDG_CONFIG_HOME=$TEST_TMP/zcfg zsh_complete agentrun sandbox --profile '')

@@ -15,6 +15,7 @@
  *
  * control_server.c: the socket and its thread (this header's sb_*);
  * control_always.c: `always`, the grant written into the profile;
+ * control_grant.c, control_mount.c: live grants (sandbox allow/revoke);
  * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
  */
 #ifndef AGENTRUN_CONTROL_H
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "control_grant.h"
 #include "egress/egress_proxy.h"
 #include "error.h"
 
@@ -58,6 +60,14 @@ void sb_control_set_audit(struct sb_control *c, struct ar_audit *a);
  * the control plane's, which streams them and calls the old ones. */
 void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 			   void **data);
+/* sandbox allow/revoke (control_grant.h): the container's process (its
+ * namespaces, for --ro/--rw), the sandbox's checks of a path grant, and
+ * the proxy's ar_egress_grant_fn (data: the struct sb_control). */
+void sb_control_set_pid(struct sb_control *c, pid_t pid);
+void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
+			       void *data);
+bool sb_control_net_granted(const char *host, uint16_t port, bool *exact,
+			    void *data);
 /* An ar_egress_ask_fn: data is the struct sb_control. */
 bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
 		    void *data);
@@ -66,6 +76,11 @@ bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
  * NAME, or of every sandbox of ROOT. */
 int ar_sandbox_requests(const char *root, const char *name, bool json,
 			FILE *out, struct ar_error *err);
+/* agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro|--rw PATH
+ * (kind "net", "ro", "rw"; PATH made absolute and real here). */
+int ar_sandbox_grant(const char *root, const char *name, bool revoke,
+		     const char *kind, const char *target, bool force,
+		     FILE *out, struct ar_error *err);
 /* agentrun sandbox answer NAME ID once|session|always|refuse */
 int ar_sandbox_answer(const char *root, const char *name, const char *id,
 		      const char *answer, FILE *out, struct ar_error *err);

@@ -28,6 +28,7 @@
 
 #define REPLY_MAX (1 << 20)
 #define REPLY_TIMEOUT_MS 5000
+#define GRANT_TIMEOUT_MS 60000
 
 /* Connect to NAME's socket: the fd, or -1 with err. */
 int ar_control_connect(const char *root, const char *name, struct ar_error *err)
@@ -66,8 +67,9 @@ int ar_control_connect(const char *root, const char *name, struct ar_error *err)
 }
 
 /* Send one request line, read the reply line into *out (malloc'd,
- * NUL-ended, without its newline). */
-int ar_control_call(int fd, const char *req, char **out, struct ar_error *err)
+ * NUL-ended, without its newline), waiting at most timeout_ms. */
+static int ctl_call_wait(int fd, const char *req, char **out, int timeout_ms,
+			 struct ar_error *err)
 {
 	size_t got = 0, cap = 4096;
 	char *buf;
@@ -81,12 +83,12 @@ int ar_control_call(int fd, const char *req, char **out, struct ar_error *err)
 		char *nl;
 		ssize_t n;
 
-		if (poll(&p, 1, REPLY_TIMEOUT_MS) <= 0) {
+		if (poll(&p, 1, timeout_ms) <= 0) {
 			free(buf);
 			return ar_error_set_plain(
 				err, ETIMEDOUT,
 				"control plane: no reply within %d ms",
-				REPLY_TIMEOUT_MS);
+				timeout_ms);
 		}
 		if (got + 1 >= cap) {
 			if (cap >= REPLY_MAX) {
@@ -116,6 +118,11 @@ int ar_control_call(int fd, const char *req, char **out, struct ar_error *err)
 			return 0;
 		}
 	}
+}
+
+int ar_control_call(int fd, const char *req, char **out, struct ar_error *err)
+{
+	return ctl_call_wait(fd, req, out, REPLY_TIMEOUT_MS, err);
 }
 
 static const char *str_of(const struct jt_node *o, const char *key)
@@ -312,5 +319,55 @@ int ar_sandbox_answer_via(const char *root, const char *name, const char *id,
 	oci_arena_free(&a);
 	if (r < 0)
 		return ar_error_wrap(err, "sandbox answer %s %s", name, id);
+	return 0;
+}
+
+int ar_sandbox_grant(const char *root, const char *name, bool revoke,
+		     const char *kind, const char *target, bool force,
+		     FILE *out, struct ar_error *err)
+{
+	const char *verb = revoke ? "revoke" : "allow";
+	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *real = NULL;
+	_cleanup_close_ int fd = -1;
+	struct ar_jbuf req = { 0 };
+	struct ar_arena a = { 0 };
+	struct jt_node *node = NULL;
+	int r;
+
+	if (ar_state_validate_id(name, err) < 0)
+		return -1;
+	if (strcmp(kind, "net") != 0) {
+		/* the path the user means, real (the sandbox checks it
+		 * again: it is the one that mounts) */
+		real = realpath(target, NULL);
+		if (!real && !(revoke && target[0] == '/'))
+			return ar_error_set(err, errno, "sandbox %s: --%s `%s`",
+					    verb, kind, target);
+		if (!real)
+			real = ar_xstrdup(target);
+	}
+	fd = ar_control_connect(root, name, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "sandbox %s", verb);
+	ar_jbuf_lit(&req, "{\"op\":");
+	ar_jbuf_cstr(&req, verb);
+	ar_jbuf_lit(&req, ",\"kind\":");
+	ar_jbuf_cstr(&req, kind);
+	ar_jbuf_lit(&req, ",\"target\":");
+	ar_jbuf_cstr(&req, real ? real : target);
+	ar_jbuf_addf(&req, ",\"force\":%s,\"interface\":\"cli\"}\n",
+		     force ? "true" : "false");
+	/* a --rw grant looks for the protected paths of its tree first
+	 * (SB_PROTECT_MAX_DIRS directories at most) */
+	r = ctl_call_wait(fd, req.p, &line, GRANT_TIMEOUT_MS, err);
+	ar_jbuf_free(&req);
+	if (r == 0)
+		r = reply_parse(&a, line, &node, err);
+	if (r == 0 && str_of(node, "done"))
+		fprintf(out, "%s: %s\n", name, str_of(node, "done"));
+	oci_arena_free(&a);
+	if (r < 0)
+		return ar_error_wrap(err, "sandbox %s %s", verb, name);
 	return 0;
 }

@@ -80,9 +80,44 @@ int ctl_proto_parse(const char *line, size_t len, struct ctl_msg *m, char *why,
 			goto out;
 		}
 		snprintf(m->iface, sizeof(m->iface), "%s", s);
+	} else if (strcmp(op, "allow") == 0 || strcmp(op, "revoke") == 0) {
+		const struct jt_node *f = jt_get(root, "force");
+
+		m->op = CTL_OP_GRANT;
+		m->revoke = strcmp(op, "revoke") == 0;
+		s = member_str(root, "kind");
+		if (!s ||
+		    (strcmp(s, "net") && strcmp(s, "ro") && strcmp(s, "rw"))) {
+			snprintf(why, wsize,
+				 "request: kind: expected net, ro or rw");
+			goto out;
+		}
+		snprintf(m->kind, sizeof(m->kind), "%s", s);
+		s = member_str(root, "target");
+		if (!s || !*s || strlen(s) >= sizeof(m->target)) {
+			snprintf(
+				why, wsize,
+				"request: target: expected HOST[:PORT] or PATH");
+			goto out;
+		}
+		snprintf(m->target, sizeof(m->target), "%s", s);
+		if (f && f->type != JT_TRUE && f->type != JT_FALSE) {
+			snprintf(why, wsize,
+				 "request: force: expected a boolean");
+			goto out;
+		}
+		m->force = f && f->type == JT_TRUE;
+		s = member_str(root, "interface");
+		if (!s || strcmp(s, "cli") != 0) {
+			snprintf(why, wsize,
+				 "request: interface: expected \"cli\"");
+			goto out;
+		}
+		snprintf(m->iface, sizeof(m->iface), "%s", s);
 	} else {
-		snprintf(why, wsize,
-			 "request: op: expected requests, answer or events");
+		snprintf(
+			why, wsize,
+			"request: op: expected requests, answer, events, allow or revoke");
 		goto out;
 	}
 	r = 0;

@@ -13,6 +13,11 @@
  *       -> {"ok":true,"sandbox":"NAME"} then one audit-schema event per
  *          line (docs/audit.md) as they happen, until either side closes
  *
+ *   {"op":"allow"|"revoke","kind":"net|ro|rw","target":"HOST[:PORT]|PATH",
+ *    "force":false,"interface":"cli"}
+ *       -> {"ok":true,"done":"..."} | {"ok":false,"error":"..."}
+ *       (live grants, control_grant.h; PATH absolute and real)
+ *
  * REQUEST: {"id","sandbox","since","kind":"net","proto","host","port",
  * "target","address","pid","waiting","reason"}.
  */
@@ -31,13 +36,18 @@ enum ctl_op {
 	CTL_OP_REQUESTS = 1,
 	CTL_OP_ANSWER,
 	CTL_OP_EVENTS,
+	CTL_OP_GRANT, /* allow / revoke */
 };
 
 struct ctl_msg {
 	enum ctl_op op;
 	uint64_t id; /* answer */
 	enum ctl_answer answer; /* answer */
-	char iface[16]; /* answer: "cli" */
+	char iface[16]; /* answer, grant: "cli" */
+	bool revoke; /* grant: revoke, else allow */
+	bool force; /* grant: --force (the never-share list) */
+	char kind[4]; /* grant: "net", "ro", "rw" */
+	char target[CTL_LINE_MAX]; /* grant */
 };
 
 /* One request line (without its newline): 0, or -1 with `why`. */

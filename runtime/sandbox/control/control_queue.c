@@ -375,6 +375,43 @@ int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 	return 0;
 }
 
+size_t ctl_queue_grant_matching(struct ctl_queue *q,
+				bool (*match)(const char *host, uint16_t port,
+					      void *data),
+				void *data)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	for (struct ctl_request *r = q->reqs; r; r = r->next) {
+		if (r->refused || r->session || !match(r->host, r->port, data))
+			continue;
+		r->session = true;
+		n++;
+	}
+	if (n)
+		pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+bool ctl_queue_forget_session(struct ctl_queue *q, const char *target)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&q->lock);
+	for (size_t i = 0; i < q->n_session; i++) {
+		if (strcmp(q->session[i], target) != 0)
+			continue;
+		free(q->session[i]);
+		q->session[i] = q->session[--q->n_session];
+		found = true;
+		break;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return found;
+}
+
 int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,
 		     uint16_t *port, char *why, size_t wsize)
 {

@@ -102,6 +102,18 @@ int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 int ctl_queue_target(struct ctl_queue *q, uint64_t id, char *host, size_t hsize,
 		     uint16_t *port, char *why, size_t wsize);
 
+/* A live grant (control_grant.h): every pending request whose HOST:PORT
+ * `match` accepts goes through as if answered `session` (without adding
+ * to the session list: the grant answers later asks). How many. */
+size_t ctl_queue_grant_matching(struct ctl_queue *q,
+				bool (*match)(const char *host, uint16_t port,
+					      void *data),
+				void *data);
+/* revoke --net TARGET: a `session` answer of that exact HOST:PORT text
+ * is forgotten too (the next connection asks again). True when there
+ * was one. */
+bool ctl_queue_forget_session(struct ctl_queue *q, const char *target);
+
 /* The pending requests as a JSON array into b. */
 void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b);
 

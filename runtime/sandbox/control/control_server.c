@@ -30,6 +30,7 @@
 
 #include "audit/audit.h"
 #include "control_always.h"
+#include "control_grant.h"
 #include "control_proto.h"
 #include "control_queue.h"
 #include "log.h"
@@ -53,6 +54,7 @@ struct sb_control {
 	bool running;
 	bool stopping; /* under lock */
 	struct ctl_queue q;
+	struct ctl_grants grants; /* sandbox allow/revoke */
 	pthread_mutex_t lock; /* subs */
 	int subs[CTL_MAX_SUBS];
 	atomic_int n_subs;
@@ -165,6 +167,30 @@ void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 	c->next_data = *data;
 	*fn = egress_event;
 	*data = c;
+	c->grants.egress = true;
+}
+
+void sb_control_set_pid(struct sb_control *c, pid_t pid)
+{
+	if (c)
+		ctl_grants_set_pid(&c->grants, pid);
+}
+
+void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
+			       void *data)
+{
+	if (!c)
+		return;
+	c->grants.check = fn;
+	c->grants.check_data = data;
+}
+
+bool sb_control_net_granted(const char *host, uint16_t port, bool *exact,
+			    void *data)
+{
+	struct sb_control *c = data;
+
+	return ctl_grants_net(&c->grants, host, port, exact);
 }
 
 bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
@@ -275,6 +301,44 @@ static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
 	ar_jbuf_free(&diff);
 }
 
+/* allow / revoke (control_grant.h): done, or refused with the reason;
+ * either way an audit event naming who asked, through what */
+static void grant(struct sb_control *c, int fd, const struct ctl_msg *m,
+		  const struct ucred *cred)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_jbuf b = { 0 };
+	char done[512] = "";
+	int r = ctl_grants_apply(&c->grants, m, done, sizeof(done), &err);
+
+	ar_audit_begin(&b, m->revoke ? "revoke" : "allow");
+	ar_jbuf_key(&b, "sandbox");
+	ar_jbuf_cstr(&b, c->name);
+	ar_jbuf_key(&b, "kind");
+	ar_jbuf_cstr(&b, m->kind);
+	ar_jbuf_key(&b, "target");
+	ar_jbuf_cstr(&b, m->target);
+	ar_jbuf_addf(&b, ",\"force\":%s,\"ok\":%s,\"uid\":%u,\"pid\":%d",
+		     m->force ? "true" : "false", r == 0 ? "true" : "false",
+		     (unsigned)cred->uid, (int)cred->pid);
+	ar_jbuf_key(&b, "interface");
+	ar_jbuf_cstr(&b, m->iface);
+	if (r < 0) {
+		ar_jbuf_key(&b, "error");
+		ar_jbuf_cstr(&b, err.msg);
+	}
+	emit(c, &b);
+	if (r < 0) {
+		reply_error(fd, err.msg);
+		return;
+	}
+	ar_jbuf_lit(&b, "{\"ok\":true,\"done\":");
+	ar_jbuf_cstr(&b, done);
+	ar_jbuf_lit(&b, "}\n");
+	reply(fd, &b);
+	ar_jbuf_free(&b);
+}
+
 /* Keep fd as a stream client: true when taken. */
 static bool subscribe(struct sb_control *c, int fd)
 {
@@ -376,6 +440,8 @@ static void serve(struct sb_control *c, int fd)
 	}
 	if (m.op == CTL_OP_ANSWER) {
 		answer(c, fd, &m, &cred);
+	} else if (m.op == CTL_OP_GRANT) {
+		grant(c, fd, &m, &cred);
 	} else {
 		struct ar_jbuf b = { 0 };
 
@@ -540,6 +606,7 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 	c->dir = ar_xasprintf("%s/.control", root);
 	c->path = ar_xasprintf("%s/%s.sock", c->dir, name);
 	ctl_queue_init(&c->q, c->name, ask_timeout);
+	ctl_grants_init(&c->grants, &c->q);
 	c->q.on_request = on_request;
 	c->q.on_request_data = c;
 	c->ns_start = now_ns() - t0;
@@ -624,6 +691,7 @@ void sb_control_free(struct sb_control *c)
 			(double)c->ns_start / 1e3, (double)c->ns_serve / 1e3,
 			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3);
 	ctl_queue_release(&c->q);
+	ctl_grants_release(&c->grants);
 	pthread_mutex_destroy(&c->lock);
 	free(c->name);
 	free(c->root);

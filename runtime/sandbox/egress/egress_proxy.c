@@ -71,6 +71,8 @@ struct ar_egress_proxy {
 	void *data;
 	ar_egress_ask_fn ask_fn; /* --net ask, or NULL */
 	void *ask_data;
+	ar_egress_grant_fn grant_fn; /* sandbox allow --net, or NULL */
+	void *grant_data;
 	pthread_t thread; /* accepts */
 	pthread_mutex_t lock;
 	pthread_cond_t idle; /* n_relays or n_emitting reached 0 */
@@ -443,6 +445,22 @@ void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
 	pthread_mutex_unlock(&p->lock);
 }
 
+void ar_egress_proxy_set_grant(struct ar_egress_proxy *p, ar_egress_grant_fn fn,
+			       void *data)
+{
+	pthread_mutex_lock(&p->lock);
+	p->grant_fn = fn;
+	p->grant_data = data;
+	pthread_mutex_unlock(&p->lock);
+}
+
+static bool granted(struct ar_egress_proxy *p, const char *host, uint16_t port,
+		    bool *exact)
+{
+	*exact = false;
+	return p->grant_fn && p->grant_fn(host, port, exact, p->grant_data);
+}
+
 /* The policy, DNS and the connection for HOST:PORT. `reason` gets the
  * line to show the agent when the result is not DIAL_OK. DIAL_OK takes
  * a slot (slot_put when *out is closed). */
@@ -461,7 +479,8 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	bool exact = false;
 
 	*out = -1;
-	if (!ar_egress_host_allowed(p->policy, host, port)) {
+	if (!ar_egress_host_allowed(p->policy, host, port) &&
+	    !granted(p, host, port, &exact)) {
 		int k = ask(p, proto, host, port, &res, &exact, reason, size);
 
 		if (k != DIAL_OK)
@@ -1029,7 +1048,7 @@ static void dns_serve(struct ar_egress_proxy *p, int fd)
 	size_t qend, n;
 	ssize_t len;
 	int rcode;
-	bool allowed, have = false;
+	bool allowed, have = false, exact;
 
 	len = recvfrom(fd, q, sizeof(q), 0, (struct sockaddr *)&from, &flen);
 	if (len < 12)
@@ -1045,7 +1064,8 @@ static void dns_serve(struct ar_egress_proxy *p, int fd)
 		return;
 	}
 	/* --net ask: every name has a pool address; its connection asks */
-	allowed = ar_egress_name_allowed(p->policy, name) || p->ask_fn;
+	allowed = ar_egress_name_allowed(p->policy, name) || p->ask_fn ||
+		  granted(p, name, 0, &exact);
 	rcode = allowed ? AR_DNS_NOERROR : AR_DNS_NXDOMAIN;
 	if (allowed && qtype == AR_DNS_TYPE_A) {
 		pthread_mutex_lock(&p->lock);

@@ -163,6 +163,18 @@ typedef bool (*ar_egress_ask_fn)(const struct ar_egress_ask *q, char *reason,
 void ar_egress_proxy_set_ask(struct ar_egress_proxy *p, ar_egress_ask_fn fn,
 			     void *data);
 
+/* agentrun sandbox allow --net (control/control_grant.c): live grants,
+ * asked (before `ask`) for a HOST:PORT the policy does not allow; port
+ * 0 (the transparent DNS) asks whether any port of the name is granted.
+ * True: allowed; *exact set when the grant is of that address literal
+ * and port (it then opens loopback/private classes, as an answer does).
+ * Called from the proxy's threads: thread-safe. Before the first
+ * connection. */
+typedef bool (*ar_egress_grant_fn)(const char *host, uint16_t port, bool *exact,
+				   void *data);
+void ar_egress_proxy_set_grant(struct ar_egress_proxy *p, ar_egress_grant_fn fn,
+			       void *data);
+
 /* The deny line printed on stderr (the default event function): data
  * is unused. */
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data);
