@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent_hooks.h"
+#include "apparmor.h"
 #include "cgroup.h"
 #include "hooks.h"
 #include "log.h"
@@ -170,6 +171,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
+	l->apparmor = cfg->process.apparmor_profile &&
+		      *cfg->process.apparmor_profile && ar_apparmor_enabled();
 	/* NOTIFY_SOCKET: bound into the container's own mount namespace
 	 * (without one nothing is mounted: not proxied) */
 	if (o->notify_socket && !o->config) {

@@ -50,6 +50,9 @@ struct ar_launch {
 	 * cfg->mounts (source filled once the state directory exists), -1;
 	 * and `run`'s listening socket, -1 */
 	int notify_mount;
+	/* process.apparmorProfile applies: AppArmor is enabled on the host
+	 * (apparmor.h), as seen before the clone */
+	bool apparmor;
 	int notify_fd;
 	bool setgroups_denied; /* by the runtime when it writes the maps;
 				* the container process gets it from GO */
