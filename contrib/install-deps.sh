@@ -64,6 +64,7 @@ install_debian() {
 	pkgs="$pkgs strace gdb" # tests/integration/test_sandbox_debug.sh
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
+	pkgs="$pkgs apparmor" # apparmor_parser: test_apparmor (-Q), test_apparmor_vm (loads profiles in the VM)
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
 	# on Debian 12).

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "container.h"
+#include "sd_notify.h"
 #include "utils.h"
 
 enum {
@@ -84,6 +85,7 @@ int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 	o->rootless = g->rootless;
 	o->cgroups_disabled = g->cgroup_manager == AR_CGROUP_MANAGER_DISABLED;
 	o->systemd_cgroup = g->systemd_cgroup;
+	o->notify_socket = ar_notify_caller();
 	*rc = 1;
 	while ((c = getopt_long(argc, argv, run ? "b:f:dh" : "b:f:h", longopts,
 				NULL)) != -1) {

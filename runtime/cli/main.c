@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apparmor.h"
 #include "cli.h"
 #include "exe_protect.h"
 #include "init.h"
@@ -79,22 +80,23 @@ static void usage(FILE *out)
 
 /* The optional features line in crun's form: only what this build has
  * and enforces (+EBPF: linux.resources.devices as a device program; no
- * "+SYSTEMD", which needs systemd's D-Bus API, no "+APPARMOR": agentrun
- * applies no profiles). Tools grep it. */
+ * "+SYSTEMD", which needs systemd's D-Bus API; +APPARMOR only on a host
+ * whose AppArmor is enabled: elsewhere profiles are ignored, as crun
+ * ignores them). Tools grep it. */
 static void print_version(struct ar_global_opts *g)
 {
 	printf("agentrun version %s\n"
 	       "commit: %s\n"
 	       "rundir: %s\n"
 	       "spec: 1.2.0\n"
-	       "%s+CAP +SECCOMP +EBPF +YAJL\n",
+	       "%s%s+CAP +SECCOMP +EBPF +YAJL\n",
 	       PACKAGE_VERSION, GIT_COMMIT, cli_state_root(g),
 #ifdef HAVE_SELINUX
-	       "+SELINUX "
+	       "+SELINUX ",
 #else
-	       ""
+	       "",
 #endif
-	);
+	       ar_apparmor_enabled() ? "+APPARMOR " : "");
 }
 
 enum {

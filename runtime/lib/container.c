@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,6 +43,7 @@
 #include "log.h"
 #include "mounts.h"
 #include "namespaces.h"
+#include "sd_notify.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "state.h"
@@ -81,6 +83,8 @@ static void run_state_hooks_warn(const struct ar_state *st,
 	}
 	run_hooks_warn(cfg, stage, st->id, st->pid, st->bundle, status);
 }
+
+static int pidfd_open_(pid_t pid);
 
 /* ---- the steps of create and run ---- */
 
@@ -462,6 +466,26 @@ static int wait_setup(struct ar_launch *l, int *master, struct ar_error *err)
 	}
 }
 
+/* NOTIFY_SOCKET: the directory the container sees at the caller's path;
+ * `run` listens from now on (create: `start` does). */
+static int make_notify(struct ar_launch *l, struct ar_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+
+	if (l->notify_mount < 0)
+		return 0;
+	if (ar_notify_dir_make(l->state_fds[1], &dir, err) < 0)
+		return -1;
+	l->cfg->mounts[l->notify_mount].source =
+		oci_arena_strdup(&l->cfg->arena, dir);
+	if (!l->use_fifo) {
+		l->notify_fd = ar_notify_listen(l->state_fds[1], err);
+		if (l->notify_fd < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* create / run --detach / run: everything up to a container process that
  * is blocked on the fifo (use_fifo) or running the user's program; the
  * order of the runtime's side. A failure leaves the undoing to
@@ -471,6 +495,8 @@ static int do_create(struct ar_launch *l, int *master, struct ar_error *err)
 	bool recorded = false, in_cgroup = false, first = cgroup_first(l);
 
 	if (l->use_fifo && make_exec_fifo(l, err) < 0)
+		return -1;
+	if (make_notify(l, err) < 0)
 		return -1;
 	if (first && make_cgroup(l, &recorded, err) < 0)
 		return -1;
@@ -587,6 +613,16 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	 * (the supervisor keeps no socket). */
 	if (l.sync_fd >= 0)
 		close(ar_steal_fd(&l.sync_fd));
+	if (o->detach && l.notify_fd >= 0) {
+		/* as crun: --detach returns once the container is ready (or
+		 * gone); others may use the container meanwhile */
+		_cleanup_close_ int pidfd = pidfd_open_(l.pid);
+
+		close(ar_steal_fd(&l.state_fds[1]));
+		if (ar_notify_wait_ready(l.notify_fd, l.pid, pidfd,
+					 o->notify_socket, err) < 0)
+			return -1;
+	}
 	run_hooks_warn(l.cfg, OCI_HOOK_POSTSTART, o->id, l.pid, l.bundle,
 		       AR_STATUS_RUNNING);
 	if (o->detach) {
@@ -599,7 +635,9 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 
 	*exit_status = ar_supervise(l.pid, master, &sig.mask,
 				    ar_steal_fd(&l.refusal_fd), o->on_refusal,
-				    o->on_refusal_arg, ar_steal_fd(&l.init_fd));
+				    o->on_refusal_arg, ar_steal_fd(&l.init_fd),
+				    ar_steal_fd(&l.notify_fd),
+				    o->notify_socket);
 	if (master >= 0)
 		close(ar_steal_fd(&master));
 	unblock_signals(&sig);
@@ -728,7 +766,8 @@ static int wait_exec(int fifo, pid_t pid, int pidfd, const char *id,
 int ar_container_start(const char *root, const char *id, struct ar_error *err)
 {
 	struct existing e;
-	_cleanup_close_ int fifo = -1, pidfd = -1;
+	_cleanup_close_ int fifo = -1, pidfd = -1, notify = -1;
+	const char *notify_to = ar_notify_caller();
 	struct pollfd pfd[2];
 	char c;
 	int r = -1;
@@ -744,6 +783,14 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 	}
 	pidfd = pidfd_open_(e.st->pid);
 	ar_crash_point("start-begin");
+	/* as crun: with NOTIFY_SOCKET, start returns once the container
+	 * said READY=1 (forwarded) or exited; the socket is bound before
+	 * the container is let go */
+	if (notify_to && ar_notify_dir_exists(e.dirfd)) {
+		notify = ar_notify_listen(e.dirfd, err);
+		if (notify < 0)
+			goto out;
+	}
 	fifo = openat(e.dirfd, AR_EXEC_FIFO,
 		      O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fifo < 0) {
@@ -805,6 +852,13 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 	ar_crash_point("start-fifo-removed");
 	if (wait_exec(fifo, e.st->pid, pidfd, id, err) < 0)
 		goto out;
+	if (notify >= 0) {
+		/* running now: state, kill, delete may come in meanwhile */
+		flock(e.dirfd, LOCK_UN);
+		if (ar_notify_wait_ready(notify, e.st->pid, pidfd, notify_to,
+					 err) < 0)
+			goto out;
+	}
 	r = 0;
 	run_state_hooks_warn(e.st, OCI_HOOK_POSTSTART, AR_STATUS_RUNNING);
 out:

@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "apparmor.h"
 #include "capabilities.h"
 #include "container_init.h"
 #include "hooks.h"
@@ -261,6 +262,10 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 	home = ar_process_home(p);
 	if (!p->terminal)
 		ar_process_chown_stdio(p);
+	/* as crun: before the exec fifo (a profile that is not loaded
+	 * fails create), as root of the container still */
+	if (ar_apparmor_apply(p->apparmor_profile, l->apparmor, nnp, err) < 0)
+		return -1;
 	if (l->seccomp && !nnp && load_seccomp(l, err) < 0)
 		return -1;
 	if (ar_process_enter_user(

@@ -33,6 +33,9 @@ struct ar_create_opts {
 	bool keep; /* run --keep: keep the stopped container's state */
 	bool cgroups_disabled; /* --cgroup-manager disabled */
 	bool systemd_cgroup;
+	/* the caller's NOTIFY_SOCKET (sd_notify.h: ar_notify_caller()), proxied
+	 * into the container; NULL: none */
+	const char *notify_socket;
 	int rootless; /* -1 auto, 0 no, 1 yes */
 	/* agentrun sandbox (run only): the config in memory, used instead
 	 * of BUNDLE/config.json, which need not exist (lent, not freed: the

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "apparmor.h"
 #include "capabilities.h"
 #include "cgroup.h"
 #include "cgroup_file.h"
@@ -82,6 +83,7 @@ struct exec_ctx {
 	int sync_fd;
 	bool relay_tty;
 	bool setgroups_denied;
+	bool apparmor; /* AppArmor enabled on the host (apparmor.h) */
 	bool in_cgroup; /* the joiner was born in the container's cgroup */
 	char *cgroup_path; /* the container's, or its --cgroup sub-cgroup */
 };
@@ -263,6 +265,11 @@ static int build_process(struct exec_ctx *c, struct ar_error *err)
 				      err) < 0)
 			return -1;
 		c->proc = c->pcfg->process;
+		/* as crun: the container's profile unless the file names
+		 * one */
+		if (!c->proc.apparmor_profile)
+			c->proc.apparmor_profile =
+				c->cfg->process.apparmor_profile;
 	} else {
 		if (!o->args || !o->args[0])
 			return ar_error_set_plain(
@@ -419,6 +426,8 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	 * before the capabilities go. */
 	cwd_done = ar_process_chdir_early(p);
 	home = ar_process_home(p);
+	if (ar_apparmor_apply(p->apparmor_profile, c->apparmor, nnp, err) < 0)
+		return -1;
 	if (c->seccomp && !nnp && load_seccomp(c, err) < 0)
 		return -1;
 	if (ar_process_enter_user(
@@ -616,6 +625,7 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 					o->id);
 		goto out;
 	}
+	c.apparmor = ar_apparmor_enabled();
 	if (build_process(&c, err) < 0)
 		goto out;
 	if (exec_cgroup(&c, err) < 0)
@@ -699,7 +709,8 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		r = 0;
 		goto out;
 	}
-	*exit_status = ar_supervise(pid, master, &mask, -1, NULL, NULL, -1);
+	*exit_status =
+		ar_supervise(pid, master, &mask, -1, NULL, NULL, -1, -1, NULL);
 	r = 0;
 out_mask:
 	if (!o->detach)

@@ -16,10 +16,12 @@
 #include <unistd.h>
 
 #include "agent_hooks.h"
+#include "apparmor.h"
 #include "cgroup.h"
 #include "hooks.h"
 #include "log.h"
 #include "mounts.h"
+#include "sd_notify.h"
 #include "seccomp.h"
 #include "seccomp_refusal.h"
 #include "selinux_label.h"
@@ -90,7 +92,7 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	l->o = o;
 	l->sync_fd = l->console_fd = l->fifo_fd = l->proc_fd = l->refusal_fd =
 		-1;
-	l->init_fd = -1;
+	l->init_fd = l->notify_fd = l->notify_mount = -1;
 	l->state_fds[0] = l->state_fds[1] = -1;
 	l->pid = l->first_pid = -1;
 	for (int i = 0; i < OCI_NS_NTYPES; i++)
@@ -169,6 +171,18 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	}
 	if (ar_ns_plan_init(cfg, &l->plan, err) < 0)
 		return -1;
+	l->apparmor = cfg->process.apparmor_profile &&
+		      *cfg->process.apparmor_profile && ar_apparmor_enabled();
+	/* NOTIFY_SOCKET: bound into the container's own mount namespace
+	 * (without one nothing is mounted: not proxied) */
+	if (o->notify_socket && !o->config) {
+		if (!l->plan.new_mnt)
+			ar_debug(
+				"NOTIFY_SOCKET: no mount namespace of its own: not proxied");
+		else if (ar_notify_plan(cfg, o->notify_socket, &l->notify_mount,
+					err) < 0)
+			return -1;
+	}
 	/* before the clone: the container process's hooks write there too */
 	for (int s = 0; s < OCI_HOOK_NSTAGES; s++)
 		if (cfg->hooks[s].n && ar_hooks_output_open(cfg, err) < 0)
@@ -262,6 +276,8 @@ void ar_launch_release(struct ar_launch *l)
 		close(l->refusal_fd);
 	if (l->init_fd >= 0)
 		close(l->init_fd);
+	if (l->notify_fd >= 0)
+		close(l->notify_fd);
 	ar_cgroup_free(l->cgroup);
 	if (l->cfg)
 		ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);

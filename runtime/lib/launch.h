@@ -46,6 +46,14 @@ struct ar_launch {
 	/* o->init in a foreground run: the init's channel (init.h), our end
 	 * in the runtime, its end in the container process; -1 */
 	int init_fd;
+	/* o->notify_socket (sd_notify.h): the index of its bind in
+	 * cfg->mounts (source filled once the state directory exists), -1;
+	 * and `run`'s listening socket, -1 */
+	int notify_mount;
+	/* process.apparmorProfile applies: AppArmor is enabled on the host
+	 * (apparmor.h), as seen before the clone */
+	bool apparmor;
+	int notify_fd;
 	bool setgroups_denied; /* by the runtime when it writes the maps;
 				* the container process gets it from GO */
 	/* GO as soon as the ids, oom_score_adj and cgroup are set: the

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "apparmor.h"
 #include "capabilities.h"
 #include "json_gen.h"
 #include "oci_config.h"
@@ -139,7 +140,7 @@ static void gen_linux(struct jgen *g)
 	jg_map_close(g);
 
 	gen_seccomp(g);
-	gen_enabled(g, "apparmor", false);
+	gen_enabled(g, "apparmor", ar_apparmor_enabled());
 	gen_enabled(g, "selinux", selinux_enabled());
 	gen_enabled(g, "intelRdt", false);
 

@@ -416,6 +416,42 @@ int ar_state_mark_ready(int dirfd, struct ar_error *err)
 	return 0;
 }
 
+/* name under dfd and everything below it, never following a link
+ * (a bounded depth: the notify directory holds one socket). */
+static int remove_tree_at(int dfd, const char *name, int depth)
+{
+	int fd, r = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (depth > 16) {
+		errno = ELOOP;
+		return -1;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		r = unlinkat(dirfd(d), de->d_name, 0);
+		if (r < 0 && errno == EISDIR)
+			r = remove_tree_at(dirfd(d), de->d_name, depth + 1);
+		if (r < 0 && errno == ENOENT)
+			r = 0;
+	}
+	closedir(d);
+	if (r < 0)
+		return -1;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
 {
 	_cleanup_close_ int dfd = -1;
@@ -440,8 +476,15 @@ int ar_state_remove(int rootfd, const char *id, struct ar_error *err)
 		    strcmp(de->d_name, "..") == 0 ||
 		    strcmp(de->d_name, AR_STATE_FILE) == 0)
 			continue;
-		/* The state directory holds only plain files and fifos. */
-		if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT) {
+		/* The state directory holds plain files and fifos, and the
+		 * NOTIFY_SOCKET directory (sd_notify.h), whose content a
+		 * container whose root is the runtime's user may have
+		 * changed. */
+		int r = unlinkat(dirfd(d), de->d_name, 0);
+
+		if (r < 0 && errno == EISDIR)
+			r = remove_tree_at(dirfd(d), de->d_name, 0);
+		if (r < 0 && errno != ENOENT) {
 			int e = errno;
 			closedir(d);
 			return ar_error_set(err, e, "remove `%s` of `%s`",

@@ -16,6 +16,7 @@
 
 #include "init.h"
 #include "log.h"
+#include "sd_notify.h"
 #include "seccomp_refusal.h"
 #include "terminal.h"
 #include "utils.h"
@@ -52,11 +53,13 @@ static void job_stop(int init_fd, struct ar_tty_relay *relay, bool tty)
 }
 
 int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
-		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd)
+		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd,
+		 int notify_fd, const char *notify_to)
 {
-	_cleanup_close_ int sfd = -1, refusals = nfd, init = init_fd;
+	_cleanup_close_ int sfd = -1, refusals = nfd, init = init_fd,
+			    notify = notify_fd;
 	struct ar_tty_relay relay;
-	struct pollfd pfd[5];
+	struct pollfd pfd[6];
 	bool exited = false, master_open = master >= 0;
 	int code = 1;
 
@@ -75,7 +78,7 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 	}
 	for (;;) {
 		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1,
-		    init_idx = -1;
+		    init_idx = -1, notify_idx = -1;
 
 		if (exited && !master_open)
 			break;
@@ -89,6 +92,11 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 			init_idx = n;
 			pfd[n++] =
 				(struct pollfd){ .fd = init, .events = POLLIN };
+		}
+		if (notify >= 0 && !exited) {
+			notify_idx = n;
+			pfd[n++] = (struct pollfd){ .fd = notify,
+						    .events = POLLIN };
 		}
 		if (master_open) {
 			master_idx = n;
@@ -155,6 +163,16 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 			} else if (errno != EAGAIN && errno != EINTR) {
 				close(init);
 				init = -1;
+			}
+		}
+		if (notify_idx >= 0 && pfd[notify_idx].revents) {
+			struct ar_error e = AR_ERROR_INIT;
+
+			/* every READY=1 forwarded, as crun */
+			if (ar_notify_pump(notify, notify_to, &e) < 0) {
+				ar_warn("%s", e.msg);
+				close(notify);
+				notify = -1;
 			}
 		}
 		if (master_idx >= 0 && pfd[master_idx].revents) {

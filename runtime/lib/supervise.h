@@ -14,9 +14,12 @@
  * on_refusal (seccomp_refusal.h), take the job-control stops the
  * container's init reports on init_fd (init.h; -1: none; closed here):
  * the terminal given back, the runtime stopped as a job of the user's
- * shell, and the program continued when the shell continues us; reap;
+ * shell, and the program continued when the shell continues us; forward
+ * READY=1 read on notify_fd (sd_notify.h; -1: none; closed here) to
+ * notify_to; reap;
  * returns the exit code (128+N on signal). */
 int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
-		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd);
+		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd,
+		 int notify_fd, const char *notify_to);
 
 #endif

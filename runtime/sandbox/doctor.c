@@ -206,7 +206,7 @@ static void check_userns(const struct ar_doctor_env *e,
 	    v != 0)
 		return set(
 			r, AR_DOCTOR_FAIL,
-			"sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for agentrun that allows `userns,` (see docs/sandbox.md)",
+			"load agentrun's AppArmor profile, which allows it user namespaces: sudo apparmor_parser -r /etc/apparmor.d/agentrun (make install puts it there; the source is contrib/apparmor/agentrun); or, for every program, sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
 			"kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu): AppArmor denies unprivileged user namespaces");
 	if (rc)
 		return set(

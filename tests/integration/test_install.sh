@@ -42,6 +42,13 @@ expected_files()
 		echo "$P/share/agentrun/profiles/${f##*/}"
 	done
 	echo "$P/share/zsh/site-functions/_agentrun"
+	# the AppArmor profile where AppArmor is and its parser takes it
+	if [ -d /etc/apparmor.d ] && { ! command -v apparmor_parser >/dev/null ||
+		sed "s|^profile agentrun /usr/bin/agentrun |profile agentrun $P/bin/agentrun |" \
+			"$TOP_SRCDIR/contrib/apparmor/agentrun" |
+		apparmor_parser -Q -K /dev/stdin >/dev/null 2>&1; }; then
+		echo /etc/apparmor.d/agentrun
+	fi
 	# shellcheck disable=SC2016 # a literal ${datadir}
 	if grep -q '^bashcompletiondir = ${datadir}' "$TOP_BUILDDIR/Makefile"; then
 		echo "$P/share/bash-completion/completions/agentrun"
