@@ -142,7 +142,6 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
-	sb_control_set_pid(b->ctl, pid);
 	return sb_control_serve(b->ctl, err);
 }
 

@@ -42,9 +42,6 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
  * hold a lock (malloc's) that the child, which has no fork handlers,
  * would wait for forever. */
 int sb_control_serve(struct sb_control *c, struct ar_error *err);
-/* The container process (its host pid): a request names the process of
- * the sandbox that asks (control_peer.h). */
-void sb_control_set_pid(struct sb_control *c, pid_t pid);
 /* The sandbox ends: every pending decision is refused, no new one
  * waits. Before the proxy stops (it waits for asks under way). */
 void sb_control_close(struct sb_control *c);
@@ -60,8 +57,9 @@ void sb_control_set_audit(struct sb_control *c, struct ar_audit *a);
  * the control plane's, which streams them and calls the old ones. */
 void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 			   void **data);
-/* sandbox allow/revoke (control_grant.h): the container's process (its
- * namespaces, for --ro/--rw), the sandbox's checks of a path grant, and
+/* The container process (its host pid): a request names the process of
+ * the sandbox that asks (control_peer.h); sandbox allow/revoke
+ * (control_grant.h) joins its namespaces for --ro/--rw. The sandbox's checks of a path grant, and
  * the proxy's ar_egress_grant_fn (data: the struct sb_control). */
 void sb_control_set_pid(struct sb_control *c, pid_t pid);
 void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,

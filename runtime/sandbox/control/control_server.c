@@ -172,8 +172,12 @@ void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 
 void sb_control_set_pid(struct sb_control *c, pid_t pid)
 {
-	if (c)
-		ctl_grants_set_pid(&c->grants, pid);
+	if (!c)
+		return;
+	ctl_grants_set_pid(&c->grants, pid);
+	pthread_mutex_lock(&c->q.lock);
+	c->q.sandbox_pid = pid;
+	pthread_mutex_unlock(&c->q.lock);
 }
 
 void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
@@ -612,15 +616,6 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 	c->ns_start = now_ns() - t0;
 	*out = c;
 	return 0;
-}
-
-void sb_control_set_pid(struct sb_control *c, pid_t pid)
-{
-	if (!c)
-		return;
-	pthread_mutex_lock(&c->q.lock);
-	c->q.sandbox_pid = pid;
-	pthread_mutex_unlock(&c->q.lock);
 }
 
 int sb_control_serve(struct sb_control *c, struct ar_error *err)
