@@ -70,6 +70,10 @@ static void sandbox_usage(FILE *out)
 		"  --nested             let CMD create namespaces (bwrap, rootless podman,\n"
 		"                       Codex's sandbox): seccomp allows them and mounts,\n"
 		"                       /proc unmasked (not as root), Landlock off\n"
+		"  --agent-channel      srt's Sandbox-Agent channel on fd 3\n"
+		"                       (SANDBOX_AGENT_CHANNEL_FD): CMD learns what was\n"
+		"                       blocked and may ask (never grant); the profile's\n"
+		"                       \"agent_channel\"; --no-agent-channel: off\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
 		"                       files changed, exit); `-`: stderr\n"
@@ -109,6 +113,8 @@ enum {
 	OPT_SECRET,
 	OPT_DETACH,
 	OPT_NESTED,
+	OPT_AGENT_CHANNEL,
+	OPT_NO_AGENT_CHANNEL,
 	OPT_ASK_TIMEOUT,
 };
 
@@ -141,6 +147,8 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "secret", required_argument, NULL, OPT_SECRET },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "nested", no_argument, NULL, OPT_NESTED },
+		{ "agent-channel", no_argument, NULL, OPT_AGENT_CHANNEL },
+		{ "no-agent-channel", no_argument, NULL, OPT_NO_AGENT_CHANNEL },
 		{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -232,6 +240,12 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_NESTED:
 			o.nested = true;
+			break;
+		case OPT_AGENT_CHANNEL:
+			o.agent_channel = 1;
+			break;
+		case OPT_NO_AGENT_CHANNEL:
+			o.agent_channel = -1;
 			break;
 		case OPT_DETACH:
 			ro.detach = true;

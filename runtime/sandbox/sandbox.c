@@ -19,6 +19,7 @@
 
 #include "config_write.h"
 #include "control/control.h"
+#include "control/control_channel.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -126,6 +127,7 @@ struct sb_beside {
 	struct sb_egress *egress;
 	struct sb_placeholders *ph;
 	struct sb_control *ctl;
+	int *channel_fd; /* the agent channel's inner end, or -1 */
 };
 
 /* ar_create_opts.on_spawn: the container process exists in its
@@ -140,6 +142,12 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
+	/* the program has its end of the agent channel: ours goes, so the
+	 * channel sees EOF when the last of the sandbox's copies closes */
+	if (b->channel_fd && *b->channel_fd >= 0) {
+		close(*b->channel_fd);
+		*b->channel_fd = -1;
+	}
 	return sb_control_serve(b->ctl, err);
 }
 
@@ -157,7 +165,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
 	struct sb_placeholders ph = SB_PLACEHOLDERS_INIT;
-	struct sb_beside beside = { NULL, NULL, &ph, NULL };
+	int channel_fd = -1;
+	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
 	const struct sb_plan *p = &plan;
@@ -272,6 +281,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_set_profile(ctl, o->profile->filename);
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
+	/* the agent channel: srt's, on fd 3 (control/control_channel.h) */
+	if (r == 0 && p->agent_channel)
+		r = sb_control_agent_channel(ctl, p->egress && p->policy.ask,
+					     &channel_fd, err);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;
@@ -300,6 +313,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
 		/* pid 1 an init: orphans reaped, ^Z stops the agent */
 		.init = true,
+		.pass_fd = channel_fd > 2 ? channel_fd : 0,
+		.pass_fd_env = CTL_CHANNEL_ENV,
 	};
 	/* without --nested: refused namespaces are reported, naming it
 	 * (not under --audit/--learn: their listener is the one a process
@@ -311,6 +326,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
+	if (channel_fd >= 0)
+		close(channel_fd);
+	channel_fd = -1;
 	sb_refusal_summary(&refusals);
 	/* placeholders' mount points go (the last one out); late redirect
 	 * files are reported */

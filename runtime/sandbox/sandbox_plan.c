@@ -702,6 +702,11 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			"sandbox: --learn records network destinations through the egress proxy; it cannot be combined with --net host");
 	p->nested = o->nested || (o->profile && o->profile->nested.set &&
 				  o->profile->nested.v);
+	/* off unless asked for, as srt's --agent-channel */
+	p->agent_channel = o->agent_channel > 0 ||
+			   (o->agent_channel == 0 && o->profile &&
+			    o->profile->agent_channel.set &&
+			    o->profile->agent_channel.v);
 	if (p->nested && nested_opts(p, err) < 0)
 		return -1;
 	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')

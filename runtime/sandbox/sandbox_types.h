@@ -61,6 +61,9 @@ struct ar_sandbox_opts {
 	bool verbose; /* --verbose: the runtime's lines on stderr while the
 		       * command runs (egress decisions) */
 	int ask_timeout; /* --ask-timeout SECONDS (0: the default, 60) */
+	/* the agent channel (control/control_channel.h): 1 --agent-channel,
+	 * -1 --no-agent-channel, 0 the profile's "agent_channel" (off) */
+	int agent_channel;
 };
 
 /* How one sandbox runs (the CLI's global options and --print-bundle). */
@@ -121,6 +124,7 @@ struct sb_plan {
 	bool publish; /* --publish (command line or profile) */
 	bool egress; /* the proxy runs: --net allow or --publish */
 	bool nested; /* --nested or the profile's */
+	bool agent_channel; /* SANDBOX_AGENT_CHANNEL_FD=3 (control/) */
 	bool observe; /* --audit or --learn */
 	bool landlock;
 	/* the config leaves out linux.seccomp: the runtime loads the

@@ -15,7 +15,8 @@
  *
  * control_server.c: the socket and its thread (this header's sb_*);
  * control_always.c: `always`, the grant written into the profile;
- * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
+ * control_client.c: the CLI's side (ar_sandbox_requests/_answer);
+ * control_channel.c: the agent channel (srt's Sandbox-Agent channel).
  */
 #ifndef AGENTRUN_CONTROL_H
 #define AGENTRUN_CONTROL_H
@@ -44,6 +45,13 @@ int sb_control_serve(struct sb_control *c, struct ar_error *err);
 void sb_control_close(struct sb_control *c);
 /* Stop the thread, remove the socket, free. NULL is fine. */
 void sb_control_free(struct sb_control *c);
+
+/* The agent channel (control_channel.h): before sb_control_serve, which
+ * starts it. *inner: the program's end (O_CLOEXEC; the caller passes it
+ * as ar_create_opts.pass_fd and closes its own copy once the container
+ * process exists). can_ask: the policy has `ask`. */
+int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
+			     struct ar_error *err);
 
 /* --profile FILE: where `always` writes its grant (control_always.h). */
 void sb_control_set_profile(struct sb_control *c, const char *path);

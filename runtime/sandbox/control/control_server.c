@@ -30,6 +30,7 @@
 
 #include "audit/audit.h"
 #include "control_always.h"
+#include "control_channel.h"
 #include "control_proto.h"
 #include "control_queue.h"
 #include "log.h"
@@ -57,6 +58,7 @@ struct sb_control {
 	int subs[CTL_MAX_SUBS];
 	atomic_int n_subs;
 	struct ar_audit *audit; /* --audit, or NULL */
+	struct ctl_channel *chan; /* the agent channel, or NULL */
 	ar_egress_event_fn next; /* the proxy's decisions, after us */
 	void *next_data;
 	/* what it costs a run, ns: start (memory), serve (the socket and
@@ -125,6 +127,9 @@ static void egress_event(const struct ar_egress_event *ev, void *data)
 		publish(c, b.p, b.len);
 		ar_jbuf_free(&b);
 	}
+	/* the agent learns what was refused, and why */
+	if (c->chan && ev->denied && !ev->allowed && !ev->withheld)
+		ctl_channel_blocked(c->chan, ev->host, ev->port, ev->reason);
 	if (c->next)
 		c->next(ev, c->next_data);
 }
@@ -138,6 +143,20 @@ static void on_request(void *data, const struct ar_jbuf *req)
 	ar_jbuf_key(&b, "request");
 	ar_jbuf_add(&b, req->p, req->len);
 	emit(c, &b);
+}
+
+static void channel_emit(void *data, struct ar_jbuf *b)
+{
+	emit(data, b);
+}
+
+int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
+			     struct ar_error *err)
+{
+	if (!c || c->chan)
+		return 0;
+	return ctl_channel_open(&c->q, can_ask, channel_emit, c, inner,
+				&c->chan, err);
 }
 
 void sb_control_set_profile(struct sb_control *c, const char *path)
@@ -570,14 +589,20 @@ int sb_control_serve(struct sb_control *c, struct ar_error *err)
 	if (e != 0)
 		return ar_error_set(err, e, "control plane: start its thread");
 	c->running = true;
+	if (ctl_channel_serve(c->chan, err) < 0)
+		return -1;
 	c->ns_serve = now_ns() - t0;
 	return 0;
 }
 
 void sb_control_close(struct sb_control *c)
 {
-	if (c)
-		ctl_queue_close(&c->q);
+	if (!c)
+		return;
+	ctl_queue_close(&c->q);
+	/* its counts go to the log while the log is open */
+	ctl_channel_free(c->chan);
+	c->chan = NULL;
 }
 
 void sb_control_free(struct sb_control *c)
@@ -589,6 +614,8 @@ void sb_control_free(struct sb_control *c)
 		return;
 	if (c->running) {
 		ctl_queue_close(&c->q);
+		ctl_channel_free(c->chan);
+		c->chan = NULL;
 		pthread_mutex_lock(&c->lock);
 		c->stopping = true;
 		pthread_mutex_unlock(&c->lock);
