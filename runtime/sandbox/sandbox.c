@@ -20,6 +20,7 @@
 #include "config_write.h"
 #include "control/control.h"
 #include "control/control_channel.h"
+#include "sandbox_shadow.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -166,6 +167,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_refusals refusals = { 0 };
 	struct sb_placeholders ph = SB_PLACEHOLDERS_INIT;
 	int channel_fd = -1;
+	struct sb_shadow shadow;
+	bool shadow_on = false;
 	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
@@ -283,8 +286,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_set_audit(ctl, ob.audit);
 	/* the agent channel: srt's, on fd 3 (control/control_channel.h) */
 	if (r == 0 && p->agent_channel)
-		r = sb_control_agent_channel(ctl, p->egress && p->policy.ask,
-					     &channel_fd, err);
+		r = sb_control_agent_channel(
+			ctl, p->egress && p->policy.ask && !p->shadow,
+			&channel_fd, err);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;
@@ -292,7 +296,16 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_tap_egress(ctl, &egress.fn, &egress.fn_data);
 		egress.ask_fn = sb_control_ask;
 		egress.ask_data = ctl;
+		/* --shadow: nothing waits, nothing is refused by the rules */
+		if (p->shadow) {
+			sb_shadow_init(&shadow, ctl);
+			shadow_on = true;
+			egress.ask_fn = sb_shadow_ask;
+			egress.ask_data = &shadow;
+		}
 	}
+	if (r == 0 && p->shadow)
+		ar_warn("sandbox: SHADOW MODE (--shadow): THE NETWORK ALLOWLIST IS NOT ENFORCED: every destination it would refuse is allowed and recorded (would_deny); still enforced: loopback/private/metadata addresses, protected paths (git hooks and config, editor and agent config), the never-share list, Landlock, seccomp");
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
 		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
@@ -351,6 +364,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	sb_control_close(ctl);
 	if (beside.egress)
 		sb_egress_release(&egress);
+	/* the proxy is gone: every would-be refusal is counted */
+	if (shadow_on) {
+		sb_shadow_summary(&shadow);
+		sb_shadow_release(&shadow);
+	}
 	if (p->observe)
 		r = sb_observe_finish(&ob, p, r, *exit_status, err);
 	sb_control_free(ctl);

@@ -29,6 +29,7 @@
 
 struct sb_control;
 struct ar_audit;
+struct ar_jbuf;
 
 /* The control plane of sandbox NAME, in memory. ask_timeout: seconds a
  * --net ask connection waits (0: the default). */
@@ -52,6 +53,11 @@ void sb_control_free(struct sb_control *c);
  * process exists). can_ask: the policy has `ask`. */
 int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
 			     struct ar_error *err);
+
+/* An event of the sandbox (b begun with ar_audit_begin, its closing
+ * brace not yet added): into the --audit log, which streams it, or to
+ * the stream alone. Frees b. NULL c: b is freed. */
+void sb_control_event(struct sb_control *c, struct ar_jbuf *b);
 
 /* --profile FILE: where `always` writes its grant (control_always.h). */
 void sb_control_set_profile(struct sb_control *c, const char *path);

@@ -145,6 +145,15 @@ static void on_request(void *data, const struct ar_jbuf *req)
 	emit(c, &b);
 }
 
+void sb_control_event(struct sb_control *c, struct ar_jbuf *b)
+{
+	if (!c) {
+		ar_jbuf_free(b);
+		return;
+	}
+	emit(c, b);
+}
+
 static void channel_emit(void *data, struct ar_jbuf *b)
 {
 	emit(data, b);
