@@ -168,6 +168,10 @@ EOF
 	# its words, quoted: no escape character reaches a terminal
 	assert_contains "$(echo "$js" | jq -r '.[0].explanation')" 'need the docs \033[31mNOW'
 	assert_not_contains "$(echo "$js" | jq -r '.[0].explanation')" $'\033'
+	# the table too, for a terminal
+	assert_status 0 ctl requests "$name"
+	assert_contains "$OUT" 'asked by the agent: "need the docs \033[31mNOW"'
+	assert_not_contains "$OUT" $'\033'
 	assert_status 0 ctl answer "$name" "$id" session
 	wait_until 20 test -e "$WS/after"
 	assert_contains "$(cat "$WS/ch")" '"id":"r1","behavior":"allow"'
