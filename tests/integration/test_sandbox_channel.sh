@@ -142,6 +142,29 @@ EOF
 	assert_contains "$(echo "$b" | jq -r .description)" "blocked"
 }
 
+# With --audit (whose listener sees them), a refused write on a
+# protected path is told as `blocked` too: resource file, once per path.
+t_blocked_protected()
+{
+	ch_setup "$1"
+	mkdir -p "$WS/.git/hooks"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS/.git"
+	ws_script run.sh <<'EOF'
+#!/bin/sh
+./agent.py ch hello drain:2 &
+sleep 0.5
+echo x >.git/hooks/pre-commit
+echo x >.git/hooks/pre-commit
+wait
+EOF
+	assert_status 0 sb_run --agent-channel --audit "$H/audit.log" -- ./run.sh
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "the hook was written"
+	assert_eq "$(grep -c '"blocked"' "$WS/ch")" 1 "told once per path"
+	assert_eq "$(grep '"blocked"' "$WS/ch" | jq -r '.resource.type, .resource.path, .operation' | tr '\n' ' ')" \
+		"file $WS/.git/hooks/pre-commit write "
+	assert_contains "$(grep '"blocked"' "$WS/ch" | jq -r .description)" "protected path (git hooks)"
+}
+
 # The agent asks with its explanation: the request is the human's,
 # marked as the agent's, its words quoted; `session` comes back as allow
 # and the connection goes through; `refuse` comes back as deny.
@@ -324,6 +347,7 @@ print('exec env:', os.environ.get('SANDBOX_AGENT_CHANNEL_FD', 'unset'))
 for m in user root; do
 	run_test "channel: off by default, flag, profile key, --no-agent-channel ($m)" t_default_off $m
 	run_test "channel: hello, blocked told once with the reason ($m)" t_hello_blocked $m
+	run_test "channel: a refused write on a protected path told as blocked ($m)" t_blocked_protected $m
 	run_test "channel: the agent asks and explains, the human answers ($m)" t_ask_answered $m
 	run_test "attack: the agent grants itself over the channel ($m)" t_forged_grant $m
 	run_test "attack: a flood of requests, junk and a 1 MiB line ($m)" t_flood $m

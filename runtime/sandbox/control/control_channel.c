@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -525,6 +526,83 @@ int ctl_channel_serve(struct ctl_channel *ch, struct ar_error *err)
 	return 0;
 }
 
+/* Called with the lock: false when key was told already (else noted). */
+static bool first_time_locked(struct ctl_channel *ch, const char *key)
+{
+	for (size_t i = 0; i < ch->n_sent; i++)
+		if (strcmp(ch->sent[i], key) == 0)
+			return false;
+	if (ch->n_sent >= CTL_CHANNEL_MAX_BLOCKED) {
+		/* as srt: forget, bounded */
+		for (size_t i = 0; i < ch->n_sent; i++)
+			free(ch->sent[i]);
+		ch->n_sent = 0;
+	}
+	if (!ch->sent)
+		ch->sent = ar_xcalloc(CTL_CHANNEL_MAX_BLOCKED, sizeof(char *));
+	ch->sent[ch->n_sent++] = ar_xstrdup(key);
+	return true;
+}
+
+/* Called with the lock: a whole `blocked` line, sent or kept for after
+ * the hello. */
+static void tell_locked(struct ctl_channel *ch, const struct ar_jbuf *b)
+{
+	if (ch->handshaken) {
+		send_locked(ch, b->p, b->len);
+	} else if (ch->n_queued < CTL_CHANNEL_MAX_QUEUED) {
+		if (!ch->queued)
+			ch->queued = ar_xcalloc(CTL_CHANNEL_MAX_QUEUED,
+						sizeof(char *));
+		ch->queued[ch->n_queued++] = xstrndup(b->p, b->len);
+	}
+}
+
+void ctl_channel_audit_line(struct ctl_channel *ch, const char *line,
+			    size_t len)
+{
+	static const char tag[] = "\"event\":\"protected_attempt\"";
+	struct ar_arena a = { 0 };
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_jbuf b = { 0 };
+	struct jt_node *m = NULL;
+	const char *path, *why, *op;
+	char key[PATH_MAX + 8], desc[PATH_MAX + 300];
+
+	if (!ch || !memmem(line, len, tag, sizeof(tag) - 1))
+		return;
+	while (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (jt_parse(&a, line, len, "audit", &m, &err) < 0 ||
+	    m->type != JT_OBJECT || !(path = member_str(m, "path"))) {
+		oci_arena_free(&a);
+		return;
+	}
+	why = member_str(m, "why");
+	op = member_str(m, "op");
+	snprintf(key, sizeof(key), "file:%s", path);
+	snprintf(
+		desc, sizeof(desc),
+		"agentrun: refused %s on %s: a protected path (%s): what the host would run or read later stays read-only in the sandbox",
+		op ? op : "a write", path, why ? why : "protected");
+	ar_jbuf_lit(&b,
+		    "{\"type\":\"blocked\",\"resource\":{\"type\":\"file\"");
+	ar_jbuf_key(&b, "path");
+	ar_jbuf_cstr(&b, path);
+	ar_jbuf_lit(&b, "}");
+	ar_jbuf_key(&b, "operation");
+	ar_jbuf_cstr(&b, "write");
+	ar_jbuf_key(&b, "description");
+	ar_jbuf_cstr(&b, desc);
+	ar_jbuf_lit(&b, "}\n");
+	oci_arena_free(&a);
+	pthread_mutex_lock(&ch->lock);
+	if (first_time_locked(ch, key))
+		tell_locked(ch, &b);
+	pthread_mutex_unlock(&ch->lock);
+	ar_jbuf_free(&b);
+}
+
 void ctl_channel_blocked(struct ctl_channel *ch, const char *host,
 			 uint16_t port, const char *reason)
 {
@@ -535,21 +613,10 @@ void ctl_channel_blocked(struct ctl_channel *ch, const char *host,
 		return;
 	snprintf(key, sizeof(key), "%s:%u", host, (unsigned)port);
 	pthread_mutex_lock(&ch->lock);
-	for (size_t i = 0; i < ch->n_sent; i++) {
-		if (strcmp(ch->sent[i], key) == 0) {
-			pthread_mutex_unlock(&ch->lock);
-			return; /* told once */
-		}
+	if (!first_time_locked(ch, key)) {
+		pthread_mutex_unlock(&ch->lock);
+		return; /* told once */
 	}
-	if (ch->n_sent >= CTL_CHANNEL_MAX_BLOCKED) {
-		/* as srt: forget, bounded */
-		for (size_t i = 0; i < ch->n_sent; i++)
-			free(ch->sent[i]);
-		ch->n_sent = 0;
-	}
-	if (!ch->sent)
-		ch->sent = ar_xcalloc(CTL_CHANNEL_MAX_BLOCKED, sizeof(char *));
-	ch->sent[ch->n_sent++] = ar_xstrdup(key);
 	ar_jbuf_lit(&b,
 		    "{\"type\":\"blocked\",\"resource\":{\"type\":\"network\"");
 	ar_jbuf_key(&b, "host");
@@ -560,14 +627,7 @@ void ctl_channel_blocked(struct ctl_channel *ch, const char *host,
 	ar_jbuf_key(&b, "description");
 	ar_jbuf_cstr(&b, reason ? reason : "blocked by the sandbox's policy");
 	ar_jbuf_lit(&b, "}\n");
-	if (ch->handshaken) {
-		send_locked(ch, b.p, b.len);
-	} else if (ch->n_queued < CTL_CHANNEL_MAX_QUEUED) {
-		if (!ch->queued)
-			ch->queued = ar_xcalloc(CTL_CHANNEL_MAX_QUEUED,
-						sizeof(char *));
-		ch->queued[ch->n_queued++] = xstrndup(b.p, b.len);
-	}
+	tell_locked(ch, &b);
 	pthread_mutex_unlock(&ch->lock);
 	ar_jbuf_free(&b);
 }

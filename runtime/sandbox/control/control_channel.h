@@ -70,6 +70,12 @@ int ctl_channel_serve(struct ctl_channel *ch, struct ar_error *err);
  * reason). Thread-safe, never blocks. */
 void ctl_channel_blocked(struct ctl_channel *ch, const char *host,
 			 uint16_t port, const char *reason);
+/* A line of the --audit log (as it is written): a protected_attempt
+ * (a write refused on a protected path) is told as `blocked`, resource
+ * {"type":"file","path":...}, operation "write", once per path. Other
+ * lines are skipped at the cost of a substring search. Thread-safe. */
+void ctl_channel_audit_line(struct ctl_channel *ch, const char *line,
+			    size_t len);
 /* Stop (after ctl_queue_close: the agent's waiting requests are over),
  * emit the counts, free. NULL is fine. */
 void ctl_channel_free(struct ctl_channel *ch);

@@ -98,7 +98,11 @@ static void publish(struct sb_control *c, const char *line, size_t len)
 
 static void audit_tee(void *data, const char *line, size_t len)
 {
-	publish(data, line, len);
+	struct sb_control *c = data;
+
+	publish(c, line, len);
+	/* a refused write on a protected path: the agent is told */
+	ctl_channel_audit_line(c->chan, line, len);
 }
 
 /* An event of the control plane itself: into the log (which streams
