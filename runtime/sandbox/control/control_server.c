@@ -65,6 +65,7 @@ struct sb_control {
 	 * the thread, beside the container process's own setup), free
 	 * (stop): logged with --debug */
 	long long ns_start, ns_serve, ns_bind, ns_free;
+	long long ns_chan; /* the agent channel: open, serve, free */
 };
 
 static long long now_ns(void)
@@ -166,10 +167,15 @@ static void channel_emit(void *data, struct ar_jbuf *b)
 int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
 			     struct ar_error *err)
 {
+	long long t0 = now_ns();
+	int r;
+
 	if (!c || c->chan)
 		return 0;
-	return ctl_channel_open(&c->q, can_ask, channel_emit, c, inner,
-				&c->chan, err);
+	r = ctl_channel_open(&c->q, can_ask, channel_emit, c, inner, &c->chan,
+			     err);
+	c->ns_chan += now_ns() - t0;
+	return r;
 }
 
 void sb_control_set_profile(struct sb_control *c, const char *path)
@@ -602,8 +608,13 @@ int sb_control_serve(struct sb_control *c, struct ar_error *err)
 	if (e != 0)
 		return ar_error_set(err, e, "control plane: start its thread");
 	c->running = true;
-	if (ctl_channel_serve(c->chan, err) < 0)
-		return -1;
+	if (c->chan) {
+		long long t1 = now_ns();
+
+		if (ctl_channel_serve(c->chan, err) < 0)
+			return -1;
+		c->ns_chan += now_ns() - t1;
+	}
 	c->ns_serve = now_ns() - t0;
 	return 0;
 }
@@ -614,8 +625,13 @@ void sb_control_close(struct sb_control *c)
 		return;
 	ctl_queue_close(&c->q);
 	/* its counts go to the log while the log is open */
-	ctl_channel_free(c->chan);
-	c->chan = NULL;
+	if (c->chan) {
+		long long t0 = now_ns();
+
+		ctl_channel_free(c->chan);
+		c->chan = NULL;
+		c->ns_chan += now_ns() - t0;
+	}
 }
 
 void sb_control_free(struct sb_control *c)
@@ -649,11 +665,12 @@ void sb_control_free(struct sb_control *c)
 	c->ns_free = now_ns() - t0;
 	if (c->running)
 		ar_debug(
-			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread",
+			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread; the agent channel %.1f us (open, serve, close)",
 			c->name,
 			(double)(c->ns_start + c->ns_serve + c->ns_free) / 1e3,
 			(double)c->ns_start / 1e3, (double)c->ns_serve / 1e3,
-			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3);
+			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3,
+			(double)c->ns_chan / 1e3);
 	ctl_queue_release(&c->q);
 	pthread_mutex_destroy(&c->lock);
 	free(c->name);
