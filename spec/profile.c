@@ -14,8 +14,9 @@
 #include "utils.h"
 
 static const char *const known_keys[] = {
-	"description", "ro",	   "rw",      "hide",	"env",	  "etc", "net",
-	"workspace",   "landlock", "publish", "nested", "secret", NULL,
+	"description",	 "ro",	      "rw",	  "hide",    "env",    "etc",
+	"net",		 "workspace", "landlock", "publish", "nested", "secret",
+	"agent_channel", NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -30,7 +31,7 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 
 			return jt_fail(
 				c, NULL,
-				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret)",
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret, agent_channel)",
 				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
@@ -148,7 +149,9 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_strv(c, doc, NULL, "secret", &p->secret) < 0 ||
 	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0 ||
-	    jt_member_opt_bool(c, doc, NULL, "nested", &p->nested) < 0)
+	    jt_member_opt_bool(c, doc, NULL, "nested", &p->nested) < 0 ||
+	    jt_member_opt_bool(c, doc, NULL, "agent_channel",
+			       &p->agent_channel) < 0)
 		return -1;
 	if (check_paths(c, NULL, "ro", &p->ro) < 0 ||
 	    check_paths(c, NULL, "rw", &p->rw) < 0 ||

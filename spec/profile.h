@@ -19,7 +19,8 @@
  *     "secret": ["API_KEY=api.example.com:443"], injected by the proxy
  *     "workspace": "~/src/project",
  *     "landlock": true,
- *     "nested": false
+ *     "nested": false,
+ *     "agent_channel": true                    SANDBOX_AGENT_CHANNEL_FD
  *   }
  *
  * "~/" is kept as written (the sandbox expands it against the user's
@@ -53,6 +54,8 @@ struct oci_profile {
 	char *workspace;
 	struct oci_opt_bool landlock;
 	struct oci_opt_bool nested; /* "nested": user namespaces inside */
+	/* "agent_channel": srt's Sandbox-Agent channel on fd 3 */
+	struct oci_opt_bool agent_channel;
 	struct oci_strv publish; /* "publish": ["[ADDR:]HOSTPORT:PORT"];
 				  * checked by the sandbox */
 	struct oci_strv secret; /* "secret": ["NAME=HOST-PATTERN,..."]; a

@@ -201,7 +201,7 @@ _agentrun()
 			fi
 			opts=$(ls "$w/.sandboxes" 2>/dev/null)
 		elif ((COMP_CWORD == i + 1)); then
-			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer allow revoke" -- "$cur"
+			mapfile -t COMPREPLY < <(compgen -W "exec list stop requests answer allow revoke learn" -- "$cur"
 				compgen -c -- "$cur")
 			return
 		else

@@ -23,6 +23,7 @@ static void sandbox_usage(FILE *out)
 		"       agentrun sandbox exec NAME [--tty] [--] CMD | list | stop NAME\n"
 		"       agentrun sandbox requests [NAME] | answer NAME ID ANSWER\n"
 		"       agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro PATH | --rw PATH\n"
+		"       agentrun sandbox learn --from LOG [-o PROFILE]\n"
 		"\n"
 		"Run CMD rootless in a sandbox built from this machine: host /usr\n"
 		"read-only, a minimal /etc, a private home, the workspace (git\n"
@@ -71,6 +72,14 @@ static void sandbox_usage(FILE *out)
 		"  --nested             let CMD create namespaces (bwrap, rootless podman,\n"
 		"                       Codex's sandbox): seccomp allows them and mounts,\n"
 		"                       /proc unmasked (not as root), Landlock off\n"
+		"  --agent-channel      srt's Sandbox-Agent channel on fd 3\n"
+		"                       (SANDBOX_AGENT_CHANNEL_FD): CMD learns what was\n"
+		"                       blocked and may ask (never grant); the profile's\n"
+		"                       \"agent_channel\"; --no-agent-channel: off\n"
+		"  --shadow             evaluate the network allowlist, do not enforce it:\n"
+		"                       what it would refuse is allowed and recorded\n"
+		"                       (would_deny), summed up at exit; protected paths,\n"
+		"                       the never-share list, address classes stay enforced\n"
 		"  --print-bundle DIR   write the OCI bundle to DIR instead of running\n"
 		"  --audit FILE         audit log, JSON lines (exec, connect, proxy,\n"
 		"                       files changed, exit); `-`: stderr\n"
@@ -110,6 +119,9 @@ enum {
 	OPT_SECRET,
 	OPT_DETACH,
 	OPT_NESTED,
+	OPT_AGENT_CHANNEL,
+	OPT_NO_AGENT_CHANNEL,
+	OPT_SHADOW,
 	OPT_ASK_TIMEOUT,
 };
 
@@ -142,6 +154,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "secret", required_argument, NULL, OPT_SECRET },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "nested", no_argument, NULL, OPT_NESTED },
+		{ "agent-channel", no_argument, NULL, OPT_AGENT_CHANNEL },
+		{ "no-agent-channel", no_argument, NULL, OPT_NO_AGENT_CHANNEL },
+		{ "shadow", no_argument, NULL, OPT_SHADOW },
 		{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -160,7 +175,7 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	if (argc > 1 &&
 	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "list") == 0 ||
 	     strcmp(argv[1], "stop") == 0 || strcmp(argv[1], "requests") == 0 ||
-	     strcmp(argv[1], "answer") == 0))
+	     strcmp(argv[1], "answer") == 0 || strcmp(argv[1], "learn") == 0))
 		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
 	store = ar_xcalloc(8 * (size_t)argc + 8, sizeof(char *));
@@ -236,6 +251,15 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_NESTED:
 			o.nested = true;
+			break;
+		case OPT_AGENT_CHANNEL:
+			o.agent_channel = 1;
+			break;
+		case OPT_NO_AGENT_CHANNEL:
+			o.agent_channel = -1;
+			break;
+		case OPT_SHADOW:
+			o.shadow = true;
 			break;
 		case OPT_DETACH:
 			ro.detach = true;

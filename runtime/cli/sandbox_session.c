@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../sandbox/audit/learn.h"
 #include "../sandbox/control/control.h"
 #include "../sandbox/session.h"
+#include "utils.h"
 
 static const char usage[] =
 	"Usage: agentrun sandbox exec NAME [--tty|--no-tty] [--] CMD [ARGS...]\n"
@@ -21,6 +23,7 @@ static const char usage[] =
 	"       agentrun sandbox stop [--time SECONDS] NAME\n"
 	"       agentrun sandbox requests [NAME] [--json]\n"
 	"       agentrun sandbox answer NAME ID once|session|always|refuse\n"
+	"       agentrun sandbox learn --from LOG [-o PROFILE]\n"
 	"\n"
 	"Sessions of sandboxes started with `agentrun sandbox --name NAME\n"
 	"[--detach] -- CMD`. exec runs one more command in NAME: its\n"
@@ -189,6 +192,40 @@ static int session_answer(struct ar_global_opts *g, int argc, char **argv)
 	return 0;
 }
 
+/* agentrun sandbox learn --from LOG [-o PROFILE]: a --shadow run's
+ * would-be refusals (or any run's allowlist refusals) as profile lines */
+static int session_learn(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_error err = AR_ERROR_INIT;
+	const char *from = NULL, *outp = NULL, *home = getenv("HOME");
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	int c;
+
+	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
+		if (c == 'f')
+			from = optarg;
+		else if (c == 'o')
+			outp = optarg;
+		else
+			return cli_usage(usage, c == 'h' ? 0 : 1);
+	}
+	if (!from || optind != argc) {
+		fprintf(stderr,
+			"agentrun sandbox learn: expected --from LOG (an --audit log) and no other argument\n");
+		return 1;
+	}
+	if (sb_learn_from_log(from, outp, home && *home == '/' ? home : "/",
+			      cwd ? cwd : "/", stdout, &err) < 0)
+		return cli_fail(&err);
+	return 0;
+}
+
 int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv)
 {
 	optind = 0; /* a fresh getopt for the subcommand */
@@ -196,6 +233,8 @@ int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv)
 		return session_requests(g, argc, argv);
 	if (strcmp(argv[0], "answer") == 0)
 		return session_answer(g, argc, argv);
+	if (strcmp(argv[0], "learn") == 0)
+		return session_learn(argc, argv);
 	if (strcmp(argv[0], "exec") == 0)
 		return session_exec(g, argc, argv);
 	if (strcmp(argv[0], "list") == 0)

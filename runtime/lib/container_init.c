@@ -274,12 +274,29 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		    cwd_done, err) < 0)
 		return -1;
 	env = ar_process_build_env(p, l->listen_fds, getpid(), home);
+	/* room: build_env leaves two slots for LISTEN_*, none with pass_fd */
+	if (l->o->pass_fd > 2 && l->o->pass_fd_env) {
+		size_t k = 0, n = strlen(l->o->pass_fd_env);
+
+		for (size_t j = 0; env[j]; j++)
+			if (strncmp(env[j], l->o->pass_fd_env, n) != 0 ||
+			    env[j][n] != '=')
+				env[k++] = env[j];
+		env[k++] = ar_xasprintf("%s=3", l->o->pass_fd_env);
+		env[k] = NULL;
+	}
 	/* execve() below needs args.v too (find_executable checks v[0]) */
 	if (!p->args.v)
 		return ar_error_set_plain(err, EINVAL, "process.args: empty");
 	exe = ar_process_find_executable(p->args.v[0], env, err);
 	if (!exe)
 		return -1;
+	/* the sandbox's agent channel: fd 3 of the program, nothing else
+	 * (the slot was reserved before the launch opened its own fds) */
+	if (l->o->pass_fd > 2 && l->o->pass_fd != 3 &&
+	    dup2(l->o->pass_fd, 3) < 0)
+		return ar_error_set(err, errno, "pass fd %d as fd 3",
+				    l->o->pass_fd);
 	if (ar_process_prepare_fds(l->preserve_fds, err) < 0)
 		return -1;
 	/* Overlapped with the runtime's state.json: nothing of the user's

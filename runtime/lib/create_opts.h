@@ -29,6 +29,15 @@ struct ar_create_opts {
 	bool no_pivot;
 	bool no_new_keyring;
 	int preserve_fds;
+	/* agentrun sandbox: when > 2, this fd (O_CLOEXEC in the runtime)
+	 * becomes fd 3 of the container's process, inherited by its program
+	 * (the agent channel: control/control_channel.h); counts as one
+	 * preserved fd. 0: none. */
+	int pass_fd;
+	/* with pass_fd: NAME=3 in the program's environment (only there:
+	 * not in the config, so a process joined by exec, which has no fd 3
+	 * of it, is not told of one); an inherited NAME is dropped */
+	const char *pass_fd_env;
 	bool detach; /* run --detach */
 	bool keep; /* run --keep: keep the stopped container's state */
 	bool cgroups_disabled; /* --cgroup-manager disabled */

@@ -101,6 +101,11 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	l->listen_fds = listen_fds_from_env();
 	l->preserve_fds =
 		(o->preserve_fds > 0 ? o->preserve_fds : 0) + l->listen_fds;
+	/* the passed fd is fd 3: nothing else is preserved with it */
+	if (o->pass_fd > 2) {
+		l->listen_fds = 0;
+		l->preserve_fds = 1;
+	}
 	if (l->preserve_fds)
 		reserve_preserved_fds(l->preserve_fds);
 

@@ -20,6 +20,8 @@
 #include "config_write.h"
 #include "control/control.h"
 #include "sandbox_grant.h"
+#include "control/control_channel.h"
+#include "sandbox_shadow.h"
 #include "container.h"
 #include "doctor.h"
 #include "landlock.h"
@@ -127,6 +129,7 @@ struct sb_beside {
 	struct sb_egress *egress;
 	struct sb_placeholders *ph;
 	struct sb_control *ctl;
+	int *channel_fd; /* the agent channel's inner end, or -1 */
 };
 
 /* ar_create_opts.on_spawn: the container process exists in its
@@ -142,6 +145,12 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 		return -1;
 	if (b->egress && sb_egress_on_spawn(b->egress, pid, err) < 0)
 		return -1;
+	/* the program has its end of the agent channel: ours goes, so the
+	 * channel sees EOF when the last of the sandbox's copies closes */
+	if (b->channel_fd && *b->channel_fd >= 0) {
+		close(*b->channel_fd);
+		*b->channel_fd = -1;
+	}
 	return sb_control_serve(b->ctl, err);
 }
 
@@ -159,7 +168,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_observe ob = { 0 };
 	struct sb_refusals refusals = { 0 };
 	struct sb_placeholders ph = SB_PLACEHOLDERS_INIT;
-	struct sb_beside beside = { NULL, NULL, &ph, NULL };
+	int channel_fd = -1;
+	struct sb_shadow shadow;
+	bool shadow_on = false;
+	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
 	struct sb_grant_ctx grant_ctx = { 0 };
@@ -279,6 +291,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_set_path_check(ctl, sb_grant_check, &grant_ctx);
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
+	/* the agent channel: srt's, on fd 3 (control/control_channel.h) */
+	if (r == 0 && p->agent_channel)
+		r = sb_control_agent_channel(
+			ctl, p->egress && p->policy.ask && !p->shadow,
+			&channel_fd, err);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;
@@ -288,7 +305,16 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		egress.ask_data = ctl;
 		egress.grant_fn = sb_control_net_granted;
 		egress.grant_data = ctl;
+		/* --shadow: nothing waits, nothing is refused by the rules */
+		if (p->shadow) {
+			sb_shadow_init(&shadow, ctl);
+			shadow_on = true;
+			egress.ask_fn = sb_shadow_ask;
+			egress.ask_data = &shadow;
+		}
 	}
+	if (r == 0 && p->shadow)
+		ar_warn("sandbox: SHADOW MODE (--shadow): THE NETWORK ALLOWLIST IS NOT ENFORCED: every destination it would refuse is allowed and recorded (would_deny); still enforced: loopback/private/metadata addresses, protected paths (git hooks and config, editor and agent config), the never-share list, Landlock, seccomp");
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
 		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
@@ -309,6 +335,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
 		/* pid 1 an init: orphans reaped, ^Z stops the agent */
 		.init = true,
+		.pass_fd = channel_fd > 2 ? channel_fd : 0,
+		.pass_fd_env = CTL_CHANNEL_ENV,
 	};
 	/* without --nested: refused namespaces are reported, naming it
 	 * (not under --audit/--learn: their listener is the one a process
@@ -320,6 +348,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
+	if (channel_fd >= 0)
+		close(channel_fd);
+	channel_fd = -1;
 	sb_refusal_summary(&refusals);
 	/* placeholders' mount points go (the last one out); late redirect
 	 * files are reported */
@@ -342,6 +373,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	sb_control_close(ctl);
 	if (beside.egress)
 		sb_egress_release(&egress);
+	/* the proxy is gone: every would-be refusal is counted */
+	if (shadow_on) {
+		sb_shadow_summary(&shadow);
+		sb_shadow_release(&shadow);
+	}
 	if (p->observe)
 		r = sb_observe_finish(&ob, p, r, *exit_status, err);
 	sb_control_free(ctl);

@@ -702,6 +702,11 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			"sandbox: --learn records network destinations through the egress proxy; it cannot be combined with --net host");
 	p->nested = o->nested || (o->profile && o->profile->nested.set &&
 				  o->profile->nested.v);
+	/* off unless asked for, as srt's --agent-channel */
+	p->agent_channel = o->agent_channel > 0 ||
+			   (o->agent_channel == 0 && o->profile &&
+			    o->profile->agent_channel.set &&
+			    o->profile->agent_channel.v);
 	if (p->nested && nested_opts(p, err) < 0)
 		return -1;
 	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')
@@ -725,6 +730,20 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	p->publish = o->publish.n > 0 || (o->profile && o->profile->publish.n);
 	p->egress = p->net == AR_SANDBOX_NET_ALLOW || p->publish;
+	/* --shadow (sandbox_shadow.h): what the rules refuse goes to the
+	 * proxy's ask path, where the shadow grants and records it */
+	p->shadow = o->shadow;
+	if (p->shadow && p->net != AR_SANDBOX_NET_ALLOW)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --shadow evaluates the network allowlist (--net allow=..., or a profile's \"net\": {\"allow\": [...]}); with --net %s there is nothing to shadow",
+			p->net == AR_SANDBOX_NET_HOST ? "host" : "none");
+	if (p->shadow && o->learn)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --shadow and --learn: pick one (--learn allows every destination and writes a profile; --shadow evaluates one)");
+	if (p->shadow)
+		p->policy.ask = p->policy.shadow = true;
 	if (run && p->egress && ar_egress_policy_load_self(&p->policy, err) < 0)
 		return -1;
 	if (secrets_opts(p, err) < 0)

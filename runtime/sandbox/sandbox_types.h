@@ -61,6 +61,10 @@ struct ar_sandbox_opts {
 	bool verbose; /* --verbose: the runtime's lines on stderr while the
 		       * command runs (egress decisions) */
 	int ask_timeout; /* --ask-timeout SECONDS (0: the default, 60) */
+	/* the agent channel (control/control_channel.h): 1 --agent-channel,
+	 * -1 --no-agent-channel, 0 the profile's "agent_channel" (off) */
+	int agent_channel;
+	bool shadow; /* --shadow: the allowlist evaluated, not enforced */
 };
 
 /* How one sandbox runs (the CLI's global options and --print-bundle). */
@@ -121,6 +125,8 @@ struct sb_plan {
 	bool publish; /* --publish (command line or profile) */
 	bool egress; /* the proxy runs: --net allow or --publish */
 	bool nested; /* --nested or the profile's */
+	bool agent_channel; /* SANDBOX_AGENT_CHANNEL_FD=3 (control/) */
+	bool shadow; /* --shadow (sandbox_shadow.h) */
 	bool observe; /* --audit or --learn */
 	bool landlock;
 	/* the config leaves out linux.seccomp: the runtime loads the

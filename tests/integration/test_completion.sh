@@ -163,7 +163,7 @@ t_zsh()
 	got=$(zsh_complete agentrun --log-format '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "text json "
 	got=$(zsh_complete agentrun sandbox '')
-	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop requests answer allow revoke COMMANDS "
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop requests answer allow revoke learn COMMANDS "
 	mkdir -p "$TEST_TMP/zcfg/agentrun/profiles" "$TEST_TMP/zroot/.sandboxes/web2"
 	echo '{}' >"$TEST_TMP/zcfg/agentrun/profiles/zagent.json"
 	got=$(XDG_CONFIG_HOME=$TEST_TMP/zcfg zsh_complete agentrun sandbox --profile '')

@@ -111,6 +111,55 @@ UNIT_TEST(queue_once_merges_and_grants_one)
 	ctl_queue_release(&q);
 }
 
+struct agent_asker {
+	struct ctl_queue *q;
+	bool granted;
+	char reason[512];
+	pthread_t t;
+};
+
+static void *agent_main(void *arg)
+{
+	struct agent_asker *a = arg;
+
+	a->granted = ctl_queue_ask_agent(a->q, "y.test", 443,
+					 "need \033[31mdocs", a->reason,
+					 sizeof(a->reason));
+	return NULL;
+}
+
+/* The agent's request (control_channel.c): marked, its words quoted; a
+ * `once` grant is for the next connection to it, one connection only. */
+UNIT_TEST(queue_agent_request_once_is_the_next_connection)
+{
+	struct ctl_queue q;
+	struct agent_asker a = { 0 };
+	struct ar_jbuf b = { 0 };
+	char reason[512];
+
+	ctl_queue_init(&q, "box", 30);
+	a.q = &q;
+	CHECK(pthread_create(&a.t, NULL, agent_main, &a) == 0);
+	CHECK_INT_EQ(wait_waiting(&q, 1), 1);
+	ctl_queue_list(&q, &b);
+	CHECK(strstr(b.p, "\"from\":\"agent\"") != NULL);
+	/* ar_quote: the escape as text, no ESC byte */
+	CHECK(strstr(b.p, "\\\\033[31mdocs") != NULL);
+	CHECK(strchr(b.p, '\033') == NULL);
+	ar_jbuf_free(&b);
+	CHECK_INT_EQ(answer(&q, 1, CTL_ANSWER_ONCE), 0);
+	pthread_join(a.t, NULL);
+	CHECK(a.granted);
+	/* the next connection goes through without asking; the one after
+	 * that asks (and times out at once: closed) */
+	CHECK(ctl_queue_ask(&q, "http", "y.test", 443, NULL, reason,
+			    sizeof(reason)));
+	ctl_queue_close(&q);
+	CHECK(!ctl_queue_ask(&q, "http", "y.test", 443, NULL, reason,
+			     sizeof(reason)));
+	ctl_queue_release(&q);
+}
+
 UNIT_TEST(queue_session_then_no_question)
 {
 	struct ctl_queue q;

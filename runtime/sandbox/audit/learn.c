@@ -414,3 +414,22 @@ int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 		return ar_error_wrap(err, "--learn `%s`", path);
 	return 0;
 }
+
+size_t sb_learn_net_json(struct sb_learn *l, struct ar_jbuf *b)
+{
+	size_t n;
+
+	pthread_mutex_lock(&l->lock);
+	if (l->n_hosts > 1)
+		qsort(l->hosts, l->n_hosts, sizeof(char *), cmp_str);
+	ar_jbuf_lit(b, "{\"net\": {\"allow\": [");
+	for (size_t i = 0; i < l->n_hosts; i++) {
+		if (i)
+			ar_jbuf_lit(b, ", ");
+		ar_jbuf_cstr(b, l->hosts[i]);
+	}
+	ar_jbuf_lit(b, "]}}\n");
+	n = l->n_hosts;
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}

@@ -11,11 +11,14 @@
 #define AGENTRUN_LEARN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 
 struct ar_egress_event;
 struct ar_audit;
+struct ar_jbuf;
 
 struct sb_learn;
 
@@ -41,6 +44,20 @@ char **sb_learn_extra_ro(const char *workspace);
 /* Write the profile (atomically, 0644). Fails naming the file. */
 int sb_learn_write(struct sb_learn *l, const char *path, char *const *argv,
 		   struct ar_error *err);
+
+/* The destinations learned, as a profile fragment
+ * {"net": {"allow": [...]}} (sorted) into b; returns how many. */
+size_t sb_learn_net_json(struct sb_learn *l, struct ar_jbuf *b);
+
+/* agentrun sandbox learn --from LOG [-o PROFILE] (learn_log.c): the
+ * would_deny events of a --shadow run's audit log, and the allowlist
+ * refusals of any run's, as allowlist entries (the same rules as
+ * --learn's: an address the enforcing proxy refuses by its class is
+ * listed by its exact address too). Without `profile`: the fragment on
+ * `out`; with it: a whole profile written there. Errors name LOG and
+ * its line. */
+int sb_learn_from_log(const char *log, const char *profile, const char *home,
+		      const char *workspace, FILE *out, struct ar_error *err);
 
 /* For tests: is this path one the learned profile would list (not a
  * default, not a secret, not the workspace, not the home directory nor

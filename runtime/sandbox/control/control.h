@@ -16,7 +16,8 @@
  * control_server.c: the socket and its thread (this header's sb_*);
  * control_always.c: `always`, the grant written into the profile;
  * control_grant.c, control_mount.c: live grants (sandbox allow/revoke);
- * control_client.c: the CLI's side (ar_sandbox_requests/_answer).
+ * control_client.c: the CLI's side (ar_sandbox_requests/_answer);
+ * control_channel.c: the agent channel (srt's Sandbox-Agent channel).
  */
 #ifndef AGENTRUN_CONTROL_H
 #define AGENTRUN_CONTROL_H
@@ -31,6 +32,7 @@
 
 struct sb_control;
 struct ar_audit;
+struct ar_jbuf;
 
 /* The control plane of sandbox NAME, in memory. ask_timeout: seconds a
  * --net ask connection waits (0: the default). */
@@ -47,6 +49,18 @@ int sb_control_serve(struct sb_control *c, struct ar_error *err);
 void sb_control_close(struct sb_control *c);
 /* Stop the thread, remove the socket, free. NULL is fine. */
 void sb_control_free(struct sb_control *c);
+
+/* The agent channel (control_channel.h): before sb_control_serve, which
+ * starts it. *inner: the program's end (O_CLOEXEC; the caller passes it
+ * as ar_create_opts.pass_fd and closes its own copy once the container
+ * process exists). can_ask: the policy has `ask`. */
+int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
+			     struct ar_error *err);
+
+/* An event of the sandbox (b begun with ar_audit_begin, its closing
+ * brace not yet added): into the --audit log, which streams it, or to
+ * the stream alone. Frees b. NULL c: b is freed. */
+void sb_control_event(struct sb_control *c, struct ar_jbuf *b);
 
 /* --profile FILE: where `always` writes its grant (control_always.h). */
 void sb_control_set_profile(struct sb_control *c, const char *path);

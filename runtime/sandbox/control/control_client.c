@@ -186,6 +186,15 @@ static void print_text(FILE *out, const struct jt_node *reqs, bool *header)
 	for (const struct jt_node *r = reqs->u.kids.first; r; r = r->next) {
 		const char *addr = str_of(r, "address");
 		const char *pid = str_of(r, "pid"), *exe = str_of(r, "exe");
+		const char *from = str_of(r, "from");
+		const char *expl = str_of(r, "explanation");
+		_cleanup_free_ char *why = NULL;
+
+		/* the agent's own request: its words, quoted by the sandbox
+		 * (ar_quote: printable ASCII only) */
+		if (from && strcmp(from, "agent") == 0)
+			why = ar_xasprintf("asked by the agent: %s",
+					   expl ? expl : "(no explanation)");
 
 		if (!*header) {
 			fprintf(out, "%-20s %-6s %-20s %-32s %-16s %-21s %s\n",
@@ -199,7 +208,9 @@ static void print_text(FILE *out, const struct jt_node *reqs, bool *header)
 			str_of(r, "since") ? str_of(r, "since") : "-",
 			str_of(r, "target") ? str_of(r, "target") : "?",
 			addr ? addr : "-",
-			str_of(r, "reason") ? str_of(r, "reason") : "",
+			why		    ? why :
+			str_of(r, "reason") ? str_of(r, "reason") :
+					      "",
 			pid ? pid : "-", exe ? " " : "", exe ? exe : "");
 	}
 }

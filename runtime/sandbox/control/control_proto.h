@@ -19,7 +19,9 @@
  *       (live grants, control_grant.h; PATH absolute and real)
  *
  * REQUEST: {"id","sandbox","since","kind":"net","proto","host","port",
- * "target","address","pid","waiting","reason"}.
+ * "target","address","pid","waiting","reason","from":"connection"|"agent"}
+ * and, for the agent's (control_channel.h), "explanation": its words,
+ * quoted (ar_quote).
  */
 #ifndef AGENTRUN_CONTROL_PROTO_H
 #define AGENTRUN_CONTROL_PROTO_H

@@ -24,6 +24,8 @@ struct ctl_request {
 	bool refused;
 	char refusal[200]; /* who refused it */
 	struct ctl_peer peer; /* who asked first (pid 0: not known) */
+	bool from_agent; /* the agent asked through its channel */
+	char explanation[CTL_EXPLANATION_MAX + 1]; /* the agent's words */
 	struct ctl_request *next;
 };
 
@@ -84,6 +86,9 @@ void ctl_queue_release(struct ctl_queue *q)
 	for (size_t i = 0; i < q->n_session; i++)
 		free(q->session[i]);
 	free(q->session);
+	for (size_t i = 0; i < q->n_once_next; i++)
+		free(q->once_next[i]);
+	free(q->once_next);
 	pthread_cond_destroy(&q->cond);
 	pthread_mutex_destroy(&q->lock);
 }
@@ -103,6 +108,29 @@ static bool session_granted(const struct ctl_queue *q, const char *t)
 		if (strcmp(q->session[i], t) == 0)
 			return true;
 	return false;
+}
+
+/* A `once` grant of an agent's request for t, taken by this connection. */
+static bool take_once_next(struct ctl_queue *q, const char *t)
+{
+	for (size_t i = 0; i < q->n_once_next; i++) {
+		if (strcmp(q->once_next[i], t) == 0) {
+			free(q->once_next[i]);
+			q->once_next[i] = q->once_next[--q->n_once_next];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void add_once_next(struct ctl_queue *q, const char *t)
+{
+	/* bounded: one per request, requests are capped */
+	if (q->n_once_next >= CTL_MAX_PENDING)
+		return;
+	q->once_next = ar_xrealloc(q->once_next,
+				   (q->n_once_next + 1) * sizeof(char *));
+	q->once_next[q->n_once_next++] = ar_xstrdup(t);
 }
 
 static struct ctl_request *find(struct ctl_queue *q, const char *host,
@@ -167,6 +195,17 @@ static void request_json(const struct ctl_queue *q, const struct ctl_request *r,
 	ar_jbuf_addf(b, ",\"waiting\":%d", r->waiting);
 	ar_jbuf_key(b, "reason");
 	ar_jbuf_addf(b, "\"not in the allowlist\"");
+	/* the agent's own request: who asked, and its words, quoted for a
+	 * terminal (ar_quote: no escape sequence of the agent's reaches it) */
+	ar_jbuf_key(b, "from");
+	ar_jbuf_cstr(b, r->from_agent ? "agent" : "connection");
+	if (r->explanation[0]) {
+		char *qe = ar_quote(r->explanation);
+
+		ar_jbuf_key(b, "explanation");
+		ar_jbuf_cstr(b, qe);
+		free(qe);
+	}
 	ar_jbuf_lit(b, "}");
 }
 
@@ -196,15 +235,9 @@ static bool rate_take(struct ctl_queue *q)
 	return true;
 }
 
-bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
-		   uint16_t port, const char *addr, char *reason, size_t size)
-{
-	return ctl_queue_ask_from(q, proto, host, port, addr, -1, reason, size);
-}
-
-bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
-			const char *host, uint16_t port, const char *addr,
-			int client, char *reason, size_t size)
+static bool ask(struct ctl_queue *q, const char *proto, const char *host,
+		uint16_t port, const char *addr, int client,
+		const char *explanation, char *reason, size_t size)
 {
 	struct ctl_request *r;
 	struct ar_jbuf news = { 0 };
@@ -223,7 +256,7 @@ bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
 			t);
 		return false;
 	}
-	if (session_granted(q, t)) {
+	if (session_granted(q, t) || (!explanation && take_once_next(q, t))) {
 		pthread_mutex_unlock(&q->lock);
 		return true;
 	}
@@ -263,6 +296,11 @@ bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
 		*pp = r;
 		q->n_reqs++;
 		fresh = true;
+	}
+	if (explanation && !r->from_agent) {
+		r->from_agent = true;
+		snprintf(r->explanation, sizeof(r->explanation), "%s",
+			 explanation);
 	}
 	r->waiting++;
 	q->n_waiting++;
@@ -318,6 +356,9 @@ bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
 			reason, size,
 			"agentrun: blocked %s \xe2\x80\x94 not in the allowlist; request %llu had no answer within %d s (agentrun sandbox requests; --ask-timeout)",
 			t, (unsigned long long)r->id, q->timeout_s);
+	/* the agent's request granted `once`: its connection to come */
+	if (granted && explanation && !r->session)
+		add_once_next(q, t);
 	r->waiting--;
 	q->n_waiting--;
 	if (r->waiting == 0)
@@ -327,6 +368,26 @@ bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
 		pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 	return granted;
+}
+
+bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
+		   uint16_t port, const char *addr, char *reason, size_t size)
+{
+	return ask(q, proto, host, port, addr, -1, NULL, reason, size);
+}
+
+bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
+			const char *host, uint16_t port, const char *addr,
+			int client, char *reason, size_t size)
+{
+	return ask(q, proto, host, port, addr, client, NULL, reason, size);
+}
+
+bool ctl_queue_ask_agent(struct ctl_queue *q, const char *host, uint16_t port,
+			 const char *explanation, char *reason, size_t size)
+{
+	return ask(q, "agent", host, port, NULL, -1,
+		   explanation ? explanation : "", reason, size);
 }
 
 int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,

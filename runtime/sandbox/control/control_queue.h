@@ -35,6 +35,7 @@
  * A connection joining a pending request costs nothing. */
 #define CTL_ASK_BURST 64
 #define CTL_ASK_RATE 10
+#define CTL_EXPLANATION_MAX 512 /* bytes of an agent's explanation kept */
 
 enum ctl_answer {
 	CTL_ANSWER_NONE = 0,
@@ -65,6 +66,10 @@ struct ctl_queue {
 	uint64_t next_id;
 	char **session; /* "host:port" granted for the session */
 	size_t n_session;
+	/* "host:port" an agent's request was granted `once` for: the next
+	 * connection to it goes through without asking (control_channel.h) */
+	char **once_next;
+	size_t n_once_next;
 	ctl_request_fn on_request;
 	void *on_request_data;
 	pid_t sandbox_pid; /* its init (host pid): to find who asks */
@@ -90,6 +95,14 @@ bool ctl_queue_ask(struct ctl_queue *q, const char *proto, const char *host,
 bool ctl_queue_ask_from(struct ctl_queue *q, const char *proto,
 			const char *host, uint16_t port, const char *addr,
 			int client, char *reason, size_t size);
+/* The agent asks, through its channel (control_channel.h), for HOST:PORT
+ * with its explanation (its own words: shown quoted, never trusted): the
+ * same request and the same human answer as a waiting connection's, the
+ * request marked as the agent's. true when the human granted it (`once`:
+ * the next connection to HOST:PORT goes through; `session`: every one),
+ * false with `reason`. Blocks like ctl_queue_ask. */
+bool ctl_queue_ask_agent(struct ctl_queue *q, const char *host, uint16_t port,
+			 const char *explanation, char *reason, size_t size);
 
 /* The user's answer to request `id`: 0, or -1 with `why` filled (no
  * such request). who/iface: for the refusal's reason. host/port of the

@@ -31,6 +31,7 @@
 #include "audit/audit.h"
 #include "control_always.h"
 #include "control_grant.h"
+#include "control_channel.h"
 #include "control_proto.h"
 #include "control_queue.h"
 #include "log.h"
@@ -59,12 +60,14 @@ struct sb_control {
 	int subs[CTL_MAX_SUBS];
 	atomic_int n_subs;
 	struct ar_audit *audit; /* --audit, or NULL */
+	struct ctl_channel *chan; /* the agent channel, or NULL */
 	ar_egress_event_fn next; /* the proxy's decisions, after us */
 	void *next_data;
 	/* what it costs a run, ns: start (memory), serve (the socket and
 	 * the thread, beside the container process's own setup), free
 	 * (stop): logged with --debug */
 	long long ns_start, ns_serve, ns_bind, ns_free;
+	long long ns_chan; /* the agent channel: open, serve, free */
 };
 
 static long long now_ns(void)
@@ -98,7 +101,11 @@ static void publish(struct sb_control *c, const char *line, size_t len)
 
 static void audit_tee(void *data, const char *line, size_t len)
 {
-	publish(data, line, len);
+	struct sb_control *c = data;
+
+	publish(c, line, len);
+	/* a refused write on a protected path: the agent is told */
+	ctl_channel_audit_line(c->chan, line, len);
 }
 
 /* An event of the control plane itself: into the log (which streams
@@ -127,6 +134,9 @@ static void egress_event(const struct ar_egress_event *ev, void *data)
 		publish(c, b.p, b.len);
 		ar_jbuf_free(&b);
 	}
+	/* the agent learns what was refused, and why */
+	if (c->chan && ev->denied && !ev->allowed && !ev->withheld)
+		ctl_channel_blocked(c->chan, ev->host, ev->port, ev->reason);
 	if (c->next)
 		c->next(ev, c->next_data);
 }
@@ -140,6 +150,34 @@ static void on_request(void *data, const struct ar_jbuf *req)
 	ar_jbuf_key(&b, "request");
 	ar_jbuf_add(&b, req->p, req->len);
 	emit(c, &b);
+}
+
+void sb_control_event(struct sb_control *c, struct ar_jbuf *b)
+{
+	if (!c) {
+		ar_jbuf_free(b);
+		return;
+	}
+	emit(c, b);
+}
+
+static void channel_emit(void *data, struct ar_jbuf *b)
+{
+	emit(data, b);
+}
+
+int sb_control_agent_channel(struct sb_control *c, bool can_ask, int *inner,
+			     struct ar_error *err)
+{
+	long long t0 = now_ns();
+	int r;
+
+	if (!c || c->chan)
+		return 0;
+	r = ctl_channel_open(&c->q, can_ask, channel_emit, c, inner, &c->chan,
+			     err);
+	c->ns_chan += now_ns() - t0;
+	return r;
 }
 
 void sb_control_set_profile(struct sb_control *c, const char *path)
@@ -641,14 +679,30 @@ int sb_control_serve(struct sb_control *c, struct ar_error *err)
 	if (e != 0)
 		return ar_error_set(err, e, "control plane: start its thread");
 	c->running = true;
+	if (c->chan) {
+		long long t1 = now_ns();
+
+		if (ctl_channel_serve(c->chan, err) < 0)
+			return -1;
+		c->ns_chan += now_ns() - t1;
+	}
 	c->ns_serve = now_ns() - t0;
 	return 0;
 }
 
 void sb_control_close(struct sb_control *c)
 {
-	if (c)
-		ctl_queue_close(&c->q);
+	if (!c)
+		return;
+	ctl_queue_close(&c->q);
+	/* its counts go to the log while the log is open */
+	if (c->chan) {
+		long long t0 = now_ns();
+
+		ctl_channel_free(c->chan);
+		c->chan = NULL;
+		c->ns_chan += now_ns() - t0;
+	}
 }
 
 void sb_control_free(struct sb_control *c)
@@ -660,6 +714,8 @@ void sb_control_free(struct sb_control *c)
 		return;
 	if (c->running) {
 		ctl_queue_close(&c->q);
+		ctl_channel_free(c->chan);
+		c->chan = NULL;
 		pthread_mutex_lock(&c->lock);
 		c->stopping = true;
 		pthread_mutex_unlock(&c->lock);
@@ -680,11 +736,12 @@ void sb_control_free(struct sb_control *c)
 	c->ns_free = now_ns() - t0;
 	if (c->running)
 		ar_debug(
-			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread",
+			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread; the agent channel %.1f us (open, serve, close)",
 			c->name,
 			(double)(c->ns_start + c->ns_serve + c->ns_free) / 1e3,
 			(double)c->ns_start / 1e3, (double)c->ns_serve / 1e3,
-			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3);
+			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3,
+			(double)c->ns_chan / 1e3);
 	ctl_queue_release(&c->q);
 	ctl_grants_release(&c->grants);
 	pthread_mutex_destroy(&c->lock);

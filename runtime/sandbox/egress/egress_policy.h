@@ -63,6 +63,10 @@ struct ar_egress_policy {
 	/* the item `ask` (--net ask, --net allow=...,ask): a destination
 	 * the rules do not allow waits for the user's answer (control/) */
 	bool ask;
+	/* --shadow (sandbox_shadow.h): `ask` answered by the shadow, which
+	 * grants names only: its grant of an address literal is not the
+	 * user's exact grant, the address classes still refuse */
+	bool shadow;
 };
 
 /* Parse one pattern. Errors name it: "--net allow=`x:99999`: port ...". */

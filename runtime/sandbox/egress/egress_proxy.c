@@ -431,8 +431,8 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 		emit(p, proto, host, port, q.addr, false, reason, true);
 		return DIAL_DENIED;
 	}
-	*exact = inet_pton(AF_INET, host, lit) == 1 ||
-		 inet_pton(AF_INET6, host, lit) == 1;
+	*exact = !p->policy->shadow && (inet_pton(AF_INET, host, lit) == 1 ||
+					inet_pton(AF_INET6, host, lit) == 1);
 	return DIAL_OK;
 }
 
