@@ -70,6 +70,7 @@ int cmd_diff(struct ar_global_opts *g, int argc, char **argv);
 int cmd_commit(struct ar_global_opts *g, int argc, char **argv);
 int cmd_discard(struct ar_global_opts *g, int argc, char **argv);
 int cmd_overlays(struct ar_global_opts *g, int argc, char **argv);
+int cmd_ui(struct ar_global_opts *g, int argc, char **argv);
 
 /* Shared option parsing of create and run (create.c). */
 struct ar_create_opts;

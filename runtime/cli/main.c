@@ -45,6 +45,8 @@ static const struct ar_command commands[] = {
 	{ "discard", cmd_discard, "drop an --overlay sandbox's changes" },
 	{ "overlays", cmd_overlays,
 	  "list the --overlay sandboxes of this user" },
+	{ "ui", cmd_ui,
+	  "serve the web dashboard of the running sandboxes on 127.0.0.1" },
 };
 
 static void usage(FILE *out)

@@ -35,6 +35,7 @@
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
 #include "session.h"
+#include "ui/ui.h"
 #include "utils.h"
 
 /* ---- the bundle ---- */
@@ -272,6 +273,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		sb_control_set_profile(ctl, o->profile->filename);
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
+	/* the web dashboard's port is never shown inside (ui/ui.h) */
+	if (r == 0 && p->egress)
+		r = ar_ui_check_policy(ro->state_root, &p->policy, err);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;

@@ -7,7 +7,7 @@
  *   {"op":"requests"}
  *       -> {"ok":true,"sandbox":"NAME","requests":[REQUEST...]}
  *   {"op":"answer","id":"ID","answer":"once|session|always|refuse",
- *    "interface":"cli"}
+ *    "interface":"cli"|"web"}
  *       -> {"ok":true} | {"ok":false,"error":"..."}
  *   {"op":"events"}
  *       -> {"ok":true,"sandbox":"NAME"} then one audit-schema event per
@@ -37,7 +37,7 @@ struct ctl_msg {
 	enum ctl_op op;
 	uint64_t id; /* answer */
 	enum ctl_answer answer; /* answer */
-	char iface[16]; /* answer: "cli" */
+	char iface[16]; /* answer: "cli" or "web" (agentrun ui) */
 };
 
 /* One request line (without its newline): 0, or -1 with `why`. */
