@@ -101,7 +101,12 @@ static void emit_line(struct ui_stream *s, struct follow *f, const char *line,
 		      size_t len)
 {
 	if (!f->greeted) {
+		/* the control plane's greeting: from now on, every event of
+		 * the sandbox reaches this stream */
 		f->greeted = true;
+		ar_jbuf_lit(&s->out, "event: following\ndata: {\"sandbox\":");
+		ar_jbuf_cstr(&s->out, f->name);
+		ar_jbuf_lit(&s->out, "}\n\n");
 		return;
 	}
 	/* the sandbox's line is one JSON value without a newline */

@@ -3,7 +3,8 @@
  * The dashboard's live stream (GET /api/events, server-sent events): the
  * `events` stream of every running sandbox of the state root, merged,
  * each line as `data: {"sandbox":NAME,"event":EVENT}`; `event: sandboxes`
- * when one starts or ends; a comment line every few seconds so that a
+ * when one starts or ends; `event: following` (data {"sandbox":NAME})
+ * once NAME's events reach the stream; a comment line every few seconds so that a
  * closed page is noticed.
  */
 #ifndef AGENTRUN_UI_EVENTS_H

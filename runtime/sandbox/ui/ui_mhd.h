@@ -23,6 +23,7 @@
 	X(MHD_start_daemon)                                                    \
 	X(MHD_stop_daemon)                                                     \
 	X(MHD_lookup_connection_value)                                         \
+	X(MHD_get_connection_values)                                           \
 	X(MHD_create_response_from_buffer)                                     \
 	X(MHD_create_response_from_callback)                                   \
 	X(MHD_add_response_header)                                             \
@@ -43,6 +44,7 @@ int ui_mhd_load(struct ar_error *err);
 #define MHD_start_daemon ui_mhd.MHD_start_daemon
 #define MHD_stop_daemon ui_mhd.MHD_stop_daemon
 #define MHD_lookup_connection_value ui_mhd.MHD_lookup_connection_value
+#define MHD_get_connection_values ui_mhd.MHD_get_connection_values
 #define MHD_create_response_from_buffer ui_mhd.MHD_create_response_from_buffer
 #define MHD_create_response_from_callback                                      \
 	ui_mhd.MHD_create_response_from_callback

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -189,6 +190,22 @@ static const char *query(struct MHD_Connection *c, const char *name)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind,
+				    const char *key, const char *value)
+{
+	unsigned *n = cls;
+
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, "Host") == 0)
+		n[0]++;
+	else if (strcasecmp(key, "Origin") == 0)
+		n[1]++;
+	else if (strcasecmp(key, "X-CSRF-Token") == 0)
+		n[2]++;
+	return MHD_YES;
+}
+
 /* The checks of every request; 0 (and the session in conn) or the
  * response already queued (-1, with *ret). */
 static int check(struct ui_srv *s, struct MHD_Connection *c, const char *url,
@@ -199,7 +216,16 @@ static int check(struct ui_srv *s, struct MHD_Connection *c, const char *url,
 	const char *token = query(c, "token");
 	const char *cookie;
 	bool post = strcmp(method, "POST") == 0;
+	unsigned n[3] = { 0 };
 
+	/* one Host, at most one Origin and token: which of two would a
+	 * check see, and which the browser meant? */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, n);
+	if (n[0] != 1 || n[1] > 1 || n[2] > 1) {
+		*ret = refuse(c, n[0] != 1 ? 421 : 403,
+			      "a repeated Host, Origin or X-CSRF-Token header");
+		return -1;
+	}
 	/* DNS rebinding: a page of evil.example whose name now resolves
 	 * to 127.0.0.1 sends Host: evil.example:PORT */
 	if (!ui_auth_host_ok(&s->auth, header(c, "Host"))) {
