@@ -85,8 +85,8 @@ async function refresh() {
 }
 
 function eventText(sandbox, ev) {
-  const parts = [ev.time || '', sandbox, ev.type || ev.kind || 'event'];
-  for (const k of ['decision', 'answer', 'host', 'port', 'target', 'path', 'exe', 'reason', 'interface']) {
+  const parts = [ev.time || '', sandbox, ev.event || 'event'];
+  for (const k of ['answer', 'host', 'port', 'address', 'allowed', 'target', 'path', 'exe', 'reason', 'interface']) {
     if (ev[k] !== undefined && ev[k] !== null) parts.push(`${k}=${typeof ev[k] === 'object' ? JSON.stringify(ev[k]) : ev[k]}`);
   }
   if (ev.request && ev.request.target) parts.push(`request ${ev.request.id} ${ev.request.target}`);
@@ -96,7 +96,7 @@ function eventText(sandbox, ev) {
 function addEvent(sandbox, ev) {
   const ol = $('events');
   const li = el('li', eventText(sandbox, ev));
-  if (ev.decision === 'deny' || ev.answer === 'refuse') li.className = 'deny';
+  if (ev.allowed === false || ev.answer === 'refuse') li.className = 'deny';
   ol.prepend(li);
   while (ol.children.length > 500) ol.lastChild.remove();
 }
