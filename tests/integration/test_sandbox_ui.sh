@@ -40,12 +40,13 @@ ctl_root_dir()
 ui_start()
 {
 	local out=$TEST_TMP/ui-$RANDOM.out
+	# HOME: the sandboxes' (where --overlay keeps its changes)
 	if [ "$MODE" = root ]; then
-		AGENTRUN_UI_DIR=$UI_DIR "$AGENTRUN" --root "$AR_ROOT" ui "$@" \
-			>"$out" 2>&1 &
+		HOME=${H:-$HOME} AGENTRUN_UI_DIR=$UI_DIR "$AGENTRUN" \
+			--root "$AR_ROOT" ui "$@" >"$out" 2>&1 &
 	else
-		as_test_user AGENTRUN_UI_DIR="$UI_DIR" "$AGENTRUN" \
-			--root "$AR_USER_ROOT" ui "$@" >"$out" 2>&1 &
+		as_test_user ${H:+HOME="$H"} AGENTRUN_UI_DIR="$UI_DIR" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" ui "$@" >"$out" 2>&1 &
 	fi
 	# (as the test user $! is a subshell: the pid from the port file)
 	UI_PID=$!
@@ -287,6 +288,51 @@ t_ask_for_ui_port()
 	assert_contains "$(cat "$WS/r1")" "(web)"
 }
 
+# The --overlay sandboxes: changes, a diff per file, commit and discard
+# through the API, each POST refused without its checks.
+t_overlay()
+{
+	local ov1=ov$RANDOM ov2 q
+	ov2=${ov1}b
+	sb_home "$1"
+	echo base >"$WS/old.txt"
+	sb_home_own
+	assert_status 0 sb_run --overlay --name "$ov1" -- sh -c 'echo overlay-change >new.txt; echo changed >old.txt'
+	assert_status 0 sb_run --overlay --name "$ov2" -- sh -c 'echo dropped >drop.txt'
+	ui_start
+	ui_login
+	assert_eq "$(code -b "$JAR" "$UI/api/overlays")" 200
+	assert_contains "$(cat "$BODY")" "$ov1"
+	assert_contains "$(cat "$BODY")" "$ov2"
+	assert_eq "$(code -b "$JAR" "$UI/api/changes?name=$ov1")" 200
+	assert_contains "$(cat "$BODY")" "A  new.txt"
+	assert_contains "$(cat "$BODY")" "M  old.txt"
+	assert_eq "$(code -b "$JAR" "$UI/api/diff?name=$ov1&path=new.txt")" 200
+	assert_contains "$(cat "$BODY")" "+overlay-change"
+	assert_not_contains "$(cat "$BODY")" "old.txt"
+	assert_eq "$(code -b "$JAR" "$UI/api/diff?name=../x")" 400
+	assert_eq "$(code -b "$JAR" "$UI/api/changes?name=nosuch")" 404
+	assert_eq "$(code "$UI/api/diff?name=$ov1")" 403 "a diff without a session"
+	# commit: refused without the checks, the workspace untouched
+	q="{\"name\":\"$ov1\"}"
+	assert_eq "$(code -b "$JAR" -H "Origin: $UI" -H 'Content-Type: application/json' -d "$q" "$UI/api/commit")" 403 "no CSRF token"
+	assert_eq "$(post /api/commit "$q" http://127.0.0.1:9)" 403 "a foreign Origin"
+	assert_eq "$(code -b "$JAR" "$UI/api/commit?name=$ov1")" 404 "a GET"
+	[ ! -e "$WS/new.txt" ] || fail "committed without the checks"
+	assert_eq "$(cat "$WS/old.txt")" base
+	assert_eq "$(post /api/commit "$q")" 200 "$(cat "$BODY")"
+	assert_eq "$(cat "$WS/new.txt")" overlay-change
+	assert_eq "$(cat "$WS/old.txt")" changed
+	[ "$MODE" = root ] || assert_file_owner "$WS/new.txt" "$TEST_UID:$TEST_GID"
+	# discard
+	q="{\"name\":\"$ov2\"}"
+	assert_eq "$(post /api/discard "$q" http://evil.example)" 403
+	assert_eq "$(post /api/discard "$q")" 200 "$(cat "$BODY")"
+	assert_eq "$(code -b "$JAR" "$UI/api/overlays")" 200
+	assert_not_contains "$(cat "$BODY")" "$ov2"
+	[ ! -e "$WS/drop.txt" ] || fail "discard applied a change"
+}
+
 t_listen()
 {
 	local p bad
@@ -310,5 +356,7 @@ run_test "attack: a --net allow rule to the dashboard's port (rootless)" t_port_
 run_test "attack: a --net allow rule to the dashboard's port (root)" t_port_rule_refused root
 run_test "attack: the agent asks for the dashboard's port (rootless)" t_ask_for_ui_port user
 run_test "attack: the agent asks for the dashboard's port (root)" t_ask_for_ui_port root
+run_test "ui: overlay changes, diff, commit, discard; their POSTs checked (rootless)" t_overlay user
+run_test "ui: overlay changes, diff, commit, discard; their POSTs checked (root)" t_overlay root
 run_test "ui --listen: 127.0.0.1 only" t_listen
 finish

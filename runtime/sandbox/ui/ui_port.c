@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The dashboard's port file, ROOT/.ui/port ("PORT PID\n"), and the check
- * a sandbox start makes with it (ui.h): a host-loopback `--net allow=`
- * rule may not show the dashboard inside a sandbox.
+ * The dashboard's port: --listen parsed, its port file ROOT/.ui/port
+ * ("PORT PID\n"), and the check a sandbox start makes with it (ui.h): a
+ * host-loopback `--net allow=` rule may not show the dashboard inside a
+ * sandbox.
  */
 #define _GNU_SOURCE
 #include "ui.h"
@@ -17,6 +18,35 @@
 #include <unistd.h>
 
 #include "utils.h"
+
+int ar_ui_parse_listen(const char *s, uint16_t *port, struct ar_error *err)
+{
+	const char *colon = strrchr(s, ':');
+	unsigned long long p;
+
+	if (!colon)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"ui: --listen `%s`: expected 127.0.0.1:PORT or localhost:PORT",
+			s);
+	if ((size_t)(colon - s) != strlen("127.0.0.1") &&
+	    (size_t)(colon - s) != strlen("localhost"))
+		goto not_loopback;
+	if (strncmp(s, "127.0.0.1:", 10) != 0 &&
+	    strncmp(s, "localhost:", 10) != 0)
+		goto not_loopback;
+	if (ar_parse_u64(colon + 1, &p) < 0 || p > 65535)
+		return ar_error_set_plain(
+			err, EINVAL, "ui: --listen `%s`: `%s` is not a port", s,
+			colon + 1);
+	*port = (uint16_t)p;
+	return 0;
+not_loopback:
+	return ar_error_set_plain(
+		err, EINVAL,
+		"ui: --listen `%s`: the dashboard listens on 127.0.0.1 only (127.0.0.1:PORT or localhost:PORT)",
+		s);
+}
 
 uint16_t ar_ui_port(const char *root)
 {

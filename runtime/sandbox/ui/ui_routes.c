@@ -121,9 +121,10 @@ static bool is_loopback(const char *addr)
 }
 
 /* A grant of the dashboard's own port on the host's loopback: never
- * (the request is left pending; `refuse` is fine). */
-static bool grants_ui(const char *root, const char *name, const char *id,
-		      uint16_t ui_port)
+ * (the request is left pending; `refuse` is fine). 1 when request ID of
+ * NAME is for it, 0 when not, -1 when its requests cannot be read. */
+static int grants_ui(const char *root, const char *name, const char *id,
+		     uint16_t ui_port)
 {
 	struct ar_arena a = { 0 };
 	struct jt_node *t = NULL;
@@ -131,6 +132,10 @@ static bool grants_ui(const char *root, const char *name, const char *id,
 	const struct jt_node *reqs = t ? jt_get(t, "requests") : NULL;
 	bool bad = false;
 
+	if (!line) {
+		oci_arena_free(&a);
+		return -1;
+	}
 	for (const struct jt_node *q =
 		     reqs && reqs->type == JT_ARRAY ? reqs->u.kids.first : NULL;
 	     q && !bad; q = q->next) {
@@ -144,7 +149,7 @@ static bool grants_ui(const char *root, const char *name, const char *id,
 		       is_loopback(member_str(q, "host")));
 	}
 	oci_arena_free(&a);
-	return bad;
+	return bad ? 1 : 0;
 }
 
 void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
@@ -157,6 +162,7 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 	_cleanup_free_ char *line = NULL;
 	_cleanup_close_ int fd = -1;
 	const char *sb, *id, *ans;
+	int rc;
 
 	if (jt_parse(&a, body, len, "body", &t, &e) < 0 ||
 	    t->type != JT_OBJECT) {
@@ -181,7 +187,13 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 			"answer: expected once, session, always or refuse");
 		goto out;
 	}
-	if (strcmp(ans, "refuse") != 0 && grants_ui(root, sb, id, ui_port)) {
+	if (strcmp(ans, "refuse") != 0 &&
+	    (rc = grants_ui(root, sb, id, ui_port)) != 0) {
+		if (rc < 0) {
+			ui_reply_error(r, 404,
+				       "the sandbox's requests cannot be read");
+			goto out;
+		}
 		ui_reply_error(
 			r, 403,
 			"this request is for the dashboard's own port on the host's loopback: it can only be refused");
