@@ -60,7 +60,10 @@ async function refresh() {
   tbody.replaceChildren();
   let n = 0;
   for (const sb of data.sandboxes) {
-    list.append(el('span', sb.sandbox, 'sandbox'));
+    const chip = el('button', sb.sandbox, 'sandbox');
+    chip.title = 'the policy of ' + sb.sandbox;
+    chip.addEventListener('click', () => policy(sb.sandbox));
+    list.append(chip);
     for (const q of sb.requests || []) {
       n++;
       const tr = el('tr');
@@ -112,6 +115,34 @@ function stream() {
     addEvent(d.sandbox, d.event || {});
     refresh();
   };
+}
+
+// What a sandbox was made of (its session's config, never its
+// environment): workspace, network, protections, Landlock, mounts.
+async function policy(name) {
+  const box = $('policy');
+  const facts = $('policy-facts');
+  const tbody = $('policy-mounts').querySelector('tbody');
+  facts.replaceChildren();
+  tbody.replaceChildren();
+  $('policy-title').textContent = `Policy of ${name}`;
+  box.hidden = false;
+  let p;
+  try {
+    p = await api(`/api/policy?name=${encodeURIComponent(name)}`);
+  } catch (e) {
+    facts.append(el('dd', e.message, 'result error'));
+    return;
+  }
+  for (const [k, label] of [['workspace', 'Workspace'], ['net', 'Network'],
+    ['protections', 'Protections'], ['landlock', 'Landlock']]) {
+    facts.append(el('dt', label), el('dd', p[k] === null ? '-' : p[k]));
+  }
+  for (const m of p.mounts) {
+    const tr = el('tr');
+    tr.append(el('td', m.destination), el('td', m.mode), el('td', m.source || ''));
+    tbody.append(tr);
+  }
 }
 
 async function showDiff(name, path) {

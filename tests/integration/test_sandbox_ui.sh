@@ -239,6 +239,17 @@ t_api()
 	cat "$BODY" >>"$ev"
 	assert_eq "$(code -b "$JAR" "$UI/api/session")" 200
 	cat "$BODY" >>"$ev"
+	# the policy comes from the session's config, which has the
+	# sandbox's environment: only the policy's fields leave it
+	grep -q hunter2-s3cret "$(ctl_root_dir)/.sandboxes/$name/config.json" ||
+		fail "the test's secret is not in the session's config"
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
+	assert_eq "$(jq -r .net "$BODY")" allow
+	assert_eq "$(jq -r .workspace "$BODY")" "$WS"
+	assert_contains "$(jq -r '.mounts[].destination' "$BODY")" "$WS"
+	cat "$BODY" >>"$ev"
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=../x")" 400
+	assert_eq "$(code "$UI/api/policy?name=$name")" 403
 	assert_not_contains "$(cat "$ev")" hunter2-s3cret
 }
 

@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,95 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 out:
 	ar_jbuf_free(&req);
 	oci_arena_free(&a);
+}
+
+static const char *mount_mode(const struct jt_node *m)
+{
+	const char *type = member_str(m, "type");
+	const struct jt_node *o = jt_get(m, "options");
+	bool bind = false;
+
+	for (const struct jt_node *x =
+		     o && o->type == JT_ARRAY ? o->u.kids.first : NULL;
+	     x; x = x->next) {
+		if (x->type != JT_STRING)
+			continue;
+		if (!strcmp(x->u.str.s, "ro") || !strcmp(x->u.str.s, "rro"))
+			return "ro";
+		if (!strcmp(x->u.str.s, "bind") || !strcmp(x->u.str.s, "rbind"))
+			bind = true;
+	}
+	if (bind)
+		return "rw";
+	return type ? type : member_str(m, "source");
+}
+
+void ui_api_policy(const char *root, const char *name, struct ui_reply *r)
+{
+	_cleanup_free_ char *dir = NULL, *text = NULL;
+	_cleanup_close_ int dfd = -1;
+	struct ar_error e = AR_ERROR_INIT;
+	struct ar_arena a = { 0 };
+	struct jt_node *t = NULL;
+	const struct jt_node *ann, *mounts;
+	struct ar_jbuf b = { 0 };
+	size_t len = 0;
+	bool first = true;
+
+	if (!name || ar_state_validate_id(name, &e) < 0) {
+		ui_reply_error(r, 400, "name: expected a sandbox's name");
+		return;
+	}
+	/* the session's config (sandboxes started with --name): what the
+	 * sandbox was made of. Only these fields leave it: never its
+	 * environment or command line (secrets). */
+	dir = ar_xasprintf("%s/.sandboxes/%s", root, name);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 ||
+	    ar_read_file_at(dfd, "config.json", 4 << 20, &text, &len, &e) < 0 ||
+	    jt_parse(&a, text, len, "config.json", &t, &e) < 0 ||
+	    t->type != JT_OBJECT) {
+		oci_arena_free(&a);
+		ui_reply_error(
+			r, 404,
+			"no policy to show: the sandbox has no session (start it with --name)");
+		return;
+	}
+	ann = jt_get(t, "annotations");
+	ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
+	ar_jbuf_cstr(&b, name);
+	ar_jbuf_lit(&b, ",\"workspace\":");
+	ar_jbuf_cstr(&b, member_str(ann, "run.agentrun.sandbox.workspace"));
+	ar_jbuf_lit(&b, ",\"net\":");
+	ar_jbuf_cstr(&b, member_str(ann, "run.agentrun.sandbox.net"));
+	ar_jbuf_lit(&b, ",\"protections\":");
+	ar_jbuf_cstr(&b, member_str(ann, "run.agentrun.sandbox.protections"));
+	ar_jbuf_lit(&b, ",\"landlock\":");
+	ar_jbuf_cstr(&b, member_str(ann, "run.agentrun.landlock"));
+	ar_jbuf_lit(&b, ",\"mounts\":[");
+	mounts = jt_get(t, "mounts");
+	for (const struct jt_node *m = mounts && mounts->type == JT_ARRAY ?
+					       mounts->u.kids.first :
+					       NULL;
+	     m; m = m->next) {
+		const char *src = member_str(m, "source");
+
+		if (m->type != JT_OBJECT)
+			continue;
+		if (!first)
+			ar_jbuf_lit(&b, ",");
+		first = false;
+		ar_jbuf_lit(&b, "{\"destination\":");
+		ar_jbuf_cstr(&b, member_str(m, "destination"));
+		ar_jbuf_lit(&b, ",\"source\":");
+		ar_jbuf_cstr(&b, src && src[0] == '/' ? src : NULL);
+		ar_jbuf_lit(&b, ",\"mode\":");
+		ar_jbuf_cstr(&b, mount_mode(m));
+		ar_jbuf_lit(&b, "}");
+	}
+	ar_jbuf_lit(&b, "]}");
+	oci_arena_free(&a);
+	reply_jbuf(r, 200, &b);
 }
 
 /* A text reply from what fn printed, or the error. */

@@ -5,6 +5,7 @@
  *   GET  /api/sandboxes           the running sandboxes and their
  *                                 pending requests
  *   POST /api/answer              {"sandbox","id","answer"}
+ *   GET  /api/policy?name=N       what the sandbox was made of
  *   GET  /api/overlays            the --overlay sandboxes (text)
  *   GET  /api/changes?name=N      their changes (text)
  *   GET  /api/diff?name=N[&path=P] a diff (text)
@@ -28,6 +29,10 @@ void ui_reply_error(struct ui_reply *r, unsigned status, const char *msg);
 void ui_api_sandboxes(const char *root, struct ui_reply *r);
 void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 		   size_t len, struct ui_reply *r);
+/* GET /api/policy?name=N: what a sandbox started with --name was made
+ * of (workspace, network mode, protections, Landlock rules, mounts and
+ * their modes), from its session's config; never its environment. */
+void ui_api_policy(const char *root, const char *name, struct ui_reply *r);
 void ui_api_overlays(struct ui_reply *r);
 void ui_api_changes(const char *name, struct ui_reply *r);
 void ui_api_diff(const char *name, const char *path, struct ui_reply *r);

@@ -305,6 +305,8 @@ static enum MHD_Result route_get(struct ui_srv *s, struct MHD_Connection *c,
 		return send_stream(s, c);
 	if (strcmp(url, "/api/sandboxes") == 0)
 		ui_api_sandboxes(s->root, &rep);
+	else if (strcmp(url, "/api/policy") == 0)
+		ui_api_policy(s->root, query(c, "name"), &rep);
 	else if (strcmp(url, "/api/overlays") == 0)
 		ui_api_overlays(&rep);
 	else if (strcmp(url, "/api/changes") == 0)
