@@ -2,17 +2,18 @@
 // The web dashboard in a real browser (tests/integration/test_sandbox_ui_browser.sh):
 // Debian's chromium, headless, driven by playwright-core.
 //
-//   node ui_browser.js URL SANDBOX EVIL_URL ARTIFACT_DIR
+//   node ui_browser.js URL SANDBOX EVIL_URL ARTIFACT_DIR [OVERLAY]
 //
 // URL: the dashboard's one-time URL; SANDBOX: a sandbox with a pending
 // request; EVIL_URL: a page of another origin (another loopback port)
 // that tries to read the stream and to answer. Prints one JSON object
-// with what happened; screenshots into ARTIFACT_DIR.
+// with what happened; screenshots into ARTIFACT_DIR. OVERLAY: an
+// --overlay sandbox whose change is looked at and committed.
 'use strict';
 
 const { chromium } = require('playwright-core');
 
-const [url, sandbox, evilUrl, artifacts] = process.argv.slice(2);
+const [url, sandbox, evilUrl, artifacts, overlay] = process.argv.slice(2);
 const out = {};
 
 function step(name) {
@@ -64,6 +65,29 @@ function step(name) {
     await page.waitForSelector('#events li:text("interface=web")', { timeout: 15000 });
     out.events_text = await page.textContent('#events');
     await page.screenshot({ path: `${artifacts}/3-answered.png`, fullPage: true });
+
+    step('the policy of the sandbox');
+    await page.click(`#sandboxes button:text("${sandbox}")`);
+    await page.waitForSelector('#policy-mounts tbody tr', { timeout: 15000 });
+    out.policy_text = await page.textContent('#policy');
+    await page.screenshot({ path: `${artifacts}/4-policy.png`, fullPage: true });
+
+    if (overlay) {
+      step('an overlay: its changes, a diff, commit');
+      await page.click(`#overlay-actions button:text("changes of ${overlay}")`);
+      await page.waitForSelector('#changes .change button', { timeout: 15000 });
+      out.changes_text = await page.textContent('#changes');
+      await page.click('#changes .change button');
+      await page.waitForSelector('#diff:not([hidden])', { timeout: 15000 });
+      await page.waitForFunction(() => document.getElementById('diff').textContent.includes('+'), null, { timeout: 15000 });
+      out.diff_text = await page.textContent('#diff');
+      await page.screenshot({ path: `${artifacts}/5-overlay-diff.png`, fullPage: true });
+      page.once('dialog', (d) => d.accept());
+      await page.click('#changes button:text("commit")');
+      await page.waitForSelector('#changes pre', { timeout: 15000 });
+      out.commit_text = await page.textContent('#changes pre');
+      await page.screenshot({ path: `${artifacts}/6-overlay-committed.png`, fullPage: true });
+    }
     out.ok = true;
   } catch (e) {
     out.ok = false;

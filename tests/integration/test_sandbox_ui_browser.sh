@@ -6,7 +6,8 @@
 # opened from the printed URL shows the pending `--net ask` request; a
 # page of another origin (another loopback port, in the same browser)
 # can neither read the API or the stream nor answer; a click on the
-# grant lets the sandbox's waiting curl complete. Screenshots of each
+# grant lets the sandbox's waiting curl complete; the sandbox's policy;
+# an --overlay sandbox's change, its diff, commit. Screenshots of each
 # page: build/tests/artifacts/ui/ (AR_ARTIFACTS names another directory).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
@@ -30,7 +31,7 @@ cp "$TOP_SRCDIR"/contrib/ui/index.html "$TOP_SRCDIR"/contrib/ui/app.js \
 
 t_browser()
 {
-	local name=web$RANDOM out ui_url ui_port target evil res id
+	local name=web$RANDOM out ui_url ui_port target evil res id ov
 	MODE=root
 	require_root
 	sb_home root
@@ -46,13 +47,18 @@ sleep 600
 EOF
 	chmod 0755 "$WS/run.sh"
 	sb_home_own
+	# an --overlay sandbox with a change to look at and commit
+	ov=ov$RANDOM
+	(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox --no-tty \
+		--overlay --name "$ov" -- sh -c 'echo from-the-overlay >overlay.txt') ||
+		fail "the --overlay sandbox"
 	http_server "$H/evil"
 	evil=$PORT
 	http_server "$H/srv"
 	target=$PORT
 	# the dashboard
 	out=$TEST_TMP/ui.out
-	AGENTRUN_UI_DIR=$UI_DIR "$AGENTRUN" --root "$AR_ROOT" ui >"$out" 2>&1 &
+	HOME=$H AGENTRUN_UI_DIR=$UI_DIR "$AGENTRUN" --root "$AR_ROOT" ui >"$out" 2>&1 &
 	defer kill $!
 	wait_until 10 grep -q 'http://127.0.0.1:' "$out"
 	ui_url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*' "$out")
@@ -70,7 +76,7 @@ EOF
 	# the browser
 	res=$(timeout 120 node "$AR_TEST_HELPERS/ui_browser.js" "$ui_url" "$name" \
 		"http://127.0.0.1:$evil/evil.html?ui=http://127.0.0.1:$ui_port&sb=$name&id=$id" \
-		"$ARTIFACTS" 2>"$TEST_TMP/browser.err") ||
+		"$ARTIFACTS" "$ov" 2>"$TEST_TMP/browser.err") ||
 		fail "the browser: $(cat "$TEST_TMP/browser.err") $res"
 	echo "# $res"
 	[ "$(jq -r .ok <<<"$res")" = true ] || fail "the browser: $(jq -r .error <<<"$res")"
@@ -91,7 +97,12 @@ EOF
 	wait_until 20 test -e "$WS/r1"
 	assert_contains "$(cat "$WS/r1")" 200
 	assert_contains "$(cat "$WS/r1")" served
-	for f in 1-pending 2-other-origin 3-answered; do
+	# the policy, the overlay's diff and its commit
+	assert_contains "$(jq -r .policy_text <<<"$res")" "$WS"
+	assert_contains "$(jq -r .changes_text <<<"$res")" "overlay.txt"
+	assert_contains "$(jq -r .diff_text <<<"$res")" "+from-the-overlay"
+	assert_eq "$(cat "$WS/overlay.txt")" from-the-overlay
+	for f in 1-pending 2-other-origin 3-answered 4-policy 5-overlay-diff 6-overlay-committed; do
 		[ -s "$ARTIFACTS/$f.png" ] || fail "no screenshot $f.png"
 	done
 	echo "# screenshots: $ARTIFACTS"
