@@ -87,6 +87,13 @@ async function refresh() {
   $('no-requests').hidden = n > 0;
 }
 
+// a flood of events asks for one refresh, not one each
+let refreshTimer = null;
+function refreshSoon() {
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(() => { refreshTimer = null; refresh(); }, 250);
+}
+
 function eventText(sandbox, ev) {
   const parts = [ev.time || '', sandbox, ev.event || 'event'];
   for (const k of ['answer', 'host', 'port', 'address', 'allowed', 'target', 'path', 'exe', 'reason', 'interface']) {
@@ -108,12 +115,13 @@ function stream() {
   const es = new EventSource('/api/events');
   es.onopen = () => { $('status').textContent = 'live'; };
   es.onerror = () => { $('status').textContent = 'reconnecting…'; };
-  es.addEventListener('sandboxes', () => { refresh(); overlays(); });
+  es.addEventListener('sandboxes', () => { refreshSoon(); overlays(); });
   es.onmessage = (m) => {
     let d;
     try { d = JSON.parse(m.data); } catch (e) { return; }
     addEvent(d.sandbox, d.event || {});
-    refresh();
+    const kind = d.event && d.event.event;
+    if (kind === 'request' || kind === 'answer') refreshSoon();
   };
 }
 
