@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "egress/egress_policy.h"
 #include "error.h"
@@ -37,6 +38,9 @@ int ar_ui_serve(const struct ar_ui_opts *o, struct ar_error *err);
 /* --listen ADDR:PORT: only 127.0.0.1 or localhost (port 0: random). */
 int ar_ui_parse_listen(const char *s, uint16_t *port, struct ar_error *err);
 
+/* ROOT/.ui/port as written ("PORT PID\n"): 0, or -1 when it is missing
+ * or not that. */
+int ar_ui_port_file(const char *root, uint16_t *port, pid_t *pid);
 /* The port of the dashboard of ROOT that is running (its port file:
  * ROOT/.ui/port, its pid alive), 0 when none. */
 uint16_t ar_ui_port(const char *root);

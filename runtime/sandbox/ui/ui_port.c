@@ -29,8 +29,8 @@ int ar_ui_parse_listen(const char *s, uint16_t *port, struct ar_error *err)
 			err, EINVAL,
 			"ui: --listen `%s`: expected 127.0.0.1:PORT or localhost:PORT",
 			s);
-	if ((size_t)(colon - s) != strlen("127.0.0.1") &&
-	    (size_t)(colon - s) != strlen("localhost"))
+	/* both names are 9 characters: the colon is the 10th */
+	if (colon - s != 9)
 		goto not_loopback;
 	if (strncmp(s, "127.0.0.1:", 10) != 0 &&
 	    strncmp(s, "localhost:", 10) != 0)
@@ -48,30 +48,46 @@ not_loopback:
 		s);
 }
 
-uint16_t ar_ui_port(const char *root)
+int ar_ui_port_file(const char *root, uint16_t *port, pid_t *pid)
 {
 	_cleanup_free_ char *path = ar_xasprintf("%s/.ui/port", root);
 	_cleanup_close_ int fd = -1;
-	char buf[64];
-	unsigned port = 0;
-	int pid = 0;
+	unsigned long long p, q;
+	char buf[64], *sp, *nl;
 	ssize_t n;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return 0;
+		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
 	if (n <= 0)
-		return 0;
+		return -1;
 	buf[n] = '\0';
-	if (sscanf(buf, "%u %d", &port, &pid) != 2 || port == 0 ||
-	    port > 65535 || pid <= 0)
+	sp = strchr(buf, ' ');
+	nl = strchr(buf, '\n');
+	if (!sp || !nl || nl < sp)
+		return -1;
+	*sp = *nl = '\0';
+	if (ar_parse_u64(buf, &p) < 0 || p == 0 || p > 65535 ||
+	    ar_parse_u64(sp + 1, &q) < 0 || q == 0 || q > INT32_MAX)
+		return -1;
+	*port = (uint16_t)p;
+	*pid = (pid_t)q;
+	return 0;
+}
+
+uint16_t ar_ui_port(const char *root)
+{
+	uint16_t port;
+	pid_t pid;
+
+	if (ar_ui_port_file(root, &port, &pid) < 0)
 		return 0;
 	/* a dashboard that was killed left its file: is it still there?
 	 * (EPERM: alive, another user's) */
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return 0;
-	return (uint16_t)port;
+	return port;
 }
 
 static int check_port(const struct ar_egress_policy *p, uint16_t port,

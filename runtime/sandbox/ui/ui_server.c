@@ -406,18 +406,12 @@ static void remove_port_file(const char *root)
 {
 	_cleanup_free_ char *path = ar_xasprintf("%s/.ui/port", root);
 
-	/* only ours: another dashboard may have started since */
-	if (ar_ui_port(root) && access(path, F_OK) == 0) {
-		char buf[64] = { 0 };
-		_cleanup_close_ int fd =
-			open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		unsigned p;
-		int pid;
+	uint16_t port;
+	pid_t pid;
 
-		if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0 &&
-		    sscanf(buf, "%u %d", &p, &pid) == 2 && pid == getpid())
-			unlink(path);
-	}
+	/* only ours: another dashboard may have started since */
+	if (ar_ui_port_file(root, &port, &pid) == 0 && pid == getpid())
+		unlink(path);
 }
 
 static int listen_loopback(uint16_t port, uint16_t *bound, struct ar_error *err)
