@@ -149,7 +149,7 @@ wait_pending()
 
 t_api()
 {
-	local name=ui$RANDOM id t0 ev ans
+	local name=ui$RANDOM id t0 t1 ev ans line
 	sb_home "$1"
 	mkdir -p "$H/srv"
 	echo served >"$H/srv/index.html"
@@ -165,6 +165,9 @@ t_api()
 	assert_eq "$(code "$UI/api/session")" 403
 	assert_eq "$(code "$UI/?token=$(printf '%064d' 0)")" 403 "a wrong token"
 	assert_eq "$(code -X POST -H "Origin: $UI" -H 'Content-Type: application/json' -d '{}' "$UI/api/answer")" 403
+	# neither a HEAD nor a prefetch spends the token
+	assert_eq "$(code -I "$UI_URL")" 403 "a HEAD"
+	assert_eq "$(code -H 'Sec-Purpose: prefetch;prerender' "$UI_URL")" 403 "a prefetch"
 	# the token, once: a session cookie, HttpOnly and SameSite=Strict
 	assert_eq "$(code -D "$TEST_TMP/login" -c "$JAR" "$UI_URL")" 303 "the token's first load"
 	assert_match "$(cat "$TEST_TMP/login")" "Set-Cookie: agentrun_ui=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=/"
@@ -191,14 +194,33 @@ t_api()
 	sb_bg "$name" --net ask --ask-timeout 120 --env UI_TEST_SECRET=hunter2-s3cret -- ./run.sh "$PORT"
 	# the stream, as the page reads it
 	ev=$TEST_TMP/ev
-	curl -sS -N -m 60 --noproxy '*' -b "$JAR" "$UI/api/events" >"$ev" 2>&1 &
+	# (each line written with the time it arrived: TIME_NS LINE)
+	"$PY" -c '
+import sys, time, http.client
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=60)
+c.request("GET", "/api/events", headers={"Cookie": sys.argv[2]})
+r = c.getresponse()
+out = open(sys.argv[3], "w")
+while True:
+    line = r.readline()
+    if not line:
+        break
+    out.write("%d %s" % (time.time_ns(), line.decode()))
+    out.flush()' "$UI_PORT" "$(cookie)" "$ev" 2>&1 &
 	defer kill $!
 	wait_until 10 grep -q "data: {\"sandbox\":\"$name\"}" "$ev"
-	t0=$(date +%s%N)
 	touch "$WS/go"
 	wait_pending "$name"
 	id=$ID
-	echo "# the request in the API $(( ($(date +%s%N) - t0) / 1000000 )) ms after the agent's connection"
+	# the request reached the page's stream within 1 s of its event's
+	# time (the control plane's clock)
+	wait_until 10 grep -q '"event":"request"' "$ev"
+	line=$(grep '"event":"request"' "$ev" | head -1)
+	t1=${line%% *}
+	t0=$(grep -o '"event":{"time":"[^"]*","event":"request"' <<<"$line" | cut -d'"' -f6)
+	t0=$(date -d "$t0" +%s%N)
+	echo "# the request in the dashboard's stream $(( (t1 - t0) / 1000 )) us after the control plane made it"
+	[ $(( (t1 - t0) / 1000000 )) -lt 1000 ] || fail "the request reached the stream after more than 1 s"
 	ans="{\"sandbox\":\"$name\",\"id\":\"$id\",\"answer\":\"once\"}"
 	# the state-changing attacks: nothing changes
 	assert_eq "$(code -b "$JAR" -H 'Content-Type: application/json' -H "X-CSRF-Token: $CSRF" -d "$ans" "$UI/api/answer")" 403 "a POST without Origin"

@@ -219,7 +219,17 @@ static int check(struct ui_srv *s, struct MHD_Connection *c, const char *url,
 	if (!post && strcmp(url, "/") == 0 && token) {
 		struct ui_session sess;
 		_cleanup_free_ char *cookie_hdr = NULL;
+		const char *purpose = header(c, "Sec-Purpose");
 
+		if (!purpose)
+			purpose = header(c, "Purpose");
+		/* the token is spent by a page load only: not by a HEAD, not
+		 * by the browser's prefetch of a URL being typed */
+		if (strcmp(method, "GET") != 0 ||
+		    (purpose && strstr(purpose, "prefetch"))) {
+			*ret = refuse(c, 403, "the link works for a page load");
+			return -1;
+		}
 		if (!ui_auth_exchange(&s->auth, token, &sess)) {
 			*ret = refuse(
 				c, 403,
