@@ -381,6 +381,11 @@ t_listen()
 	# the listening socket is on 127.0.0.1 only
 	assert_contains "$(ss -Hltn "sport = :$p")" "127.0.0.1:$p"
 	assert_eq "$(code -H "Host: localhost:$p" "$UI_URL")" 303 "localhost:PORT is a Host of the dashboard"
+	# Ctrl-C stops it, even started in the background (SIGINT ignored
+	# by the shell there), and its port file goes with it
+	kill -INT "$UI_PID"
+	wait_until 15 sh -c "! kill -0 $UI_PID 2>/dev/null"
+	[ ! -e "$AR_ROOT/.ui/port" ] || fail "the port file stayed"
 }
 
 run_test "ui: token, session, Host, Origin, CSRF, no CORS; an answer through the API; the stream; no secret (rootless)" t_api user

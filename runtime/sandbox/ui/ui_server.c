@@ -471,7 +471,19 @@ int ar_ui_serve(const struct ar_ui_opts *o, struct ar_error *err)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	/* a shell starts a background job with SIGINT ignored, and an
+	 * ignored signal is dropped, not waited for: Ctrl-C and kill -INT
+	 * stop the dashboard wherever it was started (SIGHUP as given:
+	 * nohup keeps it running) */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	{
+		struct sigaction old;
+
+		if (sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaddset(&set, SIGHUP);
+	}
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	lfd = listen_loopback(port, &bound, err);
