@@ -54,7 +54,7 @@ family="${ID:-} ${ID_LIKE:-}"
 install_debian() {
 	# Build.
 	pkgs="build-essential autoconf automake libtool pkg-config
-	      libyajl-dev libseccomp-dev libcap-dev libssl-dev
+	      libyajl-dev libseccomp-dev libcap-dev libssl-dev libmicrohttpd-dev
 	      clang clang-format git"
 	# Tests.
 	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
@@ -65,6 +65,7 @@ install_debian() {
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
 	pkgs="$pkgs apparmor" # apparmor_parser: test_apparmor (-Q), test_apparmor_vm (loads profiles in the VM)
+	pkgs="$pkgs chromium chromium-driver" # test_sandbox_ui_browser (with playwright-core from npm)
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
 	# on Debian 12).
@@ -98,6 +99,9 @@ install_debian() {
 		--no-install-recommends $pkgs
 	autostart_done
 	if command -v npm >/dev/null 2>&1; then run npm install -g --no-audit --no-fund @devcontainers/cli || say "npm could not install @devcontainers/cli: test_devcontainer skips its CLI case"; else say "npm not found: test_devcontainer skips its Dev Containers CLI case"; fi
+	# test_sandbox_ui_browser drives Debian's chromium with playwright-core
+	# (no browser download: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD)
+	if command -v npm >/dev/null 2>&1; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 run npm install -g --no-audit --no-fund playwright-core || say "npm could not install playwright-core: test_sandbox_ui_browser skips"; fi
 }
 
 # The postinst of docker.io and containerd starts (and enables) the daemons
@@ -138,7 +142,7 @@ autostart_done() {
 
 install_fedora() {
 	pkgs="gcc make autoconf automake libtool pkgconf-pkg-config
-	      yajl-devel libseccomp-devel libcap-devel openssl-devel
+	      yajl-devel libseccomp-devel libcap-devel openssl-devel libmicrohttpd-devel
 	      clang clang-tools-extra compiler-rt libasan libubsan git
 	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
 	      fuse-overlayfs python3 python3-jsonschema iproute tmux
@@ -148,6 +152,7 @@ install_fedora() {
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-analyzer" # make static (clang-tidy: clang-tools-extra)
 	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging
+	pkgs="$pkgs chromium" # test_sandbox_ui_browser (with playwright-core from npm)
 	if [ "$vm" = 1 ]; then
 		pkgs="$pkgs qemu-system-x86 kernel-core xz moby-engine containerd"
 	fi

@@ -145,6 +145,12 @@ _agentrun()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 			return
 			;;
+		ADDR:PORT)
+			# agentrun ui --listen: loopback only
+			compopt -o nospace 2>/dev/null
+			mapfile -t COMPREPLY < <(compgen -W "127.0.0.1: localhost:" -- "$cur")
+			return
+			;;
 		*"|"*)
 			mapfile -t COMPREPLY < <(compgen -W "${arg//|/ }" -- "$cur")
 			return

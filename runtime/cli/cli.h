@@ -74,6 +74,7 @@ int cmd_discard(struct ar_global_opts *g, int argc, char **argv);
 int cmd_overlays(struct ar_global_opts *g, int argc, char **argv);
 /* agentrun watch [NAME]: the terminal dashboard (watch.c) */
 int cmd_watch(struct ar_global_opts *g, int argc, char **argv);
+int cmd_ui(struct ar_global_opts *g, int argc, char **argv);
 
 /* Shared option parsing of create and run (create.c). */
 struct ar_create_opts;

@@ -48,6 +48,8 @@ static const struct ar_command commands[] = {
 	  "list the --overlay sandboxes of this user" },
 	{ "watch", cmd_watch,
 	  "a terminal dashboard: sandboxes, events, pending requests" },
+	{ "ui", cmd_ui,
+	  "serve the web dashboard of the running sandboxes on 127.0.0.1" },
 };
 
 static void usage(FILE *out)

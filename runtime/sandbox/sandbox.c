@@ -38,6 +38,7 @@
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
 #include "session.h"
+#include "ui/ui.h"
 #include "utils.h"
 
 /* ---- the bundle ---- */
@@ -296,6 +297,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_control_agent_channel(
 			ctl, p->egress && p->policy.ask && !p->shadow,
 			&channel_fd, err);
+	/* the web dashboard's port is never shown inside (ui/ui.h) */
+	if (r == 0 && p->egress)
+		r = ar_ui_check_policy(ro->state_root, &p->policy, err);
 	if (r == 0 && p->egress) {
 		r = sb_egress_init(&egress, p, err);
 		beside.egress = &egress;

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 # Commands with their usage line's start ("Usage: agentrun ...").
-COMMANDS="changes diff commit discard overlays delete kill list ps events
+COMMANDS="changes diff commit discard overlays ui delete kill list ps events
 exec update start pause resume state"
 
 t_help()
@@ -63,6 +63,7 @@ t_operands()
 	# too many
 	usage_error discard a b
 	usage_error overlays a
+	usage_error ui a
 	usage_error delete a b
 	usage_error kill a TERM c
 	usage_error ps a b

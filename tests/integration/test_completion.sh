@@ -67,6 +67,10 @@ t_bash_options()
 	assert_eq "$got" json
 	got=$(bash_complete agentrun sandbox --landlock '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "auto on off "
+	got=$(bash_complete agentrun ui --listen '')
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "127.0.0.1: localhost: " "ui --listen: loopback only"
+	got=$(bash_complete agentrun u)
+	assert_eq "$(sort <<<"$got" | tr '\n' ' ')" "ui update " "agentrun u<TAB>"
 	mkdir -p "$TEST_TMP/bundle-dir"
 	got=$(cd "$TEST_TMP" && bash_complete agentrun run --bundle bundle-)
 	assert_eq "$got" bundle-dir "a directory for --bundle"

@@ -43,7 +43,7 @@ INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 FOLDER_RANK = {
     "runtime/cli": 100,
     "runtime/sandbox": 50,          # the top level: the plan and its assembly
-    "runtime/sandbox/ui": 60,       # the web dashboard: a client of the rest
+    "runtime/sandbox/ui": 45,       # the web dashboard: below the top (its port check), above control/
     "runtime/sandbox/watch": 60,    # the terminal dashboard
     "runtime/sandbox/control": 40,
     "runtime/sandbox/audit": 30,

@@ -73,10 +73,11 @@ int ctl_proto_parse(const char *line, size_t len, struct ctl_msg *m, char *why,
 			goto out;
 		}
 		s = member_str(root, "interface");
-		if (!s || (strcmp(s, "cli") != 0 && strcmp(s, "watch") != 0)) {
+		if (!s || (strcmp(s, "cli") != 0 && strcmp(s, "watch") != 0 &&
+			   strcmp(s, "web") != 0)) {
 			snprintf(
 				why, wsize,
-				"request: interface: expected \"cli\" or \"watch\"");
+				"request: interface: expected \"cli\", \"watch\" or \"web\"");
 			goto out;
 		}
 		snprintf(m->iface, sizeof(m->iface), "%s", s);

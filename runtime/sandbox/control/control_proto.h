@@ -7,7 +7,7 @@
  *   {"op":"requests"}
  *       -> {"ok":true,"sandbox":"NAME","requests":[REQUEST...]}
  *   {"op":"answer","id":"ID","answer":"once|session|always|refuse",
- *    "interface":"cli"}
+ *    "interface":"cli"|"web"}
  *       -> {"ok":true} | {"ok":false,"error":"..."}
  *   {"op":"events"}
  *       -> {"ok":true,"sandbox":"NAME"} then one audit-schema event per
@@ -45,7 +45,7 @@ struct ctl_msg {
 	enum ctl_op op;
 	uint64_t id; /* answer */
 	enum ctl_answer answer; /* answer */
-	char iface[16]; /* answer, grant: "cli" */
+	char iface[16]; /* answer: "cli", "watch" or "web"; grant: "cli" */
 	bool revoke; /* grant: revoke, else allow */
 	bool force; /* grant: --force (the never-share list) */
 	char kind[4]; /* grant: "net", "ro", "rw" */
