@@ -282,8 +282,20 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
-		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
-		       AR_EGRESS_PORT, p->policy.n_rules);
+		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)%s%s%s%s",
+		       AR_EGRESS_PORT, p->policy.n_rules,
+		       egress.ups.tunnel.host[0] || egress.ups.http.host[0] ?
+			       "; its connections through the upstream proxy " :
+			       "",
+		       egress.ups.tunnel.host[0] ? egress.ups.tunnel.shown :
+						   egress.ups.http.shown,
+		       egress.ups.tunnel.host[0] || egress.ups.http.host[0] ?
+			       " from " :
+			       "",
+		       egress.ups.source && (egress.ups.tunnel.host[0] ||
+					     egress.ups.http.host[0]) ?
+			       egress.ups.source :
+			       "");
 	co = (struct ar_create_opts){
 		.root = ro->state_root,
 		.id = named ? o->name : id,

@@ -723,6 +723,10 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		learn_opts(p);
 	if (p->net == AR_SANDBOX_NET_ALLOW && egress_policy(p, err) < 0)
 		return -1;
+	if (o->upstream_proxy && p->net != AR_SANDBOX_NET_ALLOW)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --upstream-proxy is for the egress proxy's own connections; it needs --net allow=... or --net ask");
 	p->publish = o->publish.n > 0 || (o->profile && o->profile->publish.n);
 	p->egress = p->net == AR_SANDBOX_NET_ALLOW || p->publish;
 	if (run && p->egress && ar_egress_policy_load_self(&p->policy, err) < 0)
