@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
@@ -615,14 +616,22 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 
 	if (!d) {
 		close(fd);
+		c->p->incomplete = true;
 		return;
 	}
-	while ((e = readdir(d)) && c->r == 0) {
+	for (;;) {
 		_cleanup_free_ char *sub = NULL;
 		char g[NAME_MAX + 8];
 		struct stat st, gst;
 		int cfd;
 
+		errno = 0;
+		e = c->r == 0 ? readdir(d) : NULL;
+		if (!e) {
+			if (errno)
+				c->p->incomplete = true;
+			break;
+		}
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		if (strcmp(e->d_name, ".") == 0 ||
@@ -635,22 +644,32 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 			break;
 		}
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) <
-			    0 ||
-		    !S_ISDIR(st.st_mode) || st.st_dev != dev)
+		    0) {
+			if (errno != ENOENT)
+				c->p->incomplete = true;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode) || st.st_dev != dev)
 			continue;
 		c->dirs++;
 		snprintf(g, sizeof(g), "%s/.git", e->d_name);
 		if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) == 0) {
 			sub = ar_xasprintf("%s/%s", path, e->d_name);
 			repo_root(c, sub, true);
+		} else if (errno != ENOENT) {
+			c->p->incomplete = true;
 		}
 		if (depth + 1 >= SB_PROTECT_DEPTH ||
 		    (c->leaf_ok && st.st_nlink == 2))
 			continue;
 		cfd = openat(dirfd(d), e->d_name,
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
+		if (cfd < 0) {
+			/* its subdirectories' .git not looked at: the
+			 * end-of-run check must look at every one */
+			c->p->incomplete = true;
 			continue;
+		}
 		if (!sub)
 			sub = ar_xasprintf("%s/%s", path, e->d_name);
 		walk(c, cfd, sub, dev, depth + 1);
