@@ -259,6 +259,42 @@ t_upstream_secret()
 	assert_eq "$(cat "$ulog")" "CONNECT secret.test:443 auth=-"
 }
 
+# ctlx ARGS...: `agentrun sandbox ARGS` as MODE (requests, answer)
+ctlx()
+{
+	if [ "$MODE" = root ]; then
+		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
+	else
+		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
+	fi
+}
+
+# --net ask behind a split DNS: a name agentrun cannot resolve is still
+# asked about (by name), and once granted goes to the upstream by name.
+t_upstream_ask()
+{
+	sb_home "$1"
+	sb_home_own
+	require_cmd jq
+	local ulog=$TEST_TMP/up-$RANDOM.log name=upask$RANDOM id= pid
+	: >"$ulog"
+	upstream "$ulog" 1
+	up_run -- --name "$name" --upstream-proxy "http://127.0.0.1:$UP_PORT" \
+		--net ask --ask-timeout 60 -- sh -c \
+		"$CURL http://asked.test/x | sed s/^/asked:/" >"$TEST_TMP/ask.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 200); do
+		id=$(ctlx requests "$name" --json 2>/dev/null | jq -r '.[0].id // empty' 2>/dev/null) || true
+		[ -n "$id" ] && break
+		sleep 0.05
+	done
+	[ -n "$id" ] || { wait "$pid"; fail "no request to answer: $(cat "$TEST_TMP/ask.out")"; }
+	assert_status 0 ctlx answer "$name" "$id" once
+	wait "$pid" || fail "the sandbox failed: $(cat "$TEST_TMP/ask.out")"
+	assert_contains "$(cat "$TEST_TMP/ask.out")" "asked:via-upstream http://asked.test/x"
+	assert_contains "$(cat "$ulog")" "GET http://asked.test/x auth=-"
+}
+
 # Bad values: a clear error naming the option or file, never the
 # password; the caller's unusable variable is a warning.
 t_upstream_errors()
@@ -288,5 +324,6 @@ for mode in user root; do
 	run_test "egress upstream ($mode): a dead upstream is a 502 with the reason" t_upstream_dead $mode
 	run_test "egress upstream ($mode): --secret is injected through the upstream's tunnel" t_upstream_secret $mode
 	run_test "egress upstream ($mode): bad upstream settings are clear errors" t_upstream_errors $mode
+	run_test "egress upstream ($mode): --net ask asks about a name only the upstream resolves" t_upstream_ask $mode
 done
 finish

@@ -358,6 +358,14 @@ static void slot_put(struct ar_egress_proxy *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* An upstream proxy would take HOST by name when agentrun's resolver
+ * does not know it (a split DNS): set, and NO_PROXY does not name it. */
+static bool upstream_names(const struct ar_egress_proxy *p, const char *host)
+{
+	return p->ups && (p->ups->tunnel.host[0] || p->ups->http.host[0]) &&
+	       !ar_no_proxy_match(&p->ups->no_proxy, host);
+}
+
 /* --net ask (ar_egress_proxy_set_ask): HOST:PORT, not allowed by name,
  * resolved (*res, for dial to use) and asked. DIAL_OK when granted
  * (*exact: the grant is of the address literal HOST); else the refusal,
@@ -383,13 +391,15 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 	}
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
 	r = getaddrinfo(host, ports, &hints, res);
-	if (r != 0) {
+	if (r != 0 && !upstream_names(p, host)) {
 		*res = NULL;
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 		emit(p, proto, host, port, NULL, false, reason, false);
 		return DIAL_NORESOLVE;
 	}
+	if (r != 0)
+		*res = NULL; /* asked by name: the upstream resolves it */
 	for (struct addrinfo *ai = *res; ai && !addr[0]; ai = ai->ai_next)
 		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
 			addr_text(ai->ai_addr, addr, sizeof(addr));
@@ -419,7 +429,8 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 		pthread_mutex_unlock(&p->lock);
 	}
 	if (!granted) {
-		freeaddrinfo(*res);
+		if (*res)
+			freeaddrinfo(*res);
 		*res = NULL;
 		emit(p, proto, host, port, q.addr, false, reason, true);
 		return DIAL_DENIED;
