@@ -16,12 +16,13 @@ DASH=$'\xe2\x80\x94'
 CREDS='proxyuser:s3cr%40t-pw'
 CREDS_B64=$(printf 'proxyuser:s3cr@t-pw' | base64)
 
-# tls_setup: a test CA and a certificate for tunnel.test and secret.test
-tls_setup()
+# up_tls_setup: a test CA and a certificate for tunnel.test and secret.test
+# (not sandbox-lib.sh's tls_setup: its certificate is for localhost)
+up_tls_setup()
 {
 	require_cmd openssl curl
 	[ -x "$PY" ] || skip "needs $PY"
-	local d=$TEST_TMP/tls
+	local d=$TEST_TMP/uptls
 	[ -s "$d/srv.pem" ] && return 0
 	mkdir -p "$d"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
@@ -45,9 +46,9 @@ wait_file()
 	fail "$1 never written"
 }
 
-# tls_server LOG: an HTTPS server on 127.0.0.1 logging each request's
+# up_tls_server LOG: an HTTPS server on 127.0.0.1 logging each request's
 # Authorization header; sets TLS_PORT
-tls_server()
+up_tls_server()
 {
 	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM
 	timeout 120 "$PY" -c '
@@ -69,7 +70,7 @@ ctx.load_cert_chain(sys.argv[3] + "/srv.pem", sys.argv[3] + "/srv.key")
 s.socket = ctx.wrap_socket(s.socket, server_side=True)
 open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.serve_forever()' "$pf" "$log" "$TEST_TMP/tls" &
+s.serve_forever()' "$pf" "$log" "$TEST_TMP/uptls" &
 	defer kill $!
 	wait_file "$pf"
 	TLS_PORT=$(cat "$pf")
@@ -149,7 +150,7 @@ s.serve_forever()' "$pf" "$log" "$2" &
 # CA trusted by the runtime for --secret
 up_run()
 {
-	local vars=(HOME="$H" SSL_CERT_FILE="$TEST_TMP/tls/ca.pem" TOKEN=real-token-5b1e)
+	local vars=(HOME="$H" SSL_CERT_FILE="$TEST_TMP/uptls/ca.pem" TOKEN=real-token-5b1e)
 	while [ "$1" != -- ]; do
 		vars+=("$1")
 		shift
@@ -176,11 +177,11 @@ t_upstream_from_env()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	up_tls_setup
 	local tlog=$TEST_TMP/tls-$RANDOM.log ulog=$TEST_TMP/up-$RANDOM.log
 	: >"$tlog"
 	: >"$ulog"
-	tls_server "$tlog"
+	up_tls_server "$tlog"
 	upstream "$ulog" "$TLS_PORT"
 	local url="http://$CREDS@127.0.0.1:$UP_PORT"
 	assert_status 0 up_run HTTPS_PROXY="$url" http_proxy="$url" \
@@ -189,6 +190,7 @@ t_upstream_from_env()
 		echo \"inside-https=\$HTTPS_PROXY inside-http=\$http_proxy\"
 		$CURL -k https://tunnel.test/ | sed s/^/tunnel:/
 		$CURL http://plain.test/a?b=1 | sed s/^/plain:/
+		$CURL -i --request-target '/a http://denied.test/' http://plain.test/ | sed s/^/blank:/
 		$CURL -i http://denied.test/ | sed s/^/denied:/
 		$CURL -i -p -x http://127.0.0.1:3128 http://localhost:$UP_PORT/ | sed s/^/self:/
 		$CURL -i http://www.bypass.test/ | sed s/^/bypass:/
@@ -199,6 +201,7 @@ t_upstream_from_env()
 	assert_contains "$OUT" "tunnel:ok-from-tls"
 	assert_contains "$OUT" "plain:via-upstream http://plain.test/a?b=1"
 	assert_contains "$OUT" "denied:HTTP/1.1 403"
+	assert_contains "$OUT" "blank:HTTP/1.1 400 Bad Request (agentrun: a blank in the request target)"
 	assert_contains "$OUT" "self:HTTP/1.1 403"
 	assert_contains "$OUT" "bypass:agentrun: cannot resolve www.bypass.test"
 	assert_contains "$OUT" "environ-hits:0"
@@ -224,7 +227,7 @@ t_upstream_dead()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	up_tls_setup
 	local dead
 	dead=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	assert_status 0 up_run -- --upstream-proxy "http://$CREDS@127.0.0.1:$dead" \
@@ -245,11 +248,11 @@ t_upstream_secret()
 {
 	sb_home "$1"
 	sb_home_own
-	tls_setup
+	up_tls_setup
 	local tlog=$TEST_TMP/tls-$RANDOM.log ulog=$TEST_TMP/up-$RANDOM.log
 	: >"$tlog"
 	: >"$ulog"
-	tls_server "$tlog"
+	up_tls_server "$tlog"
 	upstream "$ulog" "$TLS_PORT"
 	assert_status 0 up_run -- --upstream-proxy "http://127.0.0.1:$UP_PORT" \
 		--net allow=secret.test --secret TOKEN=secret.test -- sh -c "

@@ -829,6 +829,13 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 		http_reply(c, 403, "Forbidden", reason);
 		return -1;
 	}
+	if (strpbrk(target, " \t")) {
+		/* "GET /a http://b/ HTTP/1.1": two hops could read two
+		 * targets (an upstream proxy takes the first) */
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: a blank in the request target");
+		return -1;
+	}
 	r = dial_ex(p, "http", host, port, true, &proxied, up, reason,
 		    sizeof(reason));
 	if (r != DIAL_OK) {
