@@ -14,9 +14,21 @@
 #include "utils.h"
 
 static const char *const known_keys[] = {
-	"description",	 "ro",	      "rw",	  "hide",    "env",    "etc",
-	"net",		 "workspace", "landlock", "publish", "nested", "secret",
-	"agent_channel", NULL,
+	"description",
+	"ro",
+	"rw",
+	"hide",
+	"env",
+	"etc",
+	"net",
+	"workspace",
+	"landlock",
+	"publish",
+	"nested",
+	"secret",
+	"agent_channel",
+	"upstream_proxy",
+	NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -31,7 +43,7 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 
 			return jt_fail(
 				c, NULL,
-				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret, agent_channel)",
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret, agent_channel, upstream_proxy)",
 				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
@@ -147,6 +159,8 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    parse_net(c, doc, p) < 0 ||
 	    jt_member_strv(c, doc, NULL, "publish", &p->publish) < 0 ||
 	    jt_member_strv(c, doc, NULL, "secret", &p->secret) < 0 ||
+	    jt_member_string(c, doc, NULL, "upstream_proxy",
+			     &p->upstream_proxy) < 0 ||
 	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "nested", &p->nested) < 0 ||

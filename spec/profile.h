@@ -17,6 +17,7 @@
  *                                              egress allowlist proxy
  *     "publish": ["127.0.0.1:1455:1455"],     host port -> sandbox port
  *     "secret": ["API_KEY=api.example.com:443"], injected by the proxy
+ *     "upstream_proxy": "http://proxy.corp:8080",  the proxy's own proxy
  *     "workspace": "~/src/project",
  *     "landlock": true,
  *     "nested": false,
@@ -60,6 +61,9 @@ struct oci_profile {
 				  * checked by the sandbox */
 	struct oci_strv secret; /* "secret": ["NAME=HOST-PATTERN,..."]; a
 				 * NAME not set is skipped */
+	char *upstream_proxy; /* "upstream_proxy": "http://HOST:PORT", the
+			       * egress proxy's own proxy; checked by the
+			       * sandbox (egress_upstream.h) */
 };
 
 /* Errors: "claude.json: rw[1]: expected a string, got number",

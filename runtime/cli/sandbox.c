@@ -52,6 +52,9 @@ static void sandbox_usage(FILE *out)
 		"                       the proxy puts the real value (from the\n"
 		"                       environment) in HTTPS request headers to\n"
 		"                       those hosts only (needs --net allow)\n"
+		"  --upstream-proxy http://[USER:PASS@]HOST:PORT  the egress proxy's\n"
+		"                       own connections go through this proxy\n"
+		"                       (default: HTTPS_PROXY/HTTP_PROXY, NO_PROXY)\n"
 		"  --publish [ADDR:]HOSTPORT:PORT  forward ADDR:HOSTPORT of the host\n"
 		"                       (default 127.0.0.1) to PORT on the sandbox's\n"
 		"                       loopback; repeatable\n"
@@ -117,6 +120,7 @@ enum {
 	OPT_VERBOSE,
 	OPT_PUBLISH,
 	OPT_SECRET,
+	OPT_UPSTREAM_PROXY,
 	OPT_DETACH,
 	OPT_NESTED,
 	OPT_AGENT_CHANNEL,
@@ -152,6 +156,8 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "verbose", no_argument, NULL, OPT_VERBOSE },
 		{ "publish", required_argument, NULL, OPT_PUBLISH },
 		{ "secret", required_argument, NULL, OPT_SECRET },
+		{ "upstream-proxy", required_argument, NULL,
+		  OPT_UPSTREAM_PROXY },
 		{ "detach", no_argument, NULL, OPT_DETACH },
 		{ "nested", no_argument, NULL, OPT_NESTED },
 		{ "agent-channel", no_argument, NULL, OPT_AGENT_CHANNEL },
@@ -272,6 +278,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_SECRET:
 			list_add(&o.secrets, optarg);
+			break;
+		case OPT_UPSTREAM_PROXY:
+			o.upstream_proxy = optarg;
 			break;
 		case OPT_ASK_TIMEOUT: {
 			char *end;

@@ -321,8 +321,20 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		ar_warn("sandbox: SHADOW MODE (--shadow): THE NETWORK ALLOWLIST IS NOT ENFORCED: every destination it would refuse is allowed and recorded (would_deny); still enforced: loopback/private/metadata addresses, protected paths (git hooks and config, editor and agent config), the never-share list, Landlock, seccomp");
 	if (r == 0 && p->net == AR_SANDBOX_NET_ALLOW && !quiet)
 		ar_log(AR_LOG_INFO,
-		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)",
-		       AR_EGRESS_PORT, p->policy.n_rules);
+		       "sandbox: egress allowlist proxy on 127.0.0.1:%d inside (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), %zu pattern(s)%s%s%s%s",
+		       AR_EGRESS_PORT, p->policy.n_rules,
+		       egress.ups.tunnel.host[0] || egress.ups.http.host[0] ?
+			       "; its connections through the upstream proxy " :
+			       "",
+		       egress.ups.tunnel.host[0] ? egress.ups.tunnel.shown :
+						   egress.ups.http.shown,
+		       egress.ups.tunnel.host[0] || egress.ups.http.host[0] ?
+			       " from " :
+			       "",
+		       egress.ups.source && (egress.ups.tunnel.host[0] ||
+					     egress.ups.http.host[0]) ?
+			       egress.ups.source :
+			       "");
 	co = (struct ar_create_opts){
 		.root = ro->state_root,
 		.id = named ? o->name : id,

@@ -187,6 +187,33 @@ static int publish_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 	return 0;
 }
 
+/* The upstream: the option, the profile's, else the caller's
+ * environment (a variable the egress proxy cannot use is a warning: it
+ * then dials directly, as before). */
+static int upstream_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
+			 struct ar_error *err)
+{
+	const struct oci_profile *pf = o->profile;
+
+	if (o->upstream_proxy)
+		return ar_upstreams_init(&e->ups, o->upstream_proxy,
+					 "--upstream-proxy", err);
+	if (pf && pf->upstream_proxy) {
+		_cleanup_free_ char *what =
+			ar_xasprintf("%s: upstream_proxy", pf->filename);
+
+		return ar_upstreams_init(&e->ups, pf->upstream_proxy, what,
+					 err);
+	}
+	if (ar_upstreams_init(&e->ups, NULL, NULL, err) < 0) {
+		ar_warn("sandbox: %s; the egress proxy connects directly",
+			err->msg);
+		ar_error_clear(err);
+		memset(&e->ups, 0, sizeof(e->ups));
+	}
+	return 0;
+}
+
 int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 		   struct ar_error *err)
 {
@@ -200,7 +227,13 @@ int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: --publish forwards into the sandbox's own network; with --net host its ports are the host's already");
-	return publish_init(e, &p->o, err);
+	if (upstream_init(e, &p->o, err) < 0)
+		return -1;
+	if (publish_init(e, &p->o, err) < 0) {
+		ar_upstreams_release(&e->ups);
+		return -1;
+	}
+	return 0;
 }
 
 /* The host loopback services of the policy: every loopback address
@@ -317,6 +350,8 @@ int sb_egress_on_spawn(struct sb_egress *e, pid_t pid, struct ar_error *err)
 				close(fds[i]);
 		return -1;
 	}
+	if (e->ups.tunnel.host[0] || e->ups.http.host[0])
+		ar_egress_proxy_set_upstream(e->proxy, &e->ups);
 	if (e->ask_fn && e->policy->ask)
 		ar_egress_proxy_set_ask(e->proxy, e->ask_fn, e->ask_data);
 	if (e->grant_fn)
@@ -357,6 +392,7 @@ void sb_egress_release(struct sb_egress *e)
 	ar_egress_sockmaker_stop(e->maker);
 	e->maker = NULL;
 	publish_release(e);
+	ar_upstreams_release(&e->ups);
 	/* the proxy is stopped: no decision comes any more */
 	ar_egress_diag_summary(e->diag);
 	ar_egress_diag_free(e->diag);

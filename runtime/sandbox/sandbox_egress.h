@@ -9,6 +9,7 @@
 
 #include "egress/egress_policy.h"
 #include "egress/egress_proxy.h"
+#include "egress/egress_upstream.h"
 #include "error.h"
 #include "sandbox_mounts.h"
 #include "sandbox_types.h"
@@ -39,6 +40,9 @@ struct sb_egress {
 	size_t n_publish;
 	struct ar_egress_sockmaker *maker;
 	const struct sb_secrets *secrets; /* or NULL */
+	/* the caller's proxy: --upstream-proxy, the profile's
+	 * "upstream_proxy", else HTTPS_PROXY/HTTP_PROXY/NO_PROXY */
+	struct ar_upstreams ups;
 	/* --net ask: who answers (the control plane), or NULL */
 	ar_egress_ask_fn ask_fn;
 	void *ask_data;

@@ -437,8 +437,18 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
  * idmapped (root on another user's workspace), pinned gitdirs get the
  * same mapping. */
 static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
-			   bool overlay, bool idmap_root)
+			   bool overlay, bool idmap_root,
+			   const struct ar_sandbox_host *h)
 {
+	/* a placeholder: an empty read-only directory the user can list
+	 * (git status reads every directory; a nested sandbox, bubblewrap,
+	 * binds onto it), owned by the user inside like the home (the
+	 * container's ids: with the keep-id map the user's own; --nested
+	 * maps more ids, and an unset owner would show as the root of the
+	 * subordinate range, mode 0500: unreadable to the user) */
+	const char *ph = oci_arena_printf(m->a, "mode=0555,uid=%u,gid=%u",
+					  (unsigned)h->uid, (unsigned)h->gid);
+
 	for (size_t i = 0; i < p->n; i++) {
 		const struct sb_protect_entry *e = &p->v[i];
 
@@ -459,7 +469,7 @@ static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
 				break;
 			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
 				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
-					     "mode=0500", "size=4k"));
+					     ph, "size=4k"));
 			break;
 		case SB_PROT_WATCH:
 			break;
@@ -626,7 +636,7 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		ws_idmapped = m.v[m.n - 1].uid_mappings.n > 0;
 	}
 	if (!r)
-		protect_mounts(&p->protect, &m, overlay, ws_idmapped);
+		protect_mounts(&p->protect, &m, overlay, ws_idmapped, h);
 	if (!r)
 		profile_prepare(pf, h);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
@@ -728,6 +738,10 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		learn_opts(p);
 	if (p->net == AR_SANDBOX_NET_ALLOW && egress_policy(p, err) < 0)
 		return -1;
+	if (o->upstream_proxy && p->net != AR_SANDBOX_NET_ALLOW)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"sandbox: --upstream-proxy is for the egress proxy's own connections; it needs --net allow=... or --net ask");
 	p->publish = o->publish.n > 0 || (o->profile && o->profile->publish.n);
 	p->egress = p->net == AR_SANDBOX_NET_ALLOW || p->publish;
 	/* --shadow (sandbox_shadow.h): what the rules refuse goes to the

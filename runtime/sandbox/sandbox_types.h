@@ -49,6 +49,7 @@ struct ar_sandbox_opts {
 	struct ar_sandbox_list net_allow; /* --net allow=PATTERN[,...] */
 	struct ar_sandbox_list publish; /* --publish [ADDR:]HOSTPORT:PORT */
 	struct ar_sandbox_list secrets; /* --secret NAME=HOST-PATTERN[,...] */
+	const char *upstream_proxy; /* --upstream-proxy URL */
 	int tty; /* -1 auto (stdin and stdout are terminals), 0, 1 */
 	int landlock; /* -1 auto (when the kernel has it), 0 off, 1 required */
 	const struct oci_profile *profile; /* NULL: none */

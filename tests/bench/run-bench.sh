@@ -35,6 +35,8 @@
 #                     or hybrid (off by default: runc cannot disable cgroups
 #                     and would create cgroups in the v1 hierarchies)
 #   BENCH_ONLY        regular expression: only figures whose name matches
+#   BENCH_WS_N        workspace sizes (directories) of sandbox_ws (default
+#                     "0 10000 100000"); BENCH_WS_REPS its repetitions (5)
 #   CRUN=/path        a second crun (e.g. a newer build) measured beside the
 #                     installed one, as runtime "crun2"
 #   BENCH_CGNS        auto (default), 0 or 1: as root on a host whose cgroups
@@ -593,6 +595,46 @@ fig_sandbox()
 	fi
 }
 
+# fig_sandbox_ws: `agentrun sandbox -- true` against the size of the
+# workspace: a git repository with no directory, 10,000 and 100,000
+# (100 x 10 x 10 / 100 x 10 x 100, four levels: the depth the nested-
+# repository search of the start reads), as root. The start's search
+# and the end-of-run check read every directory: these rows show what
+# that costs. BENCH_WS_REPS repetitions (default 5), BENCH_WS_N sizes.
+fig_sandbox_ws()
+{
+	local n ws fig saved=("${RUNTIMES[@]}") i
+	want sandbox_ws || return 0
+	RUNTIMES=(agentrun)
+	for n in ${BENCH_WS_N:-0 10000 100000}; do
+		fig=sandbox_ws_${n}_$WHERE_ID
+		ws=$W/ws-dirs-$n
+		mkdir -p "$ws"
+		git -C "$ws" init -q . 2>/dev/null
+		python3 - "$ws" "$n" <<'PYEOF'
+import os, sys
+ws, n = sys.argv[1], int(sys.argv[2])
+c = n // 1000 if n >= 1000 else 0
+made = 0
+for a in range(100):
+    for b in range(10):
+        for k in range(c):
+            if made >= n:
+                break
+            os.makedirs(os.path.join(ws, "d%d/e%d/f%d" % (a, b, k)), exist_ok=True)
+            made += 1
+PYEOF
+		note "$fig: $(find "$ws" -type d -not -path '*/.git*' | wc -l) directories"
+		for ((i = 0; i < ${BENCH_WS_REPS:-5}; i++)); do
+			(cd "$ws" && "$BENCHTIME" -T -e "$RES/$fig.agentrun.err" -- \
+				"$AGENTRUN" sandbox --workspace "$ws" -- true \
+				>>"$RES/$fig.agentrun")
+		done
+		report_times "$fig" "sandbox -- true, $n dirs"
+		rm -rf "$ws"
+	done
+	RUNTIMES=("${saved[@]}")
+}
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
 # (throughput and CPU through it vs direct, added connection setup), measured by
 # tests/bench/egress-bench.sh; its ROW lines join the table. As root, also
@@ -1268,6 +1310,7 @@ main()
 		host_user_pass
 	fi
 	fig_sandbox
+	fig_sandbox_ws
 	fig_egress
 	fig_control
 

@@ -336,7 +336,44 @@ t_legit_work()
 	host git -C "$WS" status --short >/dev/null
 }
 
+# A leaf directory (no subdirectory) holding a gitdir file, rewritten in
+# place to name a git directory of the agent's (no directory changes):
+# where the start's search reached (4 levels), the file is bound
+# read-only and the rewrite fails; deeper, the end-of-run check finds it
+# by its change time and sets it aside. The end-of-run check skips
+# looking at the `.git` of unchanged leaves only where the start's
+# search looked (issue 30: workspace size).
+t_leaf_gitfile_rewritten()
+{
+	repo_setup "$1"
+	local near=$WS/src/lib/mod far=$WS/a/b/c/d/e/mod
+	mkdir -p "$near" "$far" "$WS/store"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS/src" "$WS/a" "$WS/store"
+	host git init -q --separate-git-dir="$WS/store/near" "$near"
+	host git init -q --separate-git-dir="$WS/store/far" "$far"
+	host sh -c 'echo n >"$1/n" && echo f >"$2/f"' _ "$near" "$far"
+	cp "$near/.git" "$TEST_TMP/near.before"
+	assert_status 0 sb_run -- sh -c '
+		mkdir -p /tmp/evil/hooks && git init -q --bare /tmp/evil.git
+		printf "#!/bin/sh
+echo leaf >>%s
+" "$1" >/tmp/evil.git/hooks/pre-commit
+		chmod +x /tmp/evil.git/hooks/pre-commit
+		for d in src/lib/mod a/b/c/d/e/mod; do
+			printf "gitdir: /tmp/evil.git
+" >$d/.git 2>/dev/null && echo "rewrote $d"
+		done; true' _ "$MARK"
+	assert_not_contains "$OUT" "rewrote src/lib/mod"
+	cmp -s "$near/.git" "$TEST_TMP/near.before" || fail "the near gitdir file was rewritten: $(cat "$near/.git")"
+	assert_contains "$OUT" "rewrote a/b/c/d/e/mod"
+	assert_contains "$ERR" "$far/.git"
+	[ ! -e "$far/.git" ] || ! grep -q evil "$far/.git" || fail "the far gitdir file still names the agent's: $(cat "$far/.git")"
+	host sh -c 'cd "$1" && git add -A >/dev/null 2>&1 && git commit -qm x >/dev/null 2>&1; true' _ "$far"
+	nothing_ran "a leaf's gitdir file"
+}
+
 for m in user root; do
+	run_test "protect late: a leaf's gitdir file rewritten in place, near and deep ($m)" t_leaf_gitfile_rewritten $m
 	run_test "protect late: a gitlink repository made in the run, with an fsmonitor ($m)" t_gitlink_fsmonitor $m
 	run_test "protect late: a directory turned into a bare-layout git directory ($m)" t_bare_layout $m
 	run_test "protect late: a repository deeper than the start scan ($m)" t_deep_repo $m

@@ -31,6 +31,7 @@
 
 #include "egress_dns.h"
 #include "egress_tls.h"
+#include "egress_upstream.h"
 #include "log.h"
 #include "utils.h"
 
@@ -94,6 +95,7 @@ struct ar_egress_proxy {
 	struct ar_egress_tls *tls;
 	const struct ar_egress_secret *secrets;
 	size_t n_secrets;
+	const struct ar_upstreams *ups; /* the caller's proxy, or NULL */
 	char **fake_name; /* pool index -> name (AR_DNS_POOL_SIZE) */
 	uint32_t *fake_hash; /* name hash slot -> index + 1 */
 	uint32_t n_fake;
@@ -362,6 +364,14 @@ static void slot_put(struct ar_egress_proxy *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* An upstream proxy would take HOST by name when agentrun's resolver
+ * does not know it (a split DNS): set, and NO_PROXY does not name it. */
+static bool upstream_names(const struct ar_egress_proxy *p, const char *host)
+{
+	return p->ups && (p->ups->tunnel.host[0] || p->ups->http.host[0]) &&
+	       !ar_no_proxy_match(&p->ups->no_proxy, host);
+}
+
 /* --net ask (ar_egress_proxy_set_ask): HOST:PORT, not allowed by name,
  * resolved (*res, for dial to use) and asked. DIAL_OK when granted
  * (*exact: the grant is of the address literal HOST); else the refusal,
@@ -390,13 +400,15 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 	}
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
 	r = getaddrinfo(host, ports, &hints, res);
-	if (r != 0) {
+	if (r != 0 && !upstream_names(p, host)) {
 		*res = NULL;
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 		emit(p, proto, host, port, NULL, false, reason, false);
 		return DIAL_NORESOLVE;
 	}
+	if (r != 0)
+		*res = NULL; /* asked by name: the upstream resolves it */
 	for (struct addrinfo *ai = *res; ai && !addr[0]; ai = ai->ai_next)
 		if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
 			addr_text(ai->ai_addr, addr, sizeof(addr));
@@ -426,7 +438,8 @@ static int ask(struct ar_egress_proxy *p, const char *proto, const char *host,
 		pthread_mutex_unlock(&p->lock);
 	}
 	if (!granted) {
-		freeaddrinfo(*res);
+		if (*res)
+			freeaddrinfo(*res);
 		*res = NULL;
 		emit(p, proto, host, port, q.addr, false, reason, true);
 		return DIAL_DENIED;
@@ -464,10 +477,70 @@ static bool granted(struct ar_egress_proxy *p, const char *host, uint16_t port,
 /* The policy, DNS and the connection for HOST:PORT. `reason` gets the
  * line to show the agent when the result is not DIAL_OK. DIAL_OK takes
  * a slot (slot_put when *out is closed). */
+/* The upstream for HOST (plain: a plain HTTP request), or NULL: none
+ * set, or NO_PROXY names it. A loopback address goes direct (the
+ * host's own service, not one the upstream could reach). */
+static const struct ar_upstream *upstream_for(const struct ar_egress_proxy *p,
+					      const char *host, bool plain)
+{
+	const struct ar_upstream *u;
+
+	if (!p->ups)
+		return NULL;
+	u = plain ? &p->ups->http : &p->ups->tunnel;
+	if (!u->host[0] || ar_no_proxy_match(&p->ups->no_proxy, host))
+		return NULL;
+	return u;
+}
+
+static bool ai_loopback(const struct addrinfo *ai)
+{
+	const void *a =
+		ai->ai_family == AF_INET ?
+			(const void *)&(
+				(const struct sockaddr_in *)(const void *)
+					ai->ai_addr)
+				->sin_addr :
+			(const void *)&(
+				(const struct sockaddr_in6 *)(const void *)
+					ai->ai_addr)
+				->sin6_addr;
+
+	return ar_egress_addr_class(ai->ai_family, a) == AR_ADDR_LOOPBACK;
+}
+
+/* Through upstream u: a tunnel to HOST:PORT, or (plain) a connection
+ * to the upstream for an absolute-form request. */
+static int upstream_dial(const struct ar_upstream *u, bool plain,
+			 const char *host, uint16_t port, char *reason,
+			 size_t size)
+{
+	return plain ? ar_upstream_connect(u, CONNECT_TIMEOUT_MS, reason,
+					   size) :
+		       ar_upstream_tunnel(u, host, port, CONNECT_TIMEOUT_MS,
+					  reason, size);
+}
+
+static enum dial_result dial_ex(struct ar_egress_proxy *p, const char *proto,
+				const char *host, uint16_t port, bool plain,
+				bool *proxied, int *out, char *reason,
+				size_t size);
+
 static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 			     const char *host, uint16_t port, int *out,
 			     char *reason, size_t size)
 {
+	return dial_ex(p, proto, host, port, false, NULL, out, reason, size);
+}
+
+/* plain: a plain HTTP request, which an upstream takes in absolute form
+ * (*proxied set: *out is a connection to the upstream). */
+static enum dial_result dial_ex(struct ar_egress_proxy *p, const char *proto,
+				const char *host, uint16_t port, bool plain,
+				bool *proxied, int *out, char *reason,
+				size_t size)
+{
+	const struct ar_upstream *up = upstream_for(p, host, plain);
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
@@ -479,6 +552,8 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	bool exact = false;
 
 	*out = -1;
+	if (proxied)
+		*proxied = false;
 	if (!ar_egress_host_allowed(p->policy, host, port) &&
 	    !granted(p, host, port, &exact)) {
 		int k = ask(p, proto, host, port, &res, &exact, reason, size);
@@ -499,6 +574,12 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	snprintf(ports, sizeof(ports), "%u", (unsigned)port);
 	if (!res)
 		r = getaddrinfo(host, ports, &hints, &res);
+	if (r != 0 && up) {
+		/* a name only the upstream resolves (a split DNS): allowed
+		 * by name above, its addresses are the upstream's to check */
+		*out = upstream_dial(up, plain, host, port, reason, size);
+		goto through_upstream;
+	}
 	if (r != 0) {
 		snprintf(reason, size, "agentrun: cannot resolve %s: %s", host,
 			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
@@ -521,6 +602,13 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 					 "%s", addr);
 			}
 			continue;
+		}
+		if (up && !ai_loopback(ai)) {
+			/* decided: the upstream makes the connection */
+			freeaddrinfo(res);
+			*out = upstream_dial(up, plain, host, port, reason,
+					     size);
+			goto through_upstream;
 		}
 		*out = connect_timeout(ai);
 		if (*out >= 0) {
@@ -550,6 +638,17 @@ static enum dial_result dial(struct ar_egress_proxy *p, const char *proto,
 	ar_egress_deny_reason(reason, size, host, port, refused, refused_addr);
 	emit(p, proto, host, port, refused_addr, false, reason, true);
 	return DIAL_DENIED;
+through_upstream:
+	if (*out < 0) {
+		slot_put(p);
+		emit(p, proto, host, port, up->shown, false, reason, false);
+		errno = ECONNREFUSED;
+		return DIAL_FAILED;
+	}
+	if (proxied)
+		*proxied = plain;
+	emit(p, proto, host, port, up->shown, true, NULL, false);
+	return DIAL_OK;
 }
 
 /* ---- HTTP ---- */
@@ -706,7 +805,9 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 	uint16_t port, hport;
 	enum dial_result r;
 	char *out;
+	const char *pauth;
 	size_t olen = 0, cap = head_len + 256;
+	bool proxied = false;
 
 	if (strncasecmp(target, "http://", 7) == 0) {
 		auth = target + 7;
@@ -754,18 +855,33 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 		http_reply(c, 403, "Forbidden", reason);
 		return -1;
 	}
-	r = dial(p, "http", host, port, up, reason, sizeof(reason));
+	if (strpbrk(target, " \t")) {
+		/* "GET /a http://b/ HTTP/1.1": two hops could read two
+		 * targets (an upstream proxy takes the first) */
+		http_reply(c, 400, "Bad Request",
+			   "agentrun: a blank in the request target");
+		return -1;
+	}
+	r = dial_ex(p, "http", host, port, true, &proxied, up, reason,
+		    sizeof(reason));
 	if (r != DIAL_OK) {
 		http_dial_failed(c, r, reason);
 		return -1;
 	}
-	/* origin form, hop-by-hop headers dropped, one request only */
-	out = ar_xmalloc(cap + strlen(host) + 16);
+	/* origin form (absolute form to an upstream proxy), hop-by-hop
+	 * headers dropped, one request only */
+	pauth = proxied && p->ups->http.auth ? p->ups->http.auth : NULL;
+	out = ar_xmalloc(cap + 2 * alen + strlen(host) + 64 +
+			 (pauth ? strlen(pauth) + 32 : 0));
 	/* "http://h?q" has the path "/?q"; a fragment is never sent */
-	olen = (size_t)sprintf(out, "%s %s%.*s %s\r\n", method, path ? "" : "/",
-			       path ? (int)strcspn(path, "#") :
-				      (int)strcspn(auth + alen, "#"),
-			       path ? path : auth + alen, version);
+	olen = (size_t)sprintf(
+		out, "%s %s%.*s%s%.*s %s\r\n", method, proxied ? "http://" : "",
+		proxied ? (int)alen : 0, auth, path ? "" : "/",
+		path ? (int)strcspn(path, "#") : (int)strcspn(auth + alen, "#"),
+		path ? path : auth + alen, version);
+	if (pauth)
+		olen += (size_t)sprintf(out + olen,
+					"Proxy-Authorization: %s\r\n", pauth);
 	if (!hv)
 		olen += (size_t)sprintf(out + olen, "Host: %.*s\r\n", (int)alen,
 					auth);
@@ -786,6 +902,8 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 		free(out);
 		return -1;
 	}
+	if (pauth)
+		explicit_bzero(out, olen);
 	free(out);
 	return 0;
 }
@@ -1381,6 +1499,14 @@ static void intercept(struct ar_egress_proxy *p, int client, int up,
 	if (res.reason[0])
 		emit(p, "tls", host, port, NULL, false, res.reason, false);
 	conn_put(c);
+}
+
+void ar_egress_proxy_set_upstream(struct ar_egress_proxy *p,
+				  const struct ar_upstreams *ups)
+{
+	pthread_mutex_lock(&p->lock);
+	p->ups = ups;
+	pthread_mutex_unlock(&p->lock);
 }
 
 void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,

@@ -137,6 +137,11 @@ int ar_egress_proxy_add_transparent(struct ar_egress_proxy *p, int tcp_fd,
  * Before the first connection. */
 struct ar_egress_tls;
 struct ar_egress_secret;
+struct ar_upstreams;
+/* The caller's proxy for the proxy's own dials (egress_upstream.h):
+ * borrowed, outlives the proxy. Before the first connection. */
+void ar_egress_proxy_set_upstream(struct ar_egress_proxy *p,
+				  const struct ar_upstreams *ups);
 void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,
 				 struct ar_egress_tls *tls,
 				 const struct ar_egress_secret *s, size_t n);

@@ -204,6 +204,10 @@ struct hx_ctx {
 	/* the workspace's filesystem counts subdirectories in a
 	 * directory's link count (2: none) */
 	bool leaf_ok;
+	/* the start's search for repositories (protect.h) read every
+	 * directory down to SB_PROTECT_DEPTH outside node_modules: it
+	 * was not cut short */
+	bool start_complete;
 	/* core.hooksPath of the user's global config (a relative one
 	 * names a directory in every repository's worktree) */
 	char *global_hooks;
@@ -1169,8 +1173,11 @@ static bool is_dot(const char *n)
 }
 
 /* One directory of the walk (fd owned). */
+/* covered: this directory is one the start's search read (or the
+ * workspace), so its subdirectories down to SB_PROTECT_DEPTH, but
+ * node_modules, had their `.git` looked at when the run started. */
 static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
-		 int depth)
+		 int depth, bool covered)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
@@ -1215,6 +1222,9 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 		_cleanup_free_ char *sub = NULL;
 		struct stat st;
 		int cfd;
+		bool sub_covered = covered && c->start_complete &&
+				   depth + 1 <= SB_PROTECT_DEPTH &&
+				   strcmp(name, "node_modules") != 0;
 
 		if (bare && strcmp(name, "objects") == 0)
 			continue; /* the object store: nothing git runs */
@@ -1223,9 +1233,18 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 			continue;
 		if (c->leaf_ok && st.st_nlink == 2 && !changed(c, &st)) {
 			/* no subdirectory, same entries as at the start: only
-			 * a gitdir file rewritten in place can matter */
+			 * a gitdir file rewritten in place can matter; where
+			 * the start's search looked (sub_covered), a `.git`
+			 * file there then is bound read-only for the run (it
+			 * cannot have been rewritten), and one made since
+			 * would have changed the directory */
 			char g[NAME_MAX + 8];
 			struct stat gst;
+
+			if (sub_covered) {
+				c->n_leaves++;
+				continue;
+			}
 
 			snprintf(g, sizeof(g), "%s/.git", name);
 			if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) <
@@ -1251,7 +1270,7 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 			}
 			continue;
 		}
-		walk(c, cfd, sub, dev, depth + 1);
+		walk(c, cfd, sub, dev, depth + 1, sub_covered);
 	}
 	free(subs);
 	closedir(d);
@@ -1323,8 +1342,10 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 			    sfs.f_type == XFS_SUPER_MAGIC ||
 			    sfs.f_type == TMPFS_MAGIC ||
 			    sfs.f_type == F2FS_SUPER_MAGIC;
+	c.start_complete = in->protect && !in->protect->truncated &&
+			   !in->protect->incomplete && !in->protect->off;
 	if (fd >= 0 && fstat(fd, &st) == 0)
-		walk(&c, fd, in->workspace, st.st_dev, 0);
+		walk(&c, fd, in->workspace, st.st_dev, 0, true);
 	else if (fd >= 0)
 		close(fd);
 	if (c.too_deep)

@@ -14,10 +14,14 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "home_secrets.h"
@@ -114,6 +118,7 @@ struct plan_ctx {
 	int r;
 	size_t dirs;
 	const char *home;
+	bool leaf_ok; /* a directory's link count is 2 + its subdirectories */
 };
 
 static bool opted_out(struct plan_ctx *c, const char *path)
@@ -596,7 +601,13 @@ const char *sb_protect_home_why(const char *home, const char *path, char **at)
 }
 
 /* Repositories below the workspace, SB_PROTECT_DEPTH levels down, the
- * same filesystem, no symbolic links, not into .git or node_modules. */
+ * same filesystem, no symbolic links, not into .git or node_modules.
+ * Per directory one fstatat of it (type, filesystem, link count) and
+ * one of its ".git"; only a directory with subdirectories (a link
+ * count above 2, where the filesystem counts them: leaf_ok) above the
+ * last level is opened and read. A leaf's ".git" can only be a file (a
+ * ".git" directory would be a subdirectory), found by the same
+ * fstatat. */
 static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 		 int depth)
 {
@@ -605,13 +616,22 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 
 	if (!d) {
 		close(fd);
+		c->p->incomplete = true;
 		return;
 	}
-	while ((e = readdir(d)) && c->r == 0) {
+	for (;;) {
 		_cleanup_free_ char *sub = NULL;
-		struct stat st;
+		char g[NAME_MAX + 8];
+		struct stat st, gst;
 		int cfd;
 
+		errno = 0;
+		e = c->r == 0 ? readdir(d) : NULL;
+		if (!e) {
+			if (errno)
+				c->p->incomplete = true;
+			break;
+		}
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		if (strcmp(e->d_name, ".") == 0 ||
@@ -623,22 +643,36 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 			c->p->truncated = true;
 			break;
 		}
-		cfd = openat(dirfd(d), e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		if (fstat(cfd, &st) < 0 || st.st_dev != dev) {
-			close(cfd);
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) <
+		    0) {
+			if (errno != ENOENT)
+				c->p->incomplete = true;
 			continue;
 		}
+		if (!S_ISDIR(st.st_mode) || st.st_dev != dev)
+			continue;
 		c->dirs++;
-		sub = ar_xasprintf("%s/%s", path, e->d_name);
-		if (fstatat(cfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		snprintf(g, sizeof(g), "%s/.git", e->d_name);
+		if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) == 0) {
+			sub = ar_xasprintf("%s/%s", path, e->d_name);
 			repo_root(c, sub, true);
-		if (depth + 1 < SB_PROTECT_DEPTH)
-			walk(c, cfd, sub, dev, depth + 1);
-		else
-			close(cfd);
+		} else if (errno != ENOENT) {
+			c->p->incomplete = true;
+		}
+		if (depth + 1 >= SB_PROTECT_DEPTH ||
+		    (c->leaf_ok && st.st_nlink == 2))
+			continue;
+		cfd = openat(dirfd(d), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			/* its subdirectories' .git not looked at: the
+			 * end-of-run check must look at every one */
+			c->p->incomplete = true;
+			continue;
+		}
+		if (!sub)
+			sub = ar_xasprintf("%s/%s", path, e->d_name);
+		walk(c, cfd, sub, dev, depth + 1);
 	}
 	closedir(d);
 }
@@ -765,6 +799,13 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 	}
 	fd = open(ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0 && c.r == 0) {
+		struct statfs sfs;
+
+		c.leaf_ok = fstatfs(fd, &sfs) == 0 &&
+			    (sfs.f_type == EXT4_SUPER_MAGIC ||
+			     sfs.f_type == XFS_SUPER_MAGIC ||
+			     sfs.f_type == TMPFS_MAGIC ||
+			     sfs.f_type == F2FS_SUPER_MAGIC);
 		if (fstat(fd, &st) == 0)
 			walk(&c, fd, ws, st.st_dev, 0);
 		else

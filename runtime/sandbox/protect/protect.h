@@ -55,6 +55,9 @@ struct sb_protect {
 	size_t n, cap;
 	size_t repos; /* repositories found (the workspace's included) */
 	bool truncated; /* the search for nested repositories stopped */
+	/* a directory of the search could not be read (its subdirectories'
+	 * .git not looked at) */
+	bool incomplete;
 	bool off; /* nothing protected (--rw of the workspace itself) */
 };
 
