@@ -26,6 +26,7 @@
 #include "sandbox_egress.h"
 #include "sandbox_env.h"
 #include "sandbox_etc.h"
+#include "sandbox_gitconfig.h"
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
@@ -617,6 +618,7 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
 	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);
+	sb_gitconfig_mounts(&m, h, ws, &p->gitconfig);
 	if (overlay) {
 		r = overlay_mount(&m, ws, &p->overlay, err);
 	} else {
@@ -782,6 +784,7 @@ int sb_plan_make(struct sb_plan *p, const struct ar_sandbox_opts *o,
 void sb_plan_keep_files(struct sb_plan *p)
 {
 	sb_hostexec_release(&p->hostexec, true);
+	sb_gitconfig_release(&p->gitconfig, true);
 	free(p->secrets.dir);
 	p->secrets.dir = NULL;
 }
@@ -789,6 +792,7 @@ void sb_plan_keep_files(struct sb_plan *p)
 void sb_plan_release(struct sb_plan *p)
 {
 	sb_secrets_release(&p->secrets);
+	sb_gitconfig_release(&p->gitconfig, false);
 	ar_egress_policy_release(&p->policy);
 	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);
