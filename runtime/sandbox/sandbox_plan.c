@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "protect/home_secrets.h"
+#include "egress/egress_tls.h"
 #include "landlock.h"
 #include "audit/learn.h"
 #include "log.h"
@@ -227,6 +228,12 @@ static int secrets_opts(struct sb_plan *p, struct ar_error *err)
 		return -1;
 	if (!p->secrets.dir)
 		return 0;
+	/* a plain-HTTP gateway on loopback: its host service shown */
+	for (size_t i = 0; i < p->secrets.n; i++)
+		if (p->secrets.v[i].gateway &&
+		    ar_egress_policy_add(&p->policy, p->secrets.v[i].gateway,
+					 err) < 0)
+			return -1;
 	list_append(p, &p->o.env, (const char *const *)p->secrets.env,
 		    p->secrets.n_env);
 	dir[0] = p->secrets.dir;
