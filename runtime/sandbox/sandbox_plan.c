@@ -278,6 +278,52 @@ static void system_mounts(struct sb_mounts *m)
 		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=10%"));
 }
 
+/* `path` (as given: "~/x" or absolute) reached through a symbolic link
+ * (real, its realpath, differs from the path by name): the target is
+ * shown at the link's path too (~/.claude -> ~/dotfiles/claude), said
+ * when it is outside the home directory; refused when the target is the
+ * home directory or above it, or holds a never-share path (binds hide
+ * secrets below their destination, not below a link's target). */
+static int link_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *what, const char *path, const char *real,
+		     bool rw, struct ar_error *err)
+{
+	_cleanup_free_ char *lex = sb_lexical_path(h, path);
+
+	if (!lex || strcmp(lex, real) == 0)
+		return 0;
+	if (ar_sandbox_path_is_secret(h->home, lex))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
+			what, path);
+	if (ar_path_under(h->home, real))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s` is a symbolic link to %s, %s: refusing to show it (every secret in it would be readable)",
+			what, path, real,
+			strcmp(real, h->home) == 0 ?
+				"your home directory" :
+				"a parent of your home directory");
+	for (const char *const *sec = ar_sandbox_home_secrets; *sec; sec++) {
+		_cleanup_free_ char *sp = ar_xasprintf("%s/%s", h->home, *sec);
+		struct stat st;
+
+		if (ar_path_under(sp, real) && lstat(sp, &st) == 0)
+			return ar_error_set_plain(
+				err, EPERM,
+				"sandbox: %s `%s` is a symbolic link to %s, which holds %s (on the never-share list): refusing to show it",
+				what, path, real, sp);
+	}
+	if (!ar_path_under(real, h->home))
+		ar_log(AR_LOG_WARNING,
+		       "sandbox: %s `%s` is a symbolic link to %s, outside your home directory: shown at both paths%s",
+		       what, path, real, rw ? ", read-write" : "");
+	sb_bind_at(m, oci_arena_strdup(m->a, lex), oci_arena_strdup(m->a, real),
+		   rw);
+	return 0;
+}
+
 /* A user-requested bind (--ro/--rw or the profile). Command-line paths
  * must exist; profile paths are skipped when absent. */
 static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
@@ -303,7 +349,7 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	if (sb_kernfs_refuse(what, path, real, err) < 0)
 		return -1;
 	sb_bind(m, real, rw);
-	return 0;
+	return link_bind(m, h, what, path, real, rw, err);
 }
 
 /* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
