@@ -27,6 +27,7 @@
 #include "sandbox_egress.h"
 #include "sandbox_env.h"
 #include "sandbox_etc.h"
+#include "sandbox_exe.h"
 #include "sandbox_gitconfig.h"
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
@@ -702,6 +703,8 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	}
 	if (!r)
 		sb_persist_named_scripts(&m, h, ws, pf);
+	if (!r)
+		r = sb_exe_mounts(&m, h, ws, o->argv[0], pf != NULL, err);
 	if (!r)
 		sb_hide_secrets(&m, h);
 	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
