@@ -199,7 +199,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	if (p->workspace_home)
-		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (docs/sandbox.md)",
+		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (" AR_SANDBOX_DOC ")",
 			p->workspace);
 	if (p->net == AR_SANDBOX_NET_HOST)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");

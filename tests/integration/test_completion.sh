@@ -67,6 +67,10 @@ t_bash_options()
 	assert_eq "$got" json
 	got=$(bash_complete agentrun sandbox --landlock '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "auto on off "
+	got=$(bash_complete agentrun sandbox --net '')
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "none host allow= ask " "--net values"
+	got=$(bash_complete agentrun sandbox --net al)
+	assert_eq "$got" "allow="
 	mkdir -p "$TEST_TMP/bundle-dir"
 	got=$(cd "$TEST_TMP" && bash_complete agentrun run --bundle bundle-)
 	assert_eq "$got" bundle-dir "a directory for --bundle"
