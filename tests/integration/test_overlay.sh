@@ -56,6 +56,23 @@ skip_if_no_overlay()
 	return "$1"
 }
 
+# A run that changed nothing leaves no overlay to discard by hand; one
+# that changed something keeps it.
+t_empty_discarded()
+{
+	ov_setup "$1"
+	sb_overlay --name empty1 -- sh -c 'cat existing.txt >/dev/null'
+	assert_contains "$(cat "$TEST_TMP/sb.err")" "changed nothing in the workspace: its overlay is discarded"
+	[ ! -e "$SBD/empty1" ] || fail "the empty overlay is still there"
+	assert_status 0 ov overlays
+	assert_not_contains "$OUT" "empty1"
+	sb_overlay --name full1 -- sh -c 'echo x >new.txt'
+	assert_contains "$(cat "$TEST_TMP/sb.err")" "changes are kept in"
+	assert_status 0 ov changes full1
+	assert_contains "$OUT" "A  new.txt"
+	assert_status 0 ov discard full1
+}
+
 t_lock_while_running()
 {
 	local pid i
@@ -350,8 +367,9 @@ M  run.sh (mode 0644 -> 0755)"
 		fail "the rename was not applied"
 	assert_status 0 ov discard out
 	# default names never collide, even when made in the same second
-	sb_run --overlay -- true 2>"$TEST_TMP/a.err" &
-	sb_run --overlay -- true 2>"$TEST_TMP/b.err" &
+	# (each writes a file: an overlay without changes is discarded)
+	sb_run --overlay -- sh -c 'echo a >a.new' 2>"$TEST_TMP/a.err" &
+	sb_run --overlay -- sh -c 'echo b >b.new' 2>"$TEST_TMP/b.err" &
 	wait
 	n1=$(grep -o "sandbox \`sandbox-[0-9-]*\`" "$TEST_TMP/a.err")
 	n2=$(grep -o "sandbox \`sandbox-[0-9-]*\`" "$TEST_TMP/b.err")
@@ -537,6 +555,7 @@ t_protected_hook_refs()
 }
 
 for mode in user root; do
+	run_test "overlay ($mode): a run that changed nothing is discarded, said" t_empty_discarded $mode
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
 	run_test "overlay ($mode): commit raced by a symlink swap never copies the secret" t_commit_race_symlink_swap $mode
