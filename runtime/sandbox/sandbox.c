@@ -34,6 +34,7 @@
 #include "sandbox_plan.h"
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
+#include "sandbox_worktree.h"
 #include "session.h"
 #include "utils.h"
 
@@ -343,6 +344,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			.n_rw = p->o.rw.n,
 		};
 		sb_hostexec_check(&plan.hostexec, &hi, NULL);
+		sb_worktrees_lost(p->workspace, &plan.hostexec.start);
 	}
 	/* pending decisions refused before the proxy stops (it waits for
 	 * them); the stream goes on until the audit log's last line */
