@@ -73,6 +73,27 @@ t_empty_discarded()
 	assert_status 0 ov discard full1
 }
 
+# An agent committing inside: git's own data is one line per repository
+# with its count; --all lists it path by path.
+t_git_grouped()
+{
+	ov_setup "$1"
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init"
+	sb_overlay --name gitg -- sh -c 'echo n >n.txt && git add n.txt && git -c user.name=t -c user.email=t@t commit -qm two'
+	assert_status 0 ov changes gitg
+	assert_eq "$(grep -c '\.git/' <<<"$OUT")" 1 "one line for .git"
+	assert_match "$OUT" "\.git/ \(in the git directory: [0-9]+ changes"
+	assert_contains "$OUT" "A  n.txt"
+	assert_status 0 ov changes --all gitg
+	assert_contains "$OUT" ".git/objects/"
+	assert_contains "$OUT" ".git/index"
+	assert_status 0 ov discard gitg
+}
+
 t_lock_while_running()
 {
 	local pid i
@@ -556,6 +577,7 @@ t_protected_hook_refs()
 
 for mode in user root; do
 	run_test "overlay ($mode): a run that changed nothing is discarded, said" t_empty_discarded $mode
+	run_test "overlay ($mode): git's own data one line per repository, --all lists it" t_git_grouped $mode
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
 	run_test "overlay ($mode): commit raced by a symlink swap never copies the secret" t_commit_race_symlink_swap $mode
