@@ -207,7 +207,8 @@ static void check_userns(const struct ar_doctor_env *e,
 	    v != 0)
 		return set(
 			r, AR_DOCTOR_FAIL,
-			"sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for agentrun that allows `userns,` (see " AR_SANDBOX_DOC ")",
+			"sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or install an AppArmor profile for agentrun that allows `userns,` (see " AR_SANDBOX_DOC
+			")",
 			"kernel.apparmor_restrict_unprivileged_userns = 1 (Ubuntu): AppArmor denies unprivileged user namespaces");
 	if (rc)
 		return set(

@@ -296,7 +296,8 @@ static int link_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	if (ar_sandbox_path_is_secret(h->home, lex))
 		return ar_error_set_plain(
 			err, EPERM,
-			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC ")",
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC
+			")",
 			what, path);
 	if (ar_path_under(h->home, real))
 		return ar_error_set_plain(
@@ -345,7 +346,8 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	if (ar_sandbox_path_is_secret(h->home, real))
 		return ar_error_set_plain(
 			err, EPERM,
-			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC ")",
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC
+			")",
 			what, path);
 	if (sb_kernfs_refuse(what, path, real, err) < 0)
 		return -1;
