@@ -127,6 +127,13 @@ _agentrun()
 		return
 	fi
 
+	# --net: its help line lists none|host; allow= and ask too
+	if [[ $cmd == sandbox && $prev == --net ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "none host allow= ask" -- "$cur")
+		[[ ${#COMPREPLY[@]} == 1 && ${COMPREPLY[0]} == allow= ]] &&
+			compopt -o nospace 2>/dev/null
+		return
+	fi
 	# The argument of a command's option.
 	if [[ $prev == -* ]]; then
 		arg=$(_agentrun_help_opts "$bin" "$cmd" |

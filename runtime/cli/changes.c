@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "overlay/overlay.h"
@@ -17,27 +18,42 @@
 	"host changed the path too since the sandbox started), a '!' a\n"        \
 	"protected change that `agentrun commit` holds back unless named\n"      \
 	"(git directories, editor and agent config: counted on the last\n"       \
-	"line; git's own data is one line per git directory). Directories\n"     \
+	"line; git's own data is one line per git directory, --all lists\n"      \
+	"it). Directories\n"                                                     \
 	"end in '/'; names are quoted as git quotes them. A PATH\n"              \
 	"without changes is an error.\n"                                         \
 	"\n"                                                                     \
 	"Options:\n"                                                             \
+	"  -a, --all    git's own data path by path, not one line per git\n"     \
+	"               directory\n"                                             \
 	"  -h, --help   this help\n"
 
 static int print_changes(struct ar_overlay *ov, char **paths, size_t n_paths,
 			 void *arg, struct ar_error *err)
 {
-	(void)arg;
-	return ar_overlay_print_changes(ov, paths, n_paths, stdout, err);
+	return ar_overlay_print_changes_all(ov, paths, n_paths, *(bool *)arg,
+					    stdout, err);
 }
 
 int cmd_changes(struct ar_global_opts *g, int argc, char **argv)
 {
-	int r = cli_parse_help_only(argc, argv, CHANGES_USAGE, 1, -1);
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool all = false;
+	int c;
 
 	(void)g;
-	if (r >= 0)
-		return r;
+	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
+		if (c == 'a')
+			all = true;
+		else
+			return cli_usage(CHANGES_USAGE, c == 'h' ? 0 : 1);
+	}
+	if (argc - optind < 1)
+		return cli_usage(CHANGES_USAGE, 1);
 	return cli_overlay_command(argv + optind, argc - optind, print_changes,
-				   NULL);
+				   &all);
 }

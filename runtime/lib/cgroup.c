@@ -448,30 +448,62 @@ static void mask_names(unsigned mask, char *buf, size_t sz)
 
 /* The rootless "running without a cgroup" warning is printed once per
  * boot and user: the first run leaves a marker holding the boot id in
- * the user's runtime directory ($XDG_RUNTIME_DIR/agentrun-nocgroup);
- * `agentrun doctor` says it every time (check `cgroup`). True when the
- * warning is due (always when there is no runtime directory). */
-static bool nocgroup_warning_due(void)
+ * the user's runtime directory ($XDG_RUNTIME_DIR/agentrun-nocgroup;
+ * without the variable /run/user/UID when it is the user's, else
+ * /tmp/agentrun-nocgroup-UID: never followed through a link, used only
+ * when the user owns it); `agentrun doctor` says it every time (check
+ * `cgroup`). True when the warning is due (always when no marker can be
+ * kept). */
+/* The directory of the marker (an fd the user owns, -1: none) and its
+ * name in it. */
+static int nocgroup_marker_dir(char *name, size_t size)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char dir[64];
+	struct stat st;
+	int dfd;
+
+	snprintf(name, size, "agentrun-nocgroup");
+	if (rt && rt[0] == '/') {
+		dfd = open(rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		snprintf(dir, sizeof(dir), "/run/user/%u", (unsigned)geteuid());
+		dfd = open(dir,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0) {
+			/* sticky /tmp: the file's owner is checked instead */
+			snprintf(name, size, "agentrun-nocgroup-%u",
+				 (unsigned)geteuid());
+			return open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+	}
+	if (dfd >= 0 && (fstat(dfd, &st) < 0 || st.st_uid != geteuid())) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+static bool nocgroup_warning_due(void)
+{
 	_cleanup_close_ int bfd = -1, dfd = -1, fd = -1;
-	char boot[64] = "", seen[64] = "";
+	char boot[64] = "", seen[64] = "", name[64];
 	struct stat st;
 	ssize_t n;
 
 	bfd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (!rt || rt[0] != '/' || bfd < 0)
+	if (bfd < 0)
 		return true;
 	n = read(bfd, boot, sizeof(boot) - 1);
 	if (n <= 0)
 		return true;
 	boot[n] = '\0';
-	dfd = open(rt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid())
+	dfd = nocgroup_marker_dir(name, sizeof(name));
+	if (dfd < 0)
 		return true;
-	fd = openat(dfd, "agentrun-nocgroup",
-		    O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() ||
+	    !S_ISREG(st.st_mode))
 		return true;
 	n = read(fd, seen, sizeof(seen) - 1);
 	if (n > 0 && (size_t)n == strlen(boot) && memcmp(seen, boot, n) == 0)

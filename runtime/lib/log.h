@@ -26,6 +26,13 @@ int ar_log_fd(void);
  * level, and in the --log file too when there is one. */
 void ar_log_summary(const char *line);
 
+/* The installed user documentation messages point to (configure's
+ * docdir; docs/ in the source tree). */
+#ifndef AGENTRUN_DOCDIR
+#define AGENTRUN_DOCDIR "/usr/local/share/doc/agentrun"
+#endif
+#define AR_SANDBOX_DOC AGENTRUN_DOCDIR "/sandbox.md"
+
 #define ar_error_log(...) ar_log(AR_LOG_ERROR, __VA_ARGS__)
 #define ar_warn(...) ar_log(AR_LOG_WARNING, __VA_ARGS__)
 #define ar_debug(...)                                                          \

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "landlock.h"
+#include "log.h"
 #include "utils.h"
 
 #ifndef SYS_open_tree

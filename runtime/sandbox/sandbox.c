@@ -37,6 +37,7 @@
 #include "sandbox_plan.h"
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
+#include "sandbox_worktree.h"
 #include "session.h"
 #include "ui/ui.h"
 #include "utils.h"
@@ -133,6 +134,21 @@ struct sb_beside {
 	int *channel_fd; /* the agent channel's inner end, or -1 */
 };
 
+/* An --overlay run that changed nothing: its sandbox directory removed,
+ * there is nothing to review (true when removed). */
+static bool overlay_discard_if_empty(struct ar_overlay *ov)
+{
+	struct ar_changes c;
+	struct ar_error e = AR_ERROR_INIT;
+	bool empty;
+
+	if (ar_overlay_changes(ov, &c, &e) < 0)
+		return false;
+	empty = c.n == 0;
+	ar_changes_free(&c);
+	return empty && ar_overlay_discard(ov, &e) == 0;
+}
+
 /* ar_create_opts.on_spawn: the container process exists in its
  * namespaces. The listener first (it sees the first exec), then the
  * proxy's sockets in the netns. */
@@ -215,7 +231,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	if (p->workspace_home)
-		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (docs/sandbox.md)",
+		ar_warn("sandbox: THE WORKSPACE IS YOUR HOME DIRECTORY `%s` (--workspace): the command can read and change every file in it except the never-share list and the protected paths (" AR_SANDBOX_DOC
+			")",
 			p->workspace);
 	if (p->net == AR_SANDBOX_NET_HOST)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
@@ -383,6 +400,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			.n_rw = p->o.rw.n,
 		};
 		sb_hostexec_check(&plan.hostexec, &hi, NULL);
+		sb_worktrees_lost(p->workspace, &plan.hostexec.start);
 	}
 	/* pending decisions refused before the proxy stops (it waits for
 	 * them); the stream goes on until the audit log's last line */
@@ -403,7 +421,12 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	/* Explain a failed start with the checks left out before it. */
 	if (r < 0)
 		preflight(&h, p->workspace, o->overlay, true, err);
-	if (plan.overlay.dir)
+	if (plan.overlay.dir && r == 0 &&
+	    overlay_discard_if_empty(&plan.overlay))
+		ar_log(AR_LOG_INFO,
+		       "sandbox `%s`: the run changed nothing in the workspace: its overlay is discarded",
+		       plan.overlay.name);
+	else if (plan.overlay.dir)
 		ar_log(AR_LOG_INFO,
 		       "sandbox `%s`: the workspace is untouched; changes are kept in %s: review them with `agentrun changes %s` or `agentrun diff %s`, apply with `agentrun commit %s [PATHS...]`, drop with `agentrun discard %s`",
 		       plan.overlay.name, plan.overlay.upper, plan.overlay.name,

@@ -22,8 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
+#include <strings.h>
 
 #include "egress/egress_diag.h"
+#include "egress/egress_gateway.h"
 #include "egress/egress_tls.h"
 #include "egress/egress_proxy.h"
 #include "log.h"
@@ -401,6 +403,49 @@ void sb_egress_release(struct sb_egress *e)
 
 /* ---- --secret ---- */
 
+/* NAME=http://HOST:PORT[/]: a plain-HTTP model gateway, only on the
+ * host's loopback (127.0.0.0/8, [::1], localhost: the name stands for
+ * the three addresses), with its port. */
+static int gateway_hosts(struct ar_egress_secret *x, const char *spec,
+			 const char *auth, struct ar_error *err)
+{
+	char host[256], pat[300];
+	size_t len = strcspn(auth, "/");
+	uint16_t port;
+
+	if (auth[len] == '/' && auth[len + 1] != '\0')
+		len = 0; /* a path: not a gateway's address */
+	if (len == 0 || memchr(auth, '@', len) ||
+	    !ar_egress_split_hostport(auth, len, host, sizeof(host), 0,
+				      &port) ||
+	    port == 0 || !ar_egress_gateway_loopback(host))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--secret `%s`: plain HTTP (http://) goes only to a gateway on the host's loopback, with its port (http://127.0.0.1:4000, http://localhost:4000, http://[::1]:4000); any other host gets the value over HTTPS only: NAME=HOST",
+			spec);
+	x->plain_http = true;
+	x->gateway = ar_xasprintf(strchr(host, ':') ? "[%s]:%u" : "%s:%u", host,
+				  (unsigned)port);
+	if (strcasecmp(host, "localhost") == 0) {
+		static const char *const names[] = { "localhost", "127.0.0.1",
+						     "[::1]" };
+
+		for (size_t i = 0; i < AR_ARRAY_SIZE(names); i++) {
+			snprintf(pat, sizeof(pat), "%s:%u", names[i],
+				 (unsigned)port);
+			if (ar_egress_policy_add(&x->hosts, pat, err) < 0)
+				return ar_error_wrap(err, "--secret `%s`",
+						     spec);
+		}
+		return 0;
+	}
+	snprintf(pat, sizeof(pat), strchr(host, ':') ? "[%s]:%u" : "%s:%u",
+		 host, (unsigned)port);
+	if (ar_egress_policy_add(&x->hosts, pat, err) < 0)
+		return ar_error_wrap(err, "--secret `%s`", spec);
+	return 0;
+}
+
 /* One NAME=HOST-PATTERN[,...]: 1 added, 0 skipped (a profile's NAME
  * that is not set), -1 error. */
 static int secret_add(struct sb_secrets *s, const char *spec, bool optional,
@@ -427,12 +472,17 @@ static int secret_add(struct sb_secrets *s, const char *spec, bool optional,
 				err, EINVAL,
 				"--secret `%s`: `%s` is not a variable name",
 				spec, x->name);
-	if (ar_egress_policy_add(&x->hosts, eq + 1, err) < 0)
+	if (strncasecmp(eq + 1, "http://", 7) == 0) {
+		if (gateway_hosts(x, spec, eq + 8, err) < 0)
+			return -1;
+	} else if (ar_egress_policy_add(&x->hosts, eq + 1, err) < 0) {
 		return ar_error_wrap(err, "--secret `%s`", spec);
+	}
 	val = getenv(x->name);
 	if ((!val || !*val) && optional) {
 		s->n--;
 		free(x->name);
+		free(x->gateway);
 		ar_egress_policy_release(&x->hosts);
 		memset(x, 0, sizeof(*x));
 		return 0;
@@ -454,6 +504,20 @@ static int secret_add(struct sb_secrets *s, const char *spec, bool optional,
 		snprintf(hex + 2 * k, 3, "%02x", rnd[k]);
 	x->placeholder = ar_xasprintf("agentrun-secret-%s", hex);
 	return 1;
+}
+
+/* A profile's NAME=... that the command line's --secret NAME=... replaces
+ * (a gateway for the profile's vendor host: one placeholder per NAME). */
+static bool named_on_command_line(const struct ar_sandbox_opts *o,
+				  const char *spec)
+{
+	size_t nl = strcspn(spec, "=");
+
+	for (size_t i = 0; i < o->secrets.n; i++)
+		if (strncmp(o->secrets.v[i], spec, nl) == 0 &&
+		    o->secrets.v[i][nl] == '=')
+			return true;
+	return false;
 }
 
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
@@ -479,7 +543,8 @@ int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
 	}
 	s->v = ar_xcalloc(np + o->secrets.n + 1, sizeof(*s->v));
 	for (size_t i = 0; i < np; i++)
-		if (secret_add(s, pf->secret.v[i], true, err) < 0)
+		if (!named_on_command_line(o, pf->secret.v[i]) &&
+		    secret_add(s, pf->secret.v[i], true, err) < 0)
 			return ar_error_wrap(err, "%s: secret[%zu]",
 					     pf->filename, i);
 	for (size_t i = 0; i < o->secrets.n; i++)
@@ -517,6 +582,7 @@ void sb_secrets_release(struct sb_secrets *s)
 			free(x->value);
 		}
 		free(x->placeholder);
+		free(x->gateway);
 		ar_egress_policy_release(&x->hosts);
 	}
 	free(s->v);

@@ -16,11 +16,14 @@
 #include "sandbox_home.h"
 #include "utils.h"
 
-/* Read-only, when present: enough for git and a shell to behave. Not
- * the shell rc files: people export tokens in them (`--ro ~/.bashrc`
- * brings one back); the distribution's defaults stand in for them. */
+/* Read-only, when present: enough for a shell to behave (git's files:
+ * sandbox_gitconfig.c). Not the shell rc files: people export tokens in
+ * them (`--ro ~/.bashrc` brings one back); the distribution's defaults
+ * stand in for them. */
 static const char *const home_default_ro[] = {
-	".gitconfig", ".config/git", ".inputrc", ".editorconfig", NULL,
+	".inputrc",
+	".editorconfig",
+	NULL,
 };
 
 /* A minimal rc inside: the distribution's skeleton files (no secrets),

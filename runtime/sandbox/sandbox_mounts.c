@@ -38,21 +38,68 @@ void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,
 	mt->options.n = n;
 }
 
-void sb_bind(struct sb_mounts *m, const char *path, bool rw)
+void sb_bind_at(struct sb_mounts *m, const char *dest, const char *path,
+		bool rw)
 {
 	struct stat st;
 
 	if (rw)
-		sb_mount_add(m, path, "bind", path,
+		sb_mount_add(m, dest, "bind", path,
 			     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
 	else if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
 		/* A file has no submounts: "ro" says the same as "rro",
 		 * and crun (1.8) fails "rro" on a file target (ENOTDIR). */
-		sb_mount_add(m, path, "bind", path,
+		sb_mount_add(m, dest, "bind", path,
 			     SB_OPTS("bind", "ro", "nosuid", "nodev"));
 	else
-		sb_mount_add(m, path, "bind", path,
+		sb_mount_add(m, dest, "bind", path,
 			     SB_OPTS("rbind", "rro", "nosuid", "nodev"));
+}
+
+void sb_bind(struct sb_mounts *m, const char *path, bool rw)
+{
+	sb_bind_at(m, path, path, rw);
+}
+
+char *sb_lexical_path(const struct ar_sandbox_host *h, const char *p)
+{
+	_cleanup_free_ char *full = NULL;
+	char *out;
+	size_t n = 0;
+
+	if (p[0] == '~' && (p[1] == '/' || p[1] == '\0'))
+		full = ar_xasprintf("%s%s", h->home, p + 1);
+	else if (p[0] == '/')
+		full = ar_xstrdup(p);
+	else
+		return NULL;
+	out = ar_xmalloc(strlen(full) + 2);
+	out[n++] = '/';
+	for (const char *c = full; *c;) {
+		const char *e;
+		size_t len;
+
+		while (*c == '/')
+			c++;
+		if (!*c)
+			break;
+		e = strchrnul(c, '/');
+		len = (size_t)(e - c);
+		if (len == 2 && c[0] == '.' && c[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+		} else if (!(len == 1 && c[0] == '.')) {
+			if (n > 1)
+				out[n++] = '/';
+			memcpy(out + n, c, len);
+			n += len;
+		}
+		c = e;
+	}
+	out[n] = '\0';
+	return out;
 }
 
 void sb_hide(struct sb_mounts *m, const char *path)

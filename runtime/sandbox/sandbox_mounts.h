@@ -27,6 +27,9 @@ void sb_mount_add(struct sb_mounts *m, const char *dest, const char *type,
 		  const char *source, const char *const *options);
 /* Same-path bind of a host path, read-only or read-write. */
 void sb_bind(struct sb_mounts *m, const char *path, bool rw);
+/* A bind of host path `path` at `dest` (a link's path, its target). */
+void sb_bind_at(struct sb_mounts *m, const char *dest, const char *path,
+		bool rw);
 /* Hide a host path: an empty read-only tmpfs over a directory, /dev/null
  * over anything else. No-op when the path does not exist. */
 void sb_hide(struct sb_mounts *m, const char *path);
@@ -47,5 +50,10 @@ char *sb_path_join(struct ar_arena *a, const char *dir, const char *name);
 /* "~/x" -> HOME/x; absolute kept; realpath'd when it exists. NULL with
  * errno when it does not (ENOENT) or is relative (EINVAL). Malloc'd. */
 char *sb_expand_path(const struct ar_sandbox_host *h, const char *p);
+
+/* "~/x" -> HOME/x, absolute kept, "." ".." "//" resolved by name (no
+ * symbolic link followed; the path need not exist). NULL for anything
+ * else. Malloc'd. */
+char *sb_lexical_path(const struct ar_sandbox_host *h, const char *p);
 
 #endif

@@ -235,11 +235,13 @@ void sb_persist_warn(const struct sb_mounts *m, const struct ar_sandbox_host *h,
 			continue;
 		sb_protect_home_each(h->home, holds_one, &x);
 		if (x.at_why)
-			ar_warn("sandbox: read-write %s (%s%s%s): the host runs code from it later, and the agent can change it (a profile's \"rw\" or --rw; docs/sandbox.md, \"Agent profiles\")",
+			ar_warn("sandbox: read-write %s (%s%s%s): the host runs code from it later, and the agent can change it (a profile's \"rw\" or --rw; " AR_SANDBOX_DOC
+				", \"Agent profiles\")",
 				d, x.at_why, strcmp(x.at, d) ? " at " : "",
 				strcmp(x.at, d) ? x.at : "");
 		else if (x.names.len)
-			ar_warn("sandbox: read-write %s holds what the host runs code from later, writable inside: %s (a profile's \"rw\" or --rw; docs/sandbox.md, \"Agent profiles\")",
+			ar_warn("sandbox: read-write %s holds what the host runs code from later, writable inside: %s (a profile's \"rw\" or --rw; " AR_SANDBOX_DOC
+				", \"Agent profiles\")",
 				d, x.names.p);
 		free(x.at);
 		ar_jbuf_free(&x.names);

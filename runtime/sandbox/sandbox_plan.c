@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "protect/home_secrets.h"
+#include "egress/egress_tls.h"
 #include "landlock.h"
 #include "audit/learn.h"
 #include "log.h"
@@ -26,6 +27,8 @@
 #include "sandbox_egress.h"
 #include "sandbox_env.h"
 #include "sandbox_etc.h"
+#include "sandbox_exe.h"
+#include "sandbox_gitconfig.h"
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
@@ -226,6 +229,12 @@ static int secrets_opts(struct sb_plan *p, struct ar_error *err)
 		return -1;
 	if (!p->secrets.dir)
 		return 0;
+	/* a plain-HTTP gateway on loopback: its host service shown */
+	for (size_t i = 0; i < p->secrets.n; i++)
+		if (p->secrets.v[i].gateway &&
+		    ar_egress_policy_add(&p->policy, p->secrets.v[i].gateway,
+					 err) < 0)
+			return -1;
 	list_append(p, &p->o.env, (const char *const *)p->secrets.env,
 		    p->secrets.n_env);
 	dir[0] = p->secrets.dir;
@@ -270,6 +279,53 @@ static void system_mounts(struct sb_mounts *m)
 		     SB_OPTS("nosuid", "nodev", "mode=1777", "size=10%"));
 }
 
+/* `path` (as given: "~/x" or absolute) reached through a symbolic link
+ * (real, its realpath, differs from the path by name): the target is
+ * shown at the link's path too (~/.claude -> ~/dotfiles/claude), said
+ * when it is outside the home directory; refused when the target is the
+ * home directory or above it, or holds a never-share path (binds hide
+ * secrets below their destination, not below a link's target). */
+static int link_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
+		     const char *what, const char *path, const char *real,
+		     bool rw, struct ar_error *err)
+{
+	_cleanup_free_ char *lex = sb_lexical_path(h, path);
+
+	if (!lex || strcmp(lex, real) == 0)
+		return 0;
+	if (ar_sandbox_path_is_secret(h->home, lex))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC
+			")",
+			what, path);
+	if (ar_path_under(h->home, real))
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s` is a symbolic link to %s, %s: refusing to show it (every secret in it would be readable)",
+			what, path, real,
+			strcmp(real, h->home) == 0 ?
+				"your home directory" :
+				"a parent of your home directory");
+	for (const char *const *sec = ar_sandbox_home_secrets; *sec; sec++) {
+		_cleanup_free_ char *sp = ar_xasprintf("%s/%s", h->home, *sec);
+		struct stat st;
+
+		if (ar_path_under(sp, real) && lstat(sp, &st) == 0)
+			return ar_error_set_plain(
+				err, EPERM,
+				"sandbox: %s `%s` is a symbolic link to %s, which holds %s (on the never-share list): refusing to show it",
+				what, path, real, sp);
+	}
+	if (!ar_path_under(real, h->home))
+		ar_log(AR_LOG_WARNING,
+		       "sandbox: %s `%s` is a symbolic link to %s, outside your home directory: shown at both paths%s",
+		       what, path, real, rw ? ", read-write" : "");
+	sb_bind_at(m, oci_arena_strdup(m->a, lex), oci_arena_strdup(m->a, real),
+		   rw);
+	return 0;
+}
+
 /* A user-requested bind (--ro/--rw or the profile). Command-line paths
  * must exist; profile paths are skipped when absent. */
 static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
@@ -290,12 +346,13 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	if (ar_sandbox_path_is_secret(h->home, real))
 		return ar_error_set_plain(
 			err, EPERM,
-			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see docs/sandbox.md)",
+			"sandbox: %s `%s`: refusing to share a secret store (on the never-share list, see " AR_SANDBOX_DOC
+			")",
 			what, path);
 	if (sb_kernfs_refuse(what, path, real, err) < 0)
 		return -1;
 	sb_bind(m, real, rw);
-	return 0;
+	return link_bind(m, h, what, path, real, rw, err);
 }
 
 /* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
@@ -627,6 +684,7 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	system_mounts(&m);
 	sb_etc_mounts(&m, h, &o->etc, pf ? &pf->etc : NULL);
 	sb_home_mounts(&m, h, ar_path_under(h->home, ws), err);
+	sb_gitconfig_mounts(&m, h, ws, &p->gitconfig);
 	if (overlay) {
 		r = overlay_mount(&m, ws, &p->overlay, err);
 	} else {
@@ -657,6 +715,8 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	}
 	if (!r)
 		sb_persist_named_scripts(&m, h, ws, pf);
+	if (!r)
+		r = sb_exe_mounts(&m, h, ws, o->argv[0], pf != NULL, err);
 	if (!r)
 		sb_hide_secrets(&m, h);
 	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
@@ -815,6 +875,7 @@ int sb_plan_make(struct sb_plan *p, const struct ar_sandbox_opts *o,
 void sb_plan_keep_files(struct sb_plan *p)
 {
 	sb_hostexec_release(&p->hostexec, true);
+	sb_gitconfig_release(&p->gitconfig, true);
 	free(p->secrets.dir);
 	p->secrets.dir = NULL;
 }
@@ -822,6 +883,7 @@ void sb_plan_keep_files(struct sb_plan *p)
 void sb_plan_release(struct sb_plan *p)
 {
 	sb_secrets_release(&p->secrets);
+	sb_gitconfig_release(&p->gitconfig, false);
 	ar_egress_policy_release(&p->policy);
 	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);

@@ -17,7 +17,7 @@
 
 #define SB_REFUSAL_ADVICE                                                      \
 	"rerun with --nested to let commands create namespaces (bubblewrap, "  \
-	"podman, unshare, Codex's sandbox; docs/sandbox.md \"Nested "          \
+	"podman, unshare, Codex's sandbox; " AR_SANDBOX_DOC " \"Nested "       \
 	"sandboxes and containers\")"
 
 void sb_refusal_event(const char *comm, const char *syscall, uint64_t arg0,

@@ -105,6 +105,13 @@ struct sb_secrets {
 	size_t n_env;
 };
 
+/* The user's git configuration's filtered copies (sandbox_gitconfig.c):
+ * a private directory, files 0 .. n-1. */
+struct sb_gitconfig {
+	char *dir;
+	size_t n;
+};
+
 /*
  * One sandbox, resolved before any process exists (sb_plan_make,
  * sandbox_plan.c): the options with the profile and the host facts
@@ -140,6 +147,7 @@ struct sb_plan {
 	 * proxy runs */
 	struct ar_egress_policy policy;
 	struct sb_secrets secrets;
+	struct sb_gitconfig gitconfig;
 	/* --overlay: the sandbox directory, locked (overlay.h) */
 	struct ar_overlay overlay;
 	/* the protected paths inside the workspace (protect.h) */

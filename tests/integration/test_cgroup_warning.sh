@@ -42,5 +42,24 @@ t_warning_once_per_boot()
 	[ ! -e "$H/elsewhere" ] || fail "the marker symlink was followed"
 }
 
+# Without XDG_RUNTIME_DIR (su, cron, a container's shell): still once per
+# boot (/run/user/UID when the user's, else /tmp/agentrun-nocgroup-UID).
+t_warning_once_without_runtime_dir()
+{
+	sb_home user
+	sb_home_own
+	run_sb() {
+		as_test_user env -u XDG_RUNTIME_DIR HOME="$H" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty -- true
+	}
+	assert_status 0 run_sb
+	assert_status 0 run_sb
+	[ -e "/run/user/$TEST_UID/agentrun-nocgroup" ] || [ -e "/tmp/agentrun-nocgroup-$TEST_UID" ] ||
+		skip "no cgroup warning on this host (the test user's cgroup is delegated?)"
+	assert_not_contains "$ERR" "without a cgroup" "printed again without XDG_RUNTIME_DIR"
+}
+
 run_test "rootless, no delegated cgroup: the warning once per boot" t_warning_once_per_boot
+run_test "rootless, no XDG_RUNTIME_DIR: still once per boot" t_warning_once_without_runtime_dir
 finish

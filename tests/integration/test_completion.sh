@@ -71,6 +71,10 @@ t_bash_options()
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "127.0.0.1: localhost: " "ui --listen: loopback only"
 	got=$(bash_complete agentrun u)
 	assert_eq "$(sort <<<"$got" | tr '\n' ' ')" "ui update " "agentrun u<TAB>"
+	got=$(bash_complete agentrun sandbox --net '')
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "none host allow= ask " "--net values"
+	got=$(bash_complete agentrun sandbox --net al)
+	assert_eq "$got" "allow="
 	mkdir -p "$TEST_TMP/bundle-dir"
 	got=$(cd "$TEST_TMP" && bash_complete agentrun run --bundle bundle-)
 	assert_eq "$got" bundle-dir "a directory for --bundle"

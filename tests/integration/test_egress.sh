@@ -481,7 +481,7 @@ t_profile_and_errors()
 	assert_contains "$OUT" "hello-from-host"
 	assert_status '!0' eg --profile "$H/bad.json" -- true
 	assert_contains "$ERR" "bad.json: net.allow[1]"
-	assert_contains "$ERR" "not a URL"
+	assert_contains "$ERR" "a URL; the allowlist takes hosts: --net allow=x.test:443"
 	assert_status '!0' eg --net allow=a.test:0 -- true
 	assert_contains "$ERR" "--net allow=\`a.test:0\`"
 	# --net none on the command line wins over the profile's allowlist

@@ -94,6 +94,7 @@ t_install_lists_all_files()
 		# (paths are the configured ones, as in the binary)
 		assert_contains "$OUT" "$(configured_docdir)/sandbox.md" "the man page names the installed doc"
 		assert_not_contains "$OUT" " docs/sandbox.md"
+		assert_not_contains "$OUT" '$(datadir)' "a make variable left in the man page"
 	fi
 	assert_status 0 do_make uninstall
 	got=$(cd "$D" && find . -type f)
@@ -106,6 +107,33 @@ t_podman_confdir_default()
 	grep -q -- '--with-podman-confdir' "$TOP_BUILDDIR/config.log" &&
 		skip "configured with --with-podman-confdir"
 	assert_eq "$PODMANCONFDIR" /etc/containers/containers.conf.d
+	assert_not_contains "$(cat "$TOP_SRCDIR/README.md")" "--sysconfdir=/etc" "the README asks for no --sysconfdir"
+}
+
+# prefix /usr/local: the installed binary is one of the drop-in's paths
+# already, listed once
+t_podman_dropin_once()
+{
+	local f
+	rm -rf "$D"
+	assert_status 0 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP_BUILDDIR" \
+		prefix=/usr/local DESTDIR="$D" install-data-local
+	f=$D$PODMANCONFDIR/agentrun.conf
+	assert_eq "$(grep -c '"/usr/local/bin/agentrun",' "$f")" 1 "/usr/local/bin/agentrun listed once"
+	assert_eq "$(sed -n '/^agentrun = \[/{n;p}' "$f")" '	"/usr/local/bin/agentrun",' "first"
+	assert_contains "$(cat "$f")" '"/usr/bin/agentrun",'
+	rm -rf "$D"
+}
+
+# a runtime message names the installed doc, not the source tree's
+t_messages_name_installed_docs()
+{
+	local h=$TEST_TMP/mh
+	require_root
+	mkdir -p "$h/.ssh" "$h/w"
+	assert_status '!0' env HOME="$h" "$AGENTRUN" --root "$AR_ROOT" sandbox --no-tty --workspace "$h/w" --ro '~/.ssh' -- true
+	assert_contains "$ERR" "$(configured_docdir)/sandbox.md"
+	assert_not_contains "$ERR" "see docs/sandbox.md"
 }
 
 # --help names the installed doc
@@ -120,4 +148,6 @@ run_test "install: make install DESTDIR puts every file in place" \
 run_test "install: the podman drop-in goes to /etc/containers/containers.conf.d by default" \
 	t_podman_confdir_default
 run_test "sandbox --help names the installed docs" t_help_names_installed_docs
+run_test "install: prefix /usr/local lists the binary once in the podman drop-in" t_podman_dropin_once
+run_test "sandbox: a runtime message names the installed docs" t_messages_name_installed_docs
 finish

@@ -56,6 +56,44 @@ skip_if_no_overlay()
 	return "$1"
 }
 
+# A run that changed nothing leaves no overlay to discard by hand; one
+# that changed something keeps it.
+t_empty_discarded()
+{
+	ov_setup "$1"
+	sb_overlay --name empty1 -- sh -c 'cat existing.txt >/dev/null'
+	assert_contains "$(cat "$TEST_TMP/sb.err")" "changed nothing in the workspace: its overlay is discarded"
+	[ ! -e "$SBD/empty1" ] || fail "the empty overlay is still there"
+	assert_status 0 ov overlays
+	assert_not_contains "$OUT" "empty1"
+	sb_overlay --name full1 -- sh -c 'echo x >new.txt'
+	assert_contains "$(cat "$TEST_TMP/sb.err")" "changes are kept in"
+	assert_status 0 ov changes full1
+	assert_contains "$OUT" "A  new.txt"
+	assert_status 0 ov discard full1
+}
+
+# An agent committing inside: git's own data is one line per repository
+# with its count; --all lists it path by path.
+t_git_grouped()
+{
+	ov_setup "$1"
+	command -v git >/dev/null || skip "needs git"
+	rm -rf "$WS/.git"
+	[ "$MODE" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	as_mode sh -c "cd '$WS' && git init -q . && git add -A &&
+		git -c user.name=t -c user.email=t@t commit -qm init"
+	sb_overlay --name gitg -- sh -c 'echo n >n.txt && git add n.txt && git -c user.name=t -c user.email=t@t commit -qm two'
+	assert_status 0 ov changes gitg
+	assert_eq "$(grep -c '\.git/' <<<"$OUT")" 1 "one line for .git"
+	assert_match "$OUT" "\.git/ \(in the git directory: [0-9]+ changes"
+	assert_contains "$OUT" "A  n.txt"
+	assert_status 0 ov changes --all gitg
+	assert_contains "$OUT" ".git/objects/"
+	assert_contains "$OUT" ".git/index"
+	assert_status 0 ov discard gitg
+}
+
 t_lock_while_running()
 {
 	local pid i
@@ -350,8 +388,9 @@ M  run.sh (mode 0644 -> 0755)"
 		fail "the rename was not applied"
 	assert_status 0 ov discard out
 	# default names never collide, even when made in the same second
-	sb_run --overlay -- true 2>"$TEST_TMP/a.err" &
-	sb_run --overlay -- true 2>"$TEST_TMP/b.err" &
+	# (each writes a file: an overlay without changes is discarded)
+	sb_run --overlay -- sh -c 'echo a >a.new' 2>"$TEST_TMP/a.err" &
+	sb_run --overlay -- sh -c 'echo b >b.new' 2>"$TEST_TMP/b.err" &
 	wait
 	n1=$(grep -o "sandbox \`sandbox-[0-9-]*\`" "$TEST_TMP/a.err")
 	n2=$(grep -o "sandbox \`sandbox-[0-9-]*\`" "$TEST_TMP/b.err")
@@ -537,6 +576,8 @@ t_protected_hook_refs()
 }
 
 for mode in user root; do
+	run_test "overlay ($mode): a run that changed nothing is discarded, said" t_empty_discarded $mode
+	run_test "overlay ($mode): git's own data one line per repository, --all lists it" t_git_grouped $mode
 	run_test "overlay ($mode): commit and discard refuse while the sandbox runs" t_lock_while_running $mode
 	run_test "overlay ($mode): a --detach sandbox holds the lock until stopped" t_lock_detached $mode
 	run_test "overlay ($mode): commit raced by a symlink swap never copies the secret" t_commit_race_symlink_swap $mode

@@ -112,7 +112,31 @@ t_submodule()
 	assert_not_contains "$OUT" CONFIG-WRITTEN
 }
 
+# `git worktree add` inside: a worktree in the workspace is kept and works
+# on the host; one outside it is made in the sandbox's file system, gone
+# at exit, and said (the host's git lists it prunable).
+t_worktree_add_inside()
+{
+	local mode=$1
+	require_cmd git
+	sb_home "$mode"
+	rm -rf "$WS"
+	"${G[@]}" init -q "$WS"
+	"${G[@]}" -C "$WS" commit -qm init --allow-empty
+	sb_home_own
+	[ "$mode" = root ] || chown -R "$TEST_UID:$TEST_GID" "$WS"
+	assert_status 0 sb_run -- sh -c 'git worktree add -q .worktrees/in && git worktree add -q /tmp/out-wt && echo MADE'
+	assert_contains "$OUT" MADE
+	assert_contains "$ERR" "git worktree \`out-wt\` was made at /tmp/out-wt, outside the workspace"
+	assert_not_contains "$ERR" "git worktree \`in\`"
+	[ -f "$WS/.worktrees/in/.git" ] || fail "the worktree inside the workspace is gone"
+	assert_status 0 git -c safe.directory='*' -C "$WS" worktree list
+	assert_contains "$OUT" "$WS/.worktrees/in"
+}
+
 run_test "a worktree workspace: git works, the common dir protected, the main tree hidden" t_worktree
 run_test "a forged .git file shows nothing" t_forged_gitfile
 run_test "a submodule workspace: git works, its gitdir protected" t_submodule
+run_test "git worktree add inside (root): kept in the workspace, said when outside" t_worktree_add_inside root
+run_test "git worktree add inside (user): kept in the workspace, said when outside" t_worktree_add_inside user
 finish

@@ -92,7 +92,8 @@ UNIT_TEST(audit_lines_start_exit_proxy)
 	struct ar_egress_event ev = {
 		"connect", "evil.test", 443,
 		NULL,	   false,	"agentrun: blocked evil.test:443",
-		true,	   false,	NULL
+		true,	   false,	NULL,
+		false
 	};
 	_cleanup_free_ char *text = NULL;
 	int fd = mkstemp(path);
@@ -473,7 +474,8 @@ UNIT_TEST(learn_writes_a_profile_that_parses)
 	struct oci_profile *pf = NULL;
 	struct ar_egress_event ev = { "connect",   "localhost", 8080,
 				      "127.0.0.1", true,	NULL,
-				      false,	   false,	NULL };
+				      false,	   false,	NULL,
+				      false };
 	char dir[] = "/tmp/ar-learn-XXXXXX";
 	char *argv[] = { "tool", "--x", NULL };
 	_cleanup_free_ char *out = NULL;

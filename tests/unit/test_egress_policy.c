@@ -85,6 +85,21 @@ UNIT_TEST(patterns_parse)
 	CHECK(!parses("host:1:2"));
 }
 
+/* a URL is refused with its host offered */
+UNIT_TEST(policy_url_offers_host)
+{
+	struct ar_egress_rule r;
+	struct ar_error err = AR_ERROR_INIT;
+
+	CHECK(ar_egress_rule_parse("https://api.example.com/v1/x", &r, &err) <
+	      0);
+	CHECK(strstr(err.msg, "--net allow=api.example.com:443") != NULL);
+	CHECK(ar_egress_rule_parse("http://u@127.0.0.1:4000", &r, &err) < 0);
+	CHECK(strstr(err.msg, "--net allow=127.0.0.1:4000") != NULL);
+	CHECK(ar_egress_rule_parse("ftp://files.example.com/", &r, &err) < 0);
+	CHECK(strstr(err.msg, "--net allow=files.example.com") != NULL);
+}
+
 UNIT_TEST(policy_list_errors)
 {
 	struct ar_egress_policy p = { 0 };

@@ -125,6 +125,27 @@ UNIT_TEST(git_code_includes_and_hookspath)
 	free(h);
 }
 
+/* The user's config inside the sandbox: code keys out, includes kept,
+ * core.excludesFile read. */
+UNIT_TEST(git_code_filter_keeps_includes)
+{
+	const char *t =
+		"[include]\n\tpath = a.cfg\n[core]\n\tpager = less\n\texcludesFile = ~/.gi\n[credential]\n\thelper = store\n";
+	char *out = NULL, *keys = NULL, *x;
+
+	CHECK_INT_EQ(sb_git_config_filter(t, strlen(t), &out, &keys), 2);
+	CHECK_STR_EQ(keys, "core.pager, credential.helper");
+	CHECK_STR_EQ(
+		out,
+		"[include]\n\tpath = a.cfg\n[core]\n\t#agentrun# pager = less\n\texcludesFile = ~/.gi\n[credential]\n\t#agentrun# helper = store\n");
+	x = sb_git_config_value(t, strlen(t), "core", "excludesfile");
+	CHECK_STR_EQ(x, "~/.gi");
+	free(x);
+	free(out);
+	free(keys);
+	CHECK_INT_EQ(sb_git_config_filter("[x\n", 3, &out, &keys), -1);
+}
+
 UNIT_TEST(git_code_todo)
 {
 	const char *t =

@@ -34,6 +34,10 @@ struct ar_egress_diag {
 	/* --secret: requests sent without their value (or refused) */
 	size_t n_withheld;
 	char withheld_first[600]; /* "host:port (why: asked)" */
+	/* --secret: placeholders sent to a host their secret does not
+	 * list: the first line, said once at the end */
+	size_t n_out;
+	char out_first[700];
 	int fd; /* the fallback log (no --log), -1 until the first line */
 	bool fd_failed;
 	char *path; /* the file holding the details */
@@ -182,6 +186,9 @@ void ar_egress_diag_event(const struct ar_egress_event *ev, void *data)
 		char line[1200];
 
 		pthread_mutex_lock(&d->lock);
+		if (ev->placeholder_out && d->n_out++ == 0)
+			snprintf(d->out_first, sizeof(d->out_first), "%s",
+				 ev->reason);
 		if (ev->withheld)
 			remember_withheld(d, ev);
 		else if (ev->denied)
@@ -241,6 +248,14 @@ void ar_egress_diag_summary(struct ar_egress_diag *d)
 	if (!d || d->summarised)
 		return;
 	d->summarised = true;
+	if (d->n_out) {
+		o = (size_t)snprintf(line, sizeof(line), "%s", d->out_first);
+		if (d->n_out > 1 && o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o,
+					      " (%zu requests)", d->n_out);
+		see_where(d, line, sizeof(line), o);
+		ar_log_summary(line);
+	}
 	if (d->n_withheld) {
 		o = (size_t)snprintf(
 			line, sizeof(line),

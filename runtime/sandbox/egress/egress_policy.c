@@ -156,15 +156,54 @@ static bool rule_parse(const char *text, struct ar_egress_rule *r)
 	return true;
 }
 
+/* A URL where a host pattern goes: refused, offering its host and port
+ * (the scheme's, 443 for https, 80 for http, when it names none). */
+static int url_refused(const char *text, struct ar_error *err)
+{
+	const char *auth = strstr(text, "://") + 3, *at;
+	size_t len = strcspn(auth, "/?#");
+	char host[256], offer[300] = "";
+	uint16_t port, dflt = 0;
+	struct ar_egress_rule probe = { 0 };
+
+	at = memchr(auth, '@', len);
+	if (at) {
+		len -= (size_t)(at + 1 - auth);
+		auth = at + 1;
+	}
+	if (strncasecmp(text, "https://", 8) == 0)
+		dflt = 443;
+	else if (strncasecmp(text, "http://", 7) == 0)
+		dflt = 80;
+	if (len && ar_egress_split_hostport(auth, len, host, sizeof(host), dflt,
+					    &port)) {
+		snprintf(offer, sizeof(offer),
+			 strchr(host, ':') ? "[%s]" : "%s", host);
+		if (port)
+			snprintf(offer + strlen(offer),
+				 sizeof(offer) - strlen(offer), ":%u",
+				 (unsigned)port);
+		if (!rule_parse(offer, &probe))
+			offer[0] = '\0';
+		ar_egress_rule_release(&probe);
+	}
+	if (offer[0])
+		return ar_error_set_plain(
+			err, EINVAL,
+			"--net allow=`%s`: a URL; the allowlist takes hosts: --net allow=%s",
+			text, offer);
+	return ar_error_set_plain(
+		err, EINVAL,
+		"--net allow=`%s`: expected a host pattern (example.com, *.example.com, example.com:443, 10.0.0.1, [::1]:8080), not a URL",
+		text);
+}
+
 int ar_egress_rule_parse(const char *text, struct ar_egress_rule *r,
 			 struct ar_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	if (strstr(text, "://"))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"--net allow=`%s`: expected a host pattern (example.com, *.example.com, example.com:443, 10.0.0.1, [::1]:8080), not a URL",
-			text);
+		return url_refused(text, err);
 	if (!rule_parse(text, r)) {
 		ar_egress_rule_release(r);
 		return ar_error_set_plain(

@@ -30,6 +30,7 @@
 #include <linux/netfilter_ipv4.h>
 
 #include "egress_dns.h"
+#include "egress_gateway.h"
 #include "egress_tls.h"
 #include "egress_upstream.h"
 #include "log.h"
@@ -203,6 +204,10 @@ static void emit(struct ar_egress_proxy *p, const char *proto, const char *host,
 
 	emit_event(p, &ev);
 }
+
+static void placeholder_check(struct ar_egress_proxy *p, const char *proto,
+			      const char *host, uint16_t port, const char *buf,
+			      size_t len);
 
 void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data)
 {
@@ -868,6 +873,8 @@ static int http_forward(struct ar_egress_proxy *p, int c, char *buf,
 		http_dial_failed(c, r, reason);
 		return -1;
 	}
+	if (p->n_secrets)
+		placeholder_check(p, "http", host, port, buf, head_len);
 	/* origin form (absolute form to an upstream proxy), hop-by-hop
 	 * headers dropped, one request only */
 	pauth = proxied && p->ups->http.auth ? p->ups->http.auth : NULL;
@@ -1509,6 +1516,65 @@ void ar_egress_proxy_set_upstream(struct ar_egress_proxy *p,
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* A secret's placeholder in buf going to host:port, which that secret
+ * does not list: its event (the diag says it once, at the end). */
+static void placeholder_check(struct ar_egress_proxy *p, const char *proto,
+			      const char *host, uint16_t port, const char *buf,
+			      size_t len)
+{
+	const struct ar_egress_secret *x =
+		ar_egress_placeholder_in(p->secrets, p->n_secrets, buf, len);
+	bool v6 = strchr(host, ':') != NULL;
+	char reason[1024];
+	struct ar_egress_event ev = { .proto = proto,
+				      .host = host,
+				      .port = port,
+				      .reason = reason,
+				      .placeholder_out = true };
+
+	if (!x || ar_egress_host_allowed(&x->hosts, host, port))
+		return;
+	snprintf(
+		reason, sizeof(reason),
+		"agentrun: %s's placeholder went to %s%s%s:%u, which its --secret does not list: that host got the placeholder, not the value; to give it the value: --secret %s=%s%s%s%s:%u%s",
+		x->name, v6 ? "[" : "", host, v6 ? "]" : "", (unsigned)port,
+		x->name, ar_egress_gateway_loopback(host) ? "http://" : "",
+		v6 ? "[" : "", host, v6 ? "]" : "", (unsigned)port,
+		ar_egress_gateway_loopback(host) ?
+			" (a plain-HTTP gateway on the host's loopback)" :
+			" (HTTPS only)");
+	emit_event(p, &ev);
+}
+
+/* A connection to a host loopback service while secrets exist: a
+ * plain-HTTP gateway's first request gets its values
+ * (egress_gateway.h); any other service's first bytes (read within
+ * 100 ms, left in the socket) are checked for a placeholder. */
+static int forward_secrets(struct ar_egress_proxy *p, int c, int up,
+			   const struct ar_egress_forward *f)
+{
+	char host[INET6_ADDRSTRLEN], peek[8192];
+	struct pollfd pfd = { .fd = c, .events = POLLIN };
+	struct intercept_ctx x = { .p = p, .host = host, .port = f->to.port };
+	struct ar_egress_tls_outcome res = { .on_verdict = intercept_verdict,
+					     .data = &x };
+	ssize_t k;
+
+	if (!inet_ntop(f->to.family, f->to.addr, host, sizeof(host)))
+		return 0;
+	if (ar_egress_gateway_for(p->secrets, p->n_secrets, host, f->to.port))
+		return ar_egress_gateway_request(c, up, host, f->to.port,
+						 p->secrets, p->n_secrets,
+						 &res);
+	if (poll(&pfd, 1, 100) != 1)
+		return 0;
+	k = recv(c, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
+	if (k > 0)
+		placeholder_check(p, "forward", host, f->to.port, peek,
+				  (size_t)k);
+	return 0;
+}
+
 void ar_egress_proxy_set_secrets(struct ar_egress_proxy *p,
 				 struct ar_egress_tls *tls,
 				 const struct ar_egress_secret *s, size_t n)
@@ -1559,6 +1625,8 @@ static void *setup_main(void *arg)
 	p->n_setup--;
 	pthread_mutex_unlock(&p->lock);
 	wake(p);
+	if (rc == 0 && fwd && !fwd->maker && p->n_secrets)
+		rc = forward_secrets(p, c, up, fwd);
 	if (rc == 0) {
 		tv.tv_sec = 0;
 		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

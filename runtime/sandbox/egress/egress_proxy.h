@@ -51,6 +51,10 @@ struct ar_egress_event {
 	 * connection itself was allowed before (its own event). */
 	bool withheld;
 	const char *asked;
+	/* --secret: a request carried a secret's placeholder to host:port,
+	 * which that secret does not list (`reason`: the line naming the
+	 * variable, the host and the option) */
+	bool placeholder_out;
 };
 typedef void (*ar_egress_event_fn)(const struct ar_egress_event *ev,
 				   void *data);

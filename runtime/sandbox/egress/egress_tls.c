@@ -350,6 +350,17 @@ bool ar_egress_secrets_for(const struct ar_egress_secret *s, size_t n,
 	return false;
 }
 
+const struct ar_egress_secret *
+ar_egress_placeholder_in(const struct ar_egress_secret *s, size_t n,
+			 const char *buf, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memmem(buf, len, s[i].placeholder,
+			   strlen(s[i].placeholder)))
+			return &s[i];
+	return NULL;
+}
+
 static bool hop_header(const char *l, size_t len)
 {
 	static const char *const names[] = { "connection", "keep-alive",

@@ -35,7 +35,17 @@ struct ar_egress_secret {
 	char *value; /* the real value (never inside the sandbox) */
 	char *placeholder; /* what the sandbox's NAME holds */
 	struct ar_egress_policy hosts; /* where it may go */
+	/* NAME=http://LOOPBACK:PORT: a plain-HTTP model gateway on the
+	 * host's loopback (a host loopback service, egress_proxy.h): its
+	 * requests' heads get the value, no TLS */
+	bool plain_http;
+	char *gateway; /* plain_http: its "HOST:PORT", an allow pattern */
 };
+
+/* The first secret whose placeholder is in buf[0..len), or NULL. */
+const struct ar_egress_secret *
+ar_egress_placeholder_in(const struct ar_egress_secret *s, size_t n,
+			 const char *buf, size_t len);
 
 struct ar_egress_tls;
 

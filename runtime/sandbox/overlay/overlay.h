@@ -130,6 +130,10 @@ char *ar_quote_path(const char *path);
  * protected changes. A PATH that selects no change is an error. */
 int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err);
+/* The same, git's own data listed path by path when `all` (--all). */
+int ar_overlay_print_changes_all(const struct ar_overlay *ov,
+				 char *const *paths, size_t n_paths, bool all,
+				 FILE *out, struct ar_error *err);
 
 /* git-style unified diff of the changes under `paths` (headers with modes,
  * the contents of deleted directories, symlinks as their target), or with

@@ -571,6 +571,14 @@ size_t ov_print_list(FILE *out, const char *prefix, const char *name,
 int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 			     size_t n_paths, FILE *out, struct ar_error *err)
 {
+	return ar_overlay_print_changes_all(ov, paths, n_paths, false, out,
+					    err);
+}
+
+int ar_overlay_print_changes_all(const struct ar_overlay *ov,
+				 char *const *paths, size_t n_paths, bool all,
+				 FILE *out, struct ar_error *err)
+{
 	struct ar_changes c;
 	_cleanup_free_ bool *sel = NULL, *grouped = NULL;
 	_cleanup_free_ char **rels = NULL;
@@ -584,7 +592,7 @@ int ar_overlay_print_changes(const struct ar_overlay *ov, char *const *paths,
 		return -1;
 	}
 	rels = ov_relative_args(ov, paths, n_paths);
-	grouped = ov_grouped(&c, sel, rels, n_paths);
+	grouped = all ? NULL : ov_grouped(&c, sel, rels, n_paths);
 	prot = ov_print_list(out, "", ov->name, &c, sel, grouped);
 	if (prot) {
 		ov_print_protected_summary(out, "! ", &c, sel, prot);

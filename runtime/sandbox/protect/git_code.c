@@ -377,7 +377,15 @@ struct neut {
 	struct buf out, keys;
 	size_t last;
 	int n;
+	bool keep_includes; /* sb_git_config_filter */
 };
+
+static bool is_include(const char *section, const char *sub, const char *name)
+{
+	return strcmp(name, "path") == 0 &&
+	       ((strcmp(section, "include") == 0 && !sub) ||
+		(strcmp(section, "includeif") == 0 && sub));
+}
 
 static void neut_entry(void *arg, const char *section, const char *sub,
 		       const char *name, const char *val, size_t start,
@@ -387,7 +395,8 @@ static void neut_entry(void *arg, const char *section, const char *sub,
 	struct neut *n = arg;
 	size_t ls = start;
 
-	if (!sb_git_code_key(section, sub, name, val))
+	if (!sb_git_code_key(section, sub, name, val) ||
+	    (n->keep_includes && is_include(section, sub, name)))
 		return;
 	put(&n->out, n->in + n->last, start - n->last);
 	while (ls > 0 && n->in[ls - 1] != '\n' &&
@@ -414,10 +423,10 @@ static void neut_entry(void *arg, const char *section, const char *sub,
 	n->n++;
 }
 
-int sb_git_config_neutralise(const char *in, size_t len, char **out,
-			     char **keys)
+static int neutralise(const char *in, size_t len, bool keep_includes,
+		      char **out, char **keys)
 {
-	struct neut n = { .in = in };
+	struct neut n = { .in = in, .keep_includes = keep_includes };
 
 	if (parse(in, len, neut_entry, &n) < 0) {
 		free(n.out.s);
@@ -431,12 +440,22 @@ int sb_git_config_neutralise(const char *in, size_t len, char **out,
 	return n.n;
 }
 
+int sb_git_config_neutralise(const char *in, size_t len, char **out,
+			     char **keys)
+{
+	return neutralise(in, len, false, out, keys);
+}
+
+int sb_git_config_filter(const char *in, size_t len, char **out, char **keys)
+{
+	return neutralise(in, len, true, out, keys);
+}
+
 /* ---- includes, hooksPath ---- */
 
 struct collect {
 	char **v;
 	size_t n;
-	char *hooks;
 };
 
 static void include_entry(void *arg, const char *section, const char *sub,
@@ -447,9 +466,7 @@ static void include_entry(void *arg, const char *section, const char *sub,
 
 	(void)start;
 	(void)end;
-	if (!val || strcmp(name, "path") != 0 ||
-	    !((strcmp(section, "include") == 0 && !sub) ||
-	      (strcmp(section, "includeif") == 0 && sub)))
+	if (!val || !is_include(section, sub, name))
 		return;
 	c->v = ar_xrealloc(c->v, (c->n + 2) * sizeof(char *));
 	c->v[c->n++] = ar_xstrdup(val);
@@ -468,30 +485,41 @@ char **sb_git_config_includes(const char *in, size_t len)
 	return c.v;
 }
 
-static void hooks_entry(void *arg, const char *section, const char *sub,
+struct value {
+	const char *section, *name;
+	char *v;
+};
+
+static void value_entry(void *arg, const char *section, const char *sub,
 			const char *name, const char *val, size_t start,
 			size_t end)
 {
-	struct collect *c = arg;
+	struct value *c = arg;
 
 	(void)start;
 	(void)end;
-	if (val && !sub && strcmp(section, "core") == 0 &&
-	    strcmp(name, "hookspath") == 0) {
-		free(c->hooks);
-		c->hooks = ar_xstrdup(val);
+	if (val && !sub && strcmp(section, c->section) == 0 &&
+	    strcmp(name, c->name) == 0) {
+		free(c->v);
+		c->v = ar_xstrdup(val);
 	}
+}
+
+char *sb_git_config_value(const char *in, size_t len, const char *section,
+			  const char *name)
+{
+	struct value c = { section, name, NULL };
+
+	if (parse(in, len, value_entry, &c) < 0) {
+		free(c.v);
+		return NULL;
+	}
+	return c.v;
 }
 
 char *sb_git_config_hookspath(const char *in, size_t len)
 {
-	struct collect c = { 0 };
-
-	if (parse(in, len, hooks_entry, &c) < 0) {
-		free(c.hooks);
-		return NULL;
-	}
-	return c.hooks;
+	return sb_git_config_value(in, len, "core", "hookspath");
 }
 
 /* ---- rebase todo ---- */

@@ -26,9 +26,19 @@ bool sb_git_code_key(const char *section, const char *sub, const char *name,
 int sb_git_config_neutralise(const char *in, size_t len, char **out,
 			     char **keys);
 
+/* The same, with include.path and includeIf.*.path kept (the caller
+ * shows the included files filtered in turn: the user's git
+ * configuration inside the sandbox, sandbox_gitconfig.c). */
+int sb_git_config_filter(const char *in, size_t len, char **out, char **keys);
+
 /* The values of include.path and includeIf.*.path in `in`, NULL
  * terminated (malloc'd), or NULL for a text not understood. */
 char **sb_git_config_includes(const char *in, size_t len);
+
+/* The last value of section.name (no subsection; both in lower case),
+ * malloc'd, or NULL (none, or a text not understood). */
+char *sb_git_config_value(const char *in, size_t len, const char *section,
+			  const char *name);
 
 /* The value of core.hooksPath (the last one), malloc'd, or NULL. */
 char *sb_git_config_hookspath(const char *in, size_t len);

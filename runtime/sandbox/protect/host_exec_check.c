@@ -337,7 +337,8 @@ static int quarantine_open(struct hx_ctx *c)
 	c->manifest = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (c->manifest)
 		fprintf(c->manifest,
-			"# agentrun sandbox: what the run left that the host would execute (docs/sandbox.md)\n# ACTION\tPATH\tCOPY\tWHY\n");
+			"# agentrun sandbox: what the run left that the host would execute (" AR_SANDBOX_DOC
+			")\n# ACTION\tPATH\tCOPY\tWHY\n");
 	else if (fd >= 0)
 		close(fd);
 	return 0;
@@ -1352,7 +1353,8 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 		ar_warn("sandbox: the workspace is more than %d directories deep: what lies below was not checked for repositories the host's git would run",
 			HX_MAX_DEPTH);
 	if (c.found)
-		ar_warn("sandbox: %zu path%s the host would have executed %s neutralised (docs/sandbox.md, \"The end-of-run check\")%s%s",
+		ar_warn("sandbox: %zu path%s the host would have executed %s neutralised (" AR_SANDBOX_DOC
+			", \"The end-of-run check\")%s%s",
 			c.found, c.found == 1 ? "" : "s",
 			c.found == 1 ? "was" : "were",
 			c.qdir && c.qdir[0] ? "; originals and MANIFEST in " :

@@ -819,7 +819,8 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 	}
 	for (size_t i = 0; i < c.n_optout; i++) {
 		if (c.used[i] && c.r == 0)
-			ar_warn("sandbox: --rw %s: protected path(s) opted back in: the agent can change what is there, and the host may run it later (git hooks and config, editor and agent config; docs/sandbox.md)",
+			ar_warn("sandbox: --rw %s: protected path(s) opted back in: the agent can change what is there, and the host may run it later (git hooks and config, editor and agent config; " AR_SANDBOX_DOC
+				")",
 				c.optout[i]);
 		free(c.optout[i]);
 	}
