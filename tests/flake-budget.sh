@@ -51,6 +51,13 @@ if [ -z "$outdir" ]; then
 else
 	mkdir -p "$outdir"
 fi
+# the runs use a copy: a rebuild of the tree meanwhile (make writes the
+# binary in place) would fail a test with "Permission denied" or
+# "Text file busy" that is no flake of the product
+chmod 0755 "$outdir"
+cp "$AGENTRUN" "$outdir/agentrun"
+chmod 0755 "$outdir/agentrun"
+export AGENTRUN=$outdir/agentrun
 
 load_pids=()
 stop_load()

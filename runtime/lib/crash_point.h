@@ -37,7 +37,7 @@
  *   delete-cgroup-removed the cgroup is removed, the state is complete
  *   delete-state-partial  every file but state.json removed
  *   delete-state-removed  state.json removed, the directory is still there
- * and of `agentrun commit` (tests/integration/test_faults_kill.sh):
+ * and of `agentrun commit` (tests/integration/test_faults_commit.sh):
  *   commit-temp-written   a file's new content written and synced, not
  *                         yet linked into the workspace
  *   commit-half           half of the changes to put applied
