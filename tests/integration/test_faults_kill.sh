@@ -149,7 +149,7 @@ sandbox_setup()
 # agentrun is killed while the agent still runs.
 t_kill_sandbox()
 {
-	local mode=$1 tag apid keeper root t0 t1
+	local mode=$1 tag apid keeper root t0 t1 k
 	sandbox_setup "$mode"
 	tag=sb-$RANDOM$RANDOM
 	root=$AR_ROOT
@@ -167,12 +167,16 @@ t_kill_sandbox()
 	kill -KILL "$apid"
 	# the agent dies with agentrun, then the keeper checks and leaves
 	wait_until 10 no_pid pgrep -f "sleep 9872"
-	wait_until 20 gone "$keeper"
+	echo "# agentrun $apid, keeper(s) $keeper"
+	for k in $keeper; do
+		wait_until 20 gone "$k"
+	done
+	wait_until 5 grep -q "ended before its sandbox" "$TEST_TMP/sb.err"
 	t1=$(date +%s%N)
 	echo "# the keeper's check finished $(((t1 - t0) / 1000000)) ms after the SIGKILL"
 	# the user's next commit in the agent's repository runs nothing
 	host sh -c 'cd "$1/evil" && git add e && git commit -qm e' _ "$WS" >/dev/null 2>&1 || true
-	[ ! -e "$MARK" ] || fail "the host ran the hook the killed sandbox left: $(cat "$MARK")"
+	[ ! -e "$MARK" ] || fail "the host ran the hook the killed sandbox left: $(cat "$MARK"); agentrun said: $(cat "$TEST_TMP/sb.err")"
 	[ ! -x "$WS/evil/.git/hooks/pre-commit" ] || fail "the hook is still armed"
 	assert_contains "$(cat "$H"/.local/state/agentrun/quarantine/*/MANIFEST)" "$WS/evil/.git/hooks/pre-commit"
 	# named where agentrun's stderr went

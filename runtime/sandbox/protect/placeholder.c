@@ -322,23 +322,32 @@ static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
 	 * existed, or the start failed) */
 	if (ar_recvmsg_fd(sock, &c, 1, &pfd.fd) <= 0 || pfd.fd < 0)
 		_exit(0);
-	close(sock);
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
-	/* the container has ended; agentrun killed meanwhile (its child
-	 * no more): the last one out is this process, and what agentrun
-	 * would have done after the exit is done here */
-	if (getppid() != parent) {
-		for (size_t i = 0; i < ph->n; i++)
-			if (ph->v[i].ours)
-				remove_if_last(ph->v[i].fd, ph->v[i].path);
-		if (ph->orphan) {
-			if (err >= 0)
-				dup2(err, STDERR_FILENO);
-			ar_warn("sandbox: agentrun (pid %d) ended before its sandbox: its keeper (pid %d) runs the end-of-run check (docs/sandbox.md, \"A killed sandbox\")",
-				(int)parent, (int)getpid());
-			ph->orphan(ph->orphan_arg);
-		}
+	/* the container has ended. agentrun alive sends a byte when it
+	 * releases the placeholders; the socket's end of file means it is
+	 * gone, all its threads (its parent pid is no sign: the pid stays
+	 * while a thread of it lives, and a dying main thread fires the
+	 * container's PDEATHSIG first). The last one out is this process
+	 * then, and what agentrun would have done after the exit is done
+	 * here. */
+	{
+		ssize_t n;
+
+		while ((n = recv(sock, &c, 1, 0)) < 0 && errno == EINTR)
+			;
+		if (n > 0)
+			_exit(0);
+	}
+	for (size_t i = 0; i < ph->n; i++)
+		if (ph->v[i].ours)
+			remove_if_last(ph->v[i].fd, ph->v[i].path);
+	if (ph->orphan) {
+		if (err >= 0)
+			dup2(err, STDERR_FILENO);
+		ar_warn("sandbox: agentrun (pid %d) ended before its sandbox: its keeper (pid %d) runs the end-of-run check (docs/sandbox.md, \"A killed sandbox\")",
+			(int)parent, (int)getpid());
+		ph->orphan(ph->orphan_arg);
 	}
 	_exit(0);
 }
@@ -375,9 +384,12 @@ void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid)
 	if (pidfd >= 0) {
 		(void)ar_sendmsg_fd(ph->keeper_sock, "p", 1, pidfd);
 		close(pidfd);
+	} else {
+		close(ph->keeper_sock);
+		ph->keeper_sock = -1;
 	}
-	close(ph->keeper_sock);
-	ph->keeper_sock = -1;
+	/* else kept open: its end of file tells the keeper agentrun is
+	 * gone (keeper_gone sends a byte instead) */
 }
 
 /* The keeper gone: the container's first process has exited (or never
@@ -387,6 +399,8 @@ static bool keeper_gone(struct sb_placeholders *ph)
 	struct pollfd pfd = { .events = POLLIN };
 
 	if (ph->keeper_sock >= 0) {
+		/* alive: the keeper leaves the rest to this process */
+		(void)!send(ph->keeper_sock, "n", 1, MSG_NOSIGNAL);
 		close(ph->keeper_sock);
 		ph->keeper_sock = -1;
 	}
