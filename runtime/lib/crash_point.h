@@ -37,6 +37,10 @@
  *   delete-cgroup-removed the cgroup is removed, the state is complete
  *   delete-state-partial  every file but state.json removed
  *   delete-state-removed  state.json removed, the directory is still there
+ * and of `agentrun commit` (tests/integration/test_faults_commit.sh):
+ *   commit-temp-written   a file's new content written and synced, not
+ *                         yet linked into the workspace
+ *   commit-half           half of the changes to put applied
  */
 #ifndef AGENTRUN_CRASH_POINT_H
 #define AGENTRUN_CRASH_POINT_H

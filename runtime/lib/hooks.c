@@ -109,6 +109,10 @@ static int wait_with_timeout(pid_t pid, int timeout_s)
 			int r;
 
 			if (left <= 0) {
+				/* the hook and what it started (its own
+				 * process group: a child left holding the
+				 * caller's pipe would hold the caller) */
+				kill(-pid, SIGKILL);
 				kill(pid, SIGKILL);
 				while (waitpid(pid, &status, 0) < 0 &&
 				       errno == EINTR)
@@ -166,6 +170,9 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* a timeout ends the whole group (wait_with_timeout) */
+		if (hook->timeout.set && hook->timeout.v > 0)
+			(void)setpgid(0, 0);
 		if (dup2(in, STDIN_FILENO) < 0 ||
 		    dup2(out_fd, STDOUT_FILENO) < 0 ||
 		    dup2(err_fd, STDERR_FILENO) < 0)
@@ -182,6 +189,8 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		}
 		_exit(127);
 	}
+	if (hook->timeout.set && hook->timeout.v > 0)
+		(void)setpgid(pid, pid); /* as the child does: no race */
 	status =
 		wait_with_timeout(pid, hook->timeout.set ? hook->timeout.v : 0);
 	if (status < 0) {

@@ -171,6 +171,32 @@ static int on_spawn(pid_t pid, void *arg, struct ar_error *err)
 	return sb_control_serve(b->ctl, err);
 }
 
+/* What a killed agentrun leaves to the placeholders' keeper
+ * (placeholder.h): a plain run's end-of-run check, run once the
+ * container has ended, and the commondir placeholders released. */
+struct sb_orphan {
+	struct sb_plan *plan;
+	const struct ar_sandbox_host *h;
+	int *fds;
+};
+
+static void orphan_check(void *arg)
+{
+	const struct sb_orphan *a = arg;
+	struct sb_plan *p = a->plan;
+	struct sb_hostexec_input hi = {
+		.protect = &p->protect,
+		.workspace = p->workspace,
+		.home = a->h->home,
+		.environ = a->h->environ,
+		.rw = p->o.rw.v,
+		.n_rw = p->o.rw.n,
+	};
+
+	sb_hostexec_check(&p->hostexec, &hi, NULL);
+	sb_hostexec_release(&p->hostexec, false);
+}
+
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		   const struct ar_sandbox_run_opts *ro, int *exit_status,
 		   struct ar_error *err)
@@ -188,6 +214,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	int channel_fd = -1;
 	struct sb_shadow shadow;
 	bool shadow_on = false;
+	struct sb_orphan orphan = { &plan, &h, NULL };
 	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
@@ -288,6 +315,17 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		if (p->protect.v[i].kind == SB_PROT_ABSENT)
 			r = sb_placeholder_take(&ph, p->protect.v[i].path,
 						!plan.overlay.dir, err);
+	/* a plain run: agentrun killed, its keeper runs the end-of-run
+	 * check (docs/sandbox.md, "A killed sandbox") */
+	if (r == 0 && plan.hostexec.armed) {
+		orphan.fds = ar_xcalloc(plan.hostexec.n_ph + 1, sizeof(int));
+		for (size_t i = 0; i < plan.hostexec.n_ph; i++)
+			orphan.fds[i] = plan.hostexec.ph[i].fd;
+		ph.orphan = orphan_check;
+		ph.orphan_arg = &orphan;
+		ph.orphan_fds = orphan.fds;
+		ph.n_orphan_fds = plan.hostexec.n_ph;
+	}
 	if (r == 0)
 		sb_placeholders_keep(&ph);
 	/* --audit/--learn (sandbox_audit.c), --net allow and --publish
@@ -432,6 +470,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       plan.overlay.name, plan.overlay.upper, plan.overlay.name,
 		       plan.overlay.name, plan.overlay.name, plan.overlay.name);
 out:
+	free(orphan.fds);
 	if (sess.dir || sess.ready_fd >= 0)
 		sb_session_end(&sess, r, *exit_status, err);
 	sb_observe_release(&ob);

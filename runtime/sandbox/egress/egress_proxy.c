@@ -42,7 +42,7 @@
  * reason (HTTP 503, SOCKS general failure). */
 #define AR_EGRESS_MAX_CONNS 256
 #define HEAD_MAX 16384 /* request head (HTTP) */
-#define SETUP_TIMEOUT_S 30 /* to receive the request */
+#define SETUP_TIMEOUT_S 30 /* to receive the request, in all */
 #define CONNECT_TIMEOUT_MS 10000 /* per address */
 /* Bound per direction. Pipes start at the kernel's default (64 KiB) and
  * grow to this once a splice half fills one (a bulk transfer): pipe
@@ -229,12 +229,49 @@ void ar_egress_event_stderr(const struct ar_egress_event *ev, void *data)
 	}
 }
 
+/* The end of the current setup (CLOCK_MONOTONIC ms; 0: none), set by
+ * setup_main for its thread: the request head (or SOCKS5 exchange) must
+ * be in by then, however it is trickled. */
+static __thread long long setup_deadline;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Before each read of a setup: what is left of SETUP_TIMEOUT_S as the
+ * socket's receive timeout (a per-read timeout alone never fires for a
+ * client sending a byte a second). -1 with ETIMEDOUT once it is over. */
+static int setup_read_budget(int fd)
+{
+	struct timeval tv;
+	long long left;
+
+	if (!setup_deadline)
+		return 0;
+	left = setup_deadline - mono_ms();
+	if (left <= 0) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	tv.tv_sec = (time_t)(left / 1000);
+	tv.tv_usec = (suseconds_t)(left % 1000) * 1000;
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 static int read_full(int fd, void *buf, size_t n)
 {
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
+		ssize_t r;
+
+		if (setup_read_budget(fd) < 0)
+			return -1;
+		r = read(fd, (char *)buf + got, n - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -731,9 +768,21 @@ static ssize_t http_read_head(int fd, char *buf, size_t size, size_t *len)
 				   "agentrun: request head too large");
 			return -1;
 		}
+		if (setup_read_budget(fd) < 0) {
+			http_reply(
+				fd, 408, "Request Timeout",
+				"agentrun: request head not received in time");
+			return -1;
+		}
 		n = read(fd, buf + *len, size - 1 - *len);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			http_reply(
+				fd, 408, "Request Timeout",
+				"agentrun: request head not received in time");
+			return -1;
+		}
 		if (n <= 0)
 			return -1;
 		if (memchr(buf + *len, '\0', (size_t)n)) {
@@ -1295,7 +1344,7 @@ static void relay_dir(struct conn *c, int d)
 {
 	int src = c->fd[d], dst = c->fd[!d], pp[2];
 	size_t cap;
-	bool grown = false, broken = false;
+	bool grown = false, broken = false, reset = false;
 
 	if (pipe2(pp, O_CLOEXEC) < 0) {
 		ar_warn("egress proxy: pipe: %s", strerror(errno));
@@ -1315,6 +1364,7 @@ static void relay_dir(struct conn *c, int d)
 			continue;
 		if (n <= 0) {
 			broken = n < 0;
+			reset = n < 0 && errno == ECONNRESET;
 			break;
 		}
 		/* half full at once: a bulk transfer, batch more per call */
@@ -1337,7 +1387,15 @@ static void relay_dir(struct conn *c, int d)
 	}
 	close(pp[0]);
 	close(pp[1]);
-	if (broken) {
+	if (reset) {
+		/* a reset goes on as a reset (the close in conn_put sends
+		 * it): a FIN would make a cut transfer look complete */
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(dst, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		shutdown(dst, SHUT_RD);
+		shutdown(src, SHUT_RDWR);
+	} else if (broken) {
 		shutdown(c->fd[0], SHUT_RDWR);
 		shutdown(c->fd[1], SHUT_RDWR);
 	} else {
@@ -1608,6 +1666,7 @@ static void *setup_main(void *arg)
 	free(s);
 	tls_target.tls = false;
 	setup_client = c;
+	setup_deadline = mono_ms() + SETUP_TIMEOUT_S * 1000LL;
 	loopback_tune(c);
 	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -1620,6 +1679,7 @@ static void *setup_main(void *arg)
 				  http_setup(p, c, &up);
 	else
 		rc = -1;
+	setup_deadline = 0;
 	/* no longer a setup: the accept thread may take another one */
 	pthread_mutex_lock(&p->lock);
 	p->n_setup--;

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include "crash_point.h"
 #include "log.h"
 #include "utils.h"
 
@@ -81,6 +82,19 @@ static void temp_name(struct commit *cc, char *buf, size_t n)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snprintf(buf, n, ".agentrun-commit-%d-%lx-%lu", (int)getpid(),
 		 (unsigned long)ts.tv_nsec, cc->seq++);
+}
+
+/* An O_TMPFILE file given the name `tmp` in pfd (then renamed over the
+ * leaf: the named window is two system calls long). AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH; /proc/self/fd does not. */
+static int link_unnamed(int fd, int pfd, const char *tmp)
+{
+	char proc[64];
+
+	if (linkat(fd, "", pfd, tmp, AT_EMPTY_PATH) == 0)
+		return 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, pfd, tmp, AT_SYMLINK_FOLLOW);
 }
 
 static int copy_range(int in, int out, off_t off, off_t len)
@@ -261,6 +275,7 @@ static int put_entry(struct commit *cc, const struct ar_change *ch)
 	const char *leaf;
 	struct stat su;
 	char tmp[96];
+	bool unnamed = false;
 
 	if (ch->special) {
 		_cleanup_free_ char *w = ar_xasprintf(
@@ -308,10 +323,15 @@ static int put_entry(struct commit *cc, const struct ar_change *ch)
 			return failed(cc, ch, "open it in the upper layer",
 				      errno),
 			       -1;
-		out = openat(pfd, tmp,
-			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				     O_CLOEXEC,
-			     0600);
+		/* unnamed while it is written: a commit killed (or a
+		 * filesystem full) midway leaves nothing in the workspace */
+		out = openat(pfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		unnamed = out >= 0;
+		if (out < 0)
+			out = openat(pfd, tmp,
+				     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					     O_CLOEXEC,
+				     0600);
 		if (out < 0)
 			return failed(cc, ch, "create a temporary file", errno),
 			       -1;
@@ -320,9 +340,14 @@ static int put_entry(struct commit *cc, const struct ar_change *ch)
 		    fchmod(out, su.st_mode & 0777) < 0 || fsync(out) < 0) {
 			int e = errno;
 
-			unlinkat(pfd, tmp, 0);
+			if (!unnamed)
+				unlinkat(pfd, tmp, 0);
 			return failed(cc, ch, "write", e), -1;
 		}
+		ar_crash_point("commit-temp-written");
+		if (unnamed && link_unnamed(out, pfd, tmp) < 0)
+			return failed(cc, ch, "link the written file", errno),
+			       -1;
 		if (su.st_mode & (S_ISUID | S_ISGID))
 			note(cc, ch, "setuid/setgid bit dropped");
 	} else {
@@ -462,6 +487,7 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 	_cleanup_close_ int ws = -1, up = -1;
 	struct commit cc = { .ov = ov, .o = o ? o : &none };
 	struct ar_changes c;
+	size_t n_put = 0;
 	int r = 0;
 
 	cc.out = cc.o->out ? cc.o->out : stdout;
@@ -497,8 +523,14 @@ int ar_overlay_commit(struct ar_overlay *ov, char *const *paths, size_t n_paths,
 		if (sel[i] && c.v[i].kind == AR_CHANGE_DELETED)
 			apply_delete(&cc, &c.v[i]);
 	for (size_t i = 0; i < c.n; i++)
-		if (sel[i] && c.v[i].kind != AR_CHANGE_DELETED)
-			put_entry(&cc, &c.v[i]);
+		n_put += sel[i] && c.v[i].kind != AR_CHANGE_DELETED;
+	for (size_t i = 0, done = 0; i < c.n; i++) {
+		if (!sel[i] || c.v[i].kind == AR_CHANGE_DELETED)
+			continue;
+		put_entry(&cc, &c.v[i]);
+		if (++done == n_put / 2)
+			ar_crash_point("commit-half");
+	}
 	if (held)
 		report_held(&cc, &c, held, rels, n_paths);
 	if (cc.failed) {

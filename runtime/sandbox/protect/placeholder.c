@@ -272,25 +272,30 @@ int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
 
 /* The keeper's fds: the locks and its socket; all else closed, the
  * standard ones on /dev/null (nobody waits for its output). */
-static void keeper_fds(const struct sb_placeholders *ph, int sock)
+static void keeper_fds(const struct sb_placeholders *ph, int sock, int err)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	unsigned int from = 3;
-	int max = sock;
+	int max = sock > err ? sock : err;
 
 	for (size_t i = 0; i < ph->n; i++)
 		if (ph->v[i].fd > max)
 			max = ph->v[i].fd;
+	for (size_t i = 0; i < ph->n_orphan_fds; i++)
+		if (ph->orphan_fds[i] > max)
+			max = ph->orphan_fds[i];
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 	}
 	for (int fd = 3; fd <= max; fd++) {
-		bool keep = fd == sock;
+		bool keep = fd == sock || fd == err;
 
 		for (size_t i = 0; !keep && i < ph->n; i++)
 			keep = ph->v[i].fd == fd;
+		for (size_t i = 0; !keep && i < ph->n_orphan_fds; i++)
+			keep = ph->orphan_fds[i] == fd;
 		if (!keep)
 			continue;
 		if ((unsigned int)fd > from)
@@ -305,25 +310,45 @@ static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
 	static const int ignored[] = { SIGINT,	SIGQUIT, SIGHUP,
 				       SIGTERM, SIGTSTP, SIGPIPE };
 	struct pollfd pfd = { .events = POLLIN };
+	/* the orphan function's warnings go where agentrun's went */
+	int err = ph->orphan ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
 	char c;
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
-	keeper_fds(ph, sock);
+	keeper_fds(ph, sock, err);
 	prctl(PR_SET_NAME, "agentrun-keep");
 	/* the container's pidfd, or nothing (agentrun gone before it
 	 * existed, or the start failed) */
 	if (ar_recvmsg_fd(sock, &c, 1, &pfd.fd) <= 0 || pfd.fd < 0)
 		_exit(0);
-	close(sock);
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
-	/* the container has ended; agentrun killed meanwhile (its child
-	 * no more): the last one out is this process */
-	if (getppid() != parent)
-		for (size_t i = 0; i < ph->n; i++)
-			if (ph->v[i].ours)
-				remove_if_last(ph->v[i].fd, ph->v[i].path);
+	/* the container has ended. agentrun alive sends a byte when it
+	 * releases the placeholders; the socket's end of file means it is
+	 * gone, all its threads (its parent pid is no sign: the pid stays
+	 * while a thread of it lives, and a dying main thread fires the
+	 * container's PDEATHSIG first). The last one out is this process
+	 * then, and what agentrun would have done after the exit is done
+	 * here. */
+	{
+		ssize_t n;
+
+		while ((n = recv(sock, &c, 1, 0)) < 0 && errno == EINTR)
+			;
+		if (n > 0)
+			_exit(0);
+	}
+	for (size_t i = 0; i < ph->n; i++)
+		if (ph->v[i].ours)
+			remove_if_last(ph->v[i].fd, ph->v[i].path);
+	if (ph->orphan) {
+		if (err >= 0)
+			dup2(err, STDERR_FILENO);
+		ar_warn("sandbox: agentrun (pid %d) ended before its sandbox: its keeper (pid %d) runs the end-of-run check (docs/sandbox.md, \"A killed sandbox\")",
+			(int)parent, (int)getpid());
+		ph->orphan(ph->orphan_arg);
+	}
 	_exit(0);
 }
 
@@ -332,7 +357,7 @@ void sb_placeholders_keep(struct sb_placeholders *ph)
 	int sv[2];
 	pid_t pid, self = getpid();
 
-	if (ph->n == 0 ||
+	if ((ph->n == 0 && !ph->orphan) ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return;
 	pid = fork();
@@ -359,9 +384,12 @@ void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid)
 	if (pidfd >= 0) {
 		(void)ar_sendmsg_fd(ph->keeper_sock, "p", 1, pidfd);
 		close(pidfd);
+	} else {
+		close(ph->keeper_sock);
+		ph->keeper_sock = -1;
 	}
-	close(ph->keeper_sock);
-	ph->keeper_sock = -1;
+	/* else kept open: its end of file tells the keeper agentrun is
+	 * gone (keeper_gone sends a byte instead) */
 }
 
 /* The keeper gone: the container's first process has exited (or never
@@ -371,6 +399,8 @@ static bool keeper_gone(struct sb_placeholders *ph)
 	struct pollfd pfd = { .events = POLLIN };
 
 	if (ph->keeper_sock >= 0) {
+		/* alive: the keeper leaves the rest to this process */
+		(void)!send(ph->keeper_sock, "n", 1, MSG_NOSIGNAL);
 		close(ph->keeper_sock);
 		ph->keeper_sock = -1;
 	}

@@ -42,16 +42,29 @@ struct sb_placeholder {
 	bool ours; /* a placeholder (not a directory of the user's) */
 };
 
+/* What the keeper does for a killed agentrun once the container has
+ * ended (a plain run's end-of-run check, host_exec_check.h): called in
+ * the keeper, a fork of agentrun (the caller's memory as it was at
+ * sb_placeholders_keep), its standard fds on /dev/null. */
+typedef void (*sb_keeper_orphan_fn)(void *arg);
+
 struct sb_placeholders {
 	struct sb_placeholder *v;
 	size_t n;
 	pid_t keeper; /* holds the locks while the container lives */
 	int keeper_sock; /* the container's pidfd goes there */
+	/* set before sb_placeholders_keep (all optional): run by the
+	 * keeper when agentrun is gone before the container's end, and
+	 * the fds it needs kept open (every other one is closed) */
+	sb_keeper_orphan_fn orphan;
+	void *orphan_arg;
+	const int *orphan_fds;
+	size_t n_orphan_fds;
 };
 
 #define SB_PLACEHOLDERS_INIT                                                   \
 	{                                                                      \
-		NULL, 0, -1, -1                                                \
+		NULL, 0, -1, -1, NULL, NULL, NULL, 0                           \
 	}
 
 /* `path` (an existing directory where a placeholder would go) is one:
@@ -72,7 +85,8 @@ int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
  * sb_placeholders_keep_pid once it exists) has exited, so that a
  * container outliving a killed agentrun keeps its placeholders; when
  * agentrun was killed meanwhile, the keeper removes them itself (the
- * last one out). Without placeholders, nothing is started. */
+ * last one out), then calls ph->orphan. Without placeholders or an
+ * orphan function, nothing is started. */
 void sb_placeholders_keep(struct sb_placeholders *ph);
 void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid);
 

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Faults (issue 31): an OCI hook that hangs. Its `timeout` is honoured at
+# every stage with an error naming the hook and the timeout, and the hook
+# is ended whole: a hook that started a child of its own (a daemon it
+# forgot, `sleep &`) leaves no process behind, and agentrun's output
+# (captured through a pipe by the caller, as every engine does) is not held
+# open past the timeout. A failing create-time hook leaves no container;
+# poststart/poststop time out with a warning and the lifecycle goes on.
+. "$(dirname "$0")/../lib.sh"
+
+# a hook that never ends and leaves a child holding its stdout and stderr
+HANG='sleep 9873 & exec sleep 9873'
+
+hook_procs()
+{
+	pgrep -f "sleep 9873" || true
+}
+
+no_hook_procs()
+{
+	[ -z "$(hook_procs)" ]
+}
+
+# t_hang STAGE MODE: MODE root or user (rootless)
+t_hang()
+{
+	local stage=$1 mode=$2 b=$TEST_TMP/b-$1-$2 id start end out
+	require_root
+	if [ "$mode" = root ]; then
+		make_bundle "$b"
+	else
+		require_subids
+		require_agentrun_as_test_user
+		make_bundle_as_test_user "$b" --rootless
+	fi
+	config_set "$b" '.process.args=["true"] | .process.terminal=false
+	  | .hooks[$s] = [{path: "/bin/sh", args: ["sh", "-c", $h], timeout: 2}]' \
+		--arg s "$stage" --arg h "$HANG"
+	[ "$mode" = root ] || chown "$TEST_UID:$TEST_GID" "$b/config.json"
+	id=$(unique_id)
+	if [ "$mode" = root ]; then
+		defer ar delete --force "$id"
+	else
+		defer ar_user delete --force "$id"
+	fi
+	start=$(date +%s)
+	# through a pipe: the caller reads until agentrun's stderr closes
+	if [ "$mode" = root ]; then
+		out=$(ar run --bundle "$b" "$id" 2>&1 | cat) || true
+	else
+		out=$(ar_user run --bundle "$b" "$id" 2>&1 | cat) || true
+	fi
+	end=$(date +%s)
+	echo "# $stage: $((end - start)) s; output: $out"
+	[ $((end - start)) -lt 15 ] || fail "the run took $((end - start)) s with a 2 s hook timeout"
+	assert_contains "$out" "hooks.$stage[0]"
+	assert_contains "$out" "timed out after 2 seconds"
+	wait_until 5 no_hook_procs
+	case $stage in
+	poststart | poststop) ;; # a warning: the container ran
+	*)
+		local left
+		if [ "$mode" = root ]; then left=$(ls "$AR_ROOT"); else left=$(ls "$AR_USER_ROOT"); fi
+		assert_eq "$left" "" "state left behind"
+		;;
+	esac
+}
+
+for mode in root user; do
+	for stage in createRuntime prestart createContainer poststart poststop; do
+		run_test "faults ($mode): a $stage hook that hangs is ended whole at its timeout" t_hang $stage $mode
+	done
+done
+finish
