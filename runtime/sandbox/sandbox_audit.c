@@ -68,7 +68,9 @@ int sb_observe_start(struct sb_observe *ob, const struct sb_plan *p,
 		ar_audit_start(ob->audit, o->argv, p->workspace,
 			       oci_config_annotation(cfg,
 						     SB_ANNOTATION_PROTECTIONS),
-			       o->learn ? "learn" : o->shadow ? "shadow" : "enforce");
+			       o->learn	 ? "learn" :
+			       o->shadow ? "shadow" :
+					   "enforce");
 		audit_protected(ob->audit, &p->protect);
 		if (!o->overlay) {
 			sb_scan_take(p->workspace, &ob->before);

@@ -126,17 +126,18 @@ static void show_interpreter(struct exe *x, const char *real, int depth)
 	_cleanup_close_ int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	_cleanup_free_ char *interp = NULL;
+	char *save = NULL;
 
 	if (n < 3 || buf[0] != '#' || buf[1] != '!')
 		return;
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	s = buf + 2;
-	w = strtok(s, " \t");
+	w = strtok_r(s, " \t", &save);
 	if (!w)
 		return;
 	if (strcmp(w, "/usr/bin/env") == 0 || strcmp(w, "/bin/env") == 0) {
-		while ((w = strtok(NULL, " \t")) && w[0] == '-')
+		while ((w = strtok_r(NULL, " \t", &save)) && w[0] == '-')
 			;
 		if (!w || strchr(w, '='))
 			return;

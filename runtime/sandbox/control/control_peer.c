@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,33 @@ static bool hex_u32(const char *s, uint32_t *v)
 	return end == buf + 8;
 }
 
+/* After a line's local address: "lport rem:rport st tx:rx tr:tm retr uid
+ * timeout inode"; the local port (hex) and the inode (decimal). */
+static bool tcp_fields(const char *s, unsigned long *lport,
+		       unsigned long *inode)
+{
+	char *end;
+
+	errno = 0;
+	*lport = strtoul(s, &end, 16);
+	if (errno || end == s || *end != ' ')
+		return false;
+	s = end;
+	/* rem:rport, st, tx:rx, tr:tm, retr, uid, timeout: 7 fields */
+	for (int f = 0; f < 7; f++) {
+		while (*s == ' ')
+			s++;
+		if (!*s || *s == '\n')
+			return false;
+		while (*s && *s != ' ' && *s != '\n')
+			s++;
+	}
+	while (*s == ' ')
+		s++;
+	*inode = strtoul(s, &end, 10);
+	return !errno && end != s;
+}
+
 unsigned long ctl_peer_tcp_inode(const char *table, const unsigned char *addr,
 				 size_t alen, unsigned port)
 {
@@ -38,9 +66,7 @@ unsigned long ctl_peer_tcp_inode(const char *table, const unsigned char *addr,
 	while (l && *++l) {
 		const char *p = l, *colon;
 		unsigned char a[16];
-		unsigned lport, st;
-		unsigned long inode;
-		char rest[64];
+		unsigned long lport, inode;
 		bool match = true;
 
 		while (*p == ' ')
@@ -63,9 +89,7 @@ unsigned long ctl_peer_tcp_inode(const char *table, const unsigned char *addr,
 		}
 		match = memcmp(a, addr, alen) == 0;
 		/* lport rem:rport st tx:rx tr:tm retr uid timeout inode */
-		if (match &&
-		    sscanf(colon + 1, "%x %63s %x %*s %*s %*s %*s %*s %lu",
-			   &lport, rest, &st, &inode) == 4 &&
+		if (match && tcp_fields(colon + 1, &lport, &inode) &&
 		    lport == port && inode)
 			return inode;
 next:
@@ -161,14 +185,17 @@ static void describe(struct ctl_peer *out)
 	status = read_small(path, 65536, NULL);
 	ns = status ? strstr(status, "\nNSpid:") : NULL;
 	if (ns) {
-		char *eol = strchr(ns + 1, '\n'), *last = NULL;
+		char *eol = strchr(ns + 1, '\n'), *last = NULL, *save = NULL;
+		unsigned long long v;
 
 		if (eol)
 			*eol = '\0';
-		for (char *t = strtok(ns + 7, " \t"); t;
-		     t = strtok(NULL, " \t"))
+		for (char *t = strtok_r(ns + 7, " \t", &save); t;
+		     t = strtok_r(NULL, " \t", &save))
 			last = t;
-		out->ns_pid = last ? (pid_t)atoi(last) : 0;
+		out->ns_pid = 0;
+		if (last && ar_parse_u64(last, &v) == 0 && v <= INT_MAX)
+			out->ns_pid = (pid_t)v;
 	}
 	free(status);
 }
@@ -227,7 +254,12 @@ bool ctl_peer_find(pid_t sandbox_pid, int client, struct ctl_peer *out)
 			continue;
 		n++;
 		if (holds(e->d_name, want)) {
-			out->pid = (pid_t)atoi(e->d_name);
+			unsigned long long v;
+
+			out->pid = ar_parse_u64(e->d_name, &v) == 0 &&
+						   v <= INT_MAX ?
+					   (pid_t)v :
+					   0;
 			break;
 		}
 	}

@@ -71,7 +71,7 @@ void watch_view(const struct watch_model *m, int rows, int cols, char **lines)
 			"-- pending requests (o once, s session, a always, r refuse; up/down) %s",
 			m->n_reqs > (size_t)req_rows ? "(more)" : "");
 	for (int i = 0; i < req_rows && row < rows - 1; i++) {
-		size_t k = (size_t)(first_req + i);
+		size_t k = (size_t)first_req + (size_t)i;
 
 		if (k < m->n_reqs)
 			lines[row++] = line(cols, k == m->sel, "%c %s",
