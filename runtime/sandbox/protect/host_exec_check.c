@@ -211,6 +211,9 @@ struct hx_ctx {
 	/* core.hooksPath of the user's global config (a relative one
 	 * names a directory in every repository's worktree) */
 	char *global_hooks;
+	/* while a --rw directory is walked: the workspace below it, walked
+	 * already */
+	const char *skip;
 };
 
 static bool changed(const struct hx_ctx *c, const struct stat *st)
@@ -1255,6 +1258,8 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 			}
 		}
 		sub = ar_xasprintf("%s/%s", path, name);
+		if (c->skip && strcmp(sub, c->skip) == 0)
+			continue;
 		if (depth >= HX_MAX_DEPTH) {
 			c->too_deep = true;
 			continue;
@@ -1305,6 +1310,73 @@ static void global_hookspath(struct hx_ctx *c)
 	}
 }
 
+static bool leaf_fs(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 &&
+	       (sfs.f_type == EXT4_SUPER_MAGIC ||
+		sfs.f_type == XFS_SUPER_MAGIC || sfs.f_type == TMPFS_MAGIC ||
+		sfs.f_type == F2FS_SUPER_MAGIC);
+}
+
+/* Each --rw directory outside the workspace (the agent could write
+ * anywhere in it), walked like the workspace: same start time, same
+ * rules, nothing opted in there; the start's search did not look there
+ * (no leaf is skipped for that). A directory below another one given,
+ * or holding the workspace (which is skipped), is walked once. */
+static void walk_rw_dirs(struct hx_ctx *c)
+{
+	const struct sb_hostexec_input *in = c->in;
+	char **real = ar_xcalloc(in->n_rw + 1, sizeof(char *));
+	int wsfd = c->wsfd;
+	bool leaf_ok = c->leaf_ok;
+
+	for (size_t i = 0; i < in->n_rw; i++)
+		real[i] = sb_protect_lexical(in->home, in->rw[i]);
+	for (size_t i = 0; i < in->n_rw; i++) {
+		struct sb_hostexec_input sub = *in;
+		bool dup_of = false;
+		struct stat st;
+		int fd;
+
+		if (!real[i] || ar_path_under(real[i], in->workspace))
+			continue;
+		for (size_t j = 0; j < in->n_rw && !dup_of; j++)
+			dup_of = j != i && real[j] &&
+				 !ar_path_under(real[j], in->workspace) &&
+				 ar_path_under(real[i], real[j]) &&
+				 (strcmp(real[i], real[j]) != 0 || j < i);
+		if (dup_of)
+			continue;
+		fd = open(real[i],
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* a file, or gone */
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			continue;
+		}
+		sub.workspace = real[i];
+		c->in = &sub;
+		c->wsfd = fd;
+		c->leaf_ok = leaf_fs(fd);
+		c->skip = ar_path_under(in->workspace, real[i]) ?
+				  in->workspace :
+				  NULL;
+		walk(c, fcntl(fd, F_DUPFD_CLOEXEC, 0), real[i], st.st_dev, 0,
+		     false);
+		close(fd);
+	}
+	c->in = in;
+	c->wsfd = wsfd;
+	c->leaf_ok = leaf_ok;
+	c->skip = NULL;
+	for (size_t i = 0; i < in->n_rw; i++)
+		free(real[i]);
+	free(real);
+}
+
 static double cpu_ms(const struct rusage *r)
 {
 	return (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e3 +
@@ -1349,6 +1421,7 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 		walk(&c, fd, in->workspace, st.st_dev, 0, true);
 	else if (fd >= 0)
 		close(fd);
+	walk_rw_dirs(&c);
 	if (c.too_deep)
 		ar_warn("sandbox: the workspace is more than %d directories deep: what lies below was not checked for repositories the host's git would run",
 			HX_MAX_DEPTH);

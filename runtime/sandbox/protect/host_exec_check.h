@@ -13,8 +13,9 @@
  * code-running keys of a config commented out, every other file moved to
  * a quarantine directory outside the workspace
  * ($XDG_STATE_HOME/agentrun/quarantine/RUN/, a MANIFEST naming each
- * original path), each named in a warning. Paths opted in with --rw are
- * left alone.
+ * original path), each named in a warning. Paths opted in with --rw
+ * inside the workspace are left alone; each --rw directory outside it
+ * is walked the same way (the agent could write anywhere in it).
  *
  * Before the run (prevention, not cleanup): a missing `commondir` in a
  * protected git directory gets a placeholder file holding "." (git reads
@@ -54,7 +55,8 @@ struct sb_hostexec_input {
 	const char *workspace; /* real path */
 	const char *home;
 	char *const *environ; /* XDG_STATE_HOME */
-	const char *const *rw; /* --rw values as given */
+	const char *const *rw; /* --rw values as given (opt-ins inside the
+				* workspace, directories walked outside) */
 	size_t n_rw;
 };
 
