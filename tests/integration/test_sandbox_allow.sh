@@ -228,7 +228,7 @@ t_refusals()
 	assert_contains "$ERR" "expected a directory"
 	# bad --net patterns; --net of a sandbox without an egress proxy
 	assert_status '!0' ctl allow "$name" --net 'http://example.com'
-	assert_contains "$ERR" "not a URL"
+	assert_contains "$ERR" "the allowlist takes hosts"
 	assert_status '!0' ctl allow "$name" --net 'example.com:99999'
 	assert_contains "$ERR" "expected HOST"
 	assert_status '!0' ctl allow "$name" --net example.com
