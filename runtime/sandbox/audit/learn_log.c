@@ -152,7 +152,9 @@ int sb_learn_from_log(const char *log, const char *profile, const char *home,
 		oci_arena_free(&a);
 	}
 	if (r == 0 && ferror(f))
-		r = ar_error_set(err, EIO, "sandbox learn: read `%s`", log);
+		r = ar_error_set_plain(err, EIO,
+				       "sandbox learn: read `%s`: an I/O error",
+				       log);
 	if (r == 0 && profile) {
 		char *none[] = { (char *)log, NULL };
 

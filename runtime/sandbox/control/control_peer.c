@@ -202,7 +202,7 @@ static void describe(struct ctl_peer *out)
 
 bool ctl_peer_find(pid_t sandbox_pid, int client, struct ctl_peer *out)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t sl = sizeof(ss);
 	const unsigned char *addr;
 	size_t alen;

@@ -76,10 +76,14 @@ static bool pct_decode(const char *s, size_t n, char *out)
 
 void ar_upstream_release(struct ar_upstream *u)
 {
-	if (u->auth)
+	if (u->auth) {
 		explicit_bzero(u->auth, strlen(u->auth));
-	free(u->auth);
-	memset(u, 0, sizeof(*u));
+		free(u->auth);
+		u->auth = NULL;
+	}
+	u->host[0] = '\0';
+	u->shown[0] = '\0';
+	u->port = 0;
 }
 
 int ar_upstream_parse(const char *url, const char *what, struct ar_upstream *u,
