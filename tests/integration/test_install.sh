@@ -42,6 +42,10 @@ expected_files()
 		echo "$P/share/agentrun/profiles/${f##*/}"
 	done
 	echo "$P/share/zsh/site-functions/_agentrun"
+	# the web dashboard's page (agentrun ui)
+	for f in "$TOP_SRCDIR"/contrib/ui/*; do
+		echo "$P/share/agentrun/ui/${f##*/}"
+	done
 	# the AppArmor profile where AppArmor is and its parser takes it
 	if [ -d /etc/apparmor.d ] && { ! command -v apparmor_parser >/dev/null ||
 		sed "s|^profile agentrun /usr/bin/agentrun |profile agentrun $P/bin/agentrun |" \
