@@ -39,6 +39,10 @@ int ar_control_connect(const char *root, const char *name, struct ar_error *err)
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd, e;
 
+	/* a name from a client (the web dashboard's requests too) never
+	 * leaves ROOT/.control */
+	if (ar_state_validate_id(name, err) < 0)
+		return -1;
 	if (strlen(path) < sizeof(sa.sun_path)) {
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	} else {
@@ -171,10 +175,17 @@ char **ar_control_names(const char *root, size_t *n)
 	for (int i = 0; i < k; i++) {
 		size_t l = strlen(ents[i]->d_name);
 
+		struct ar_error e = AR_ERROR_INIT;
+		_cleanup_free_ char *name = NULL;
+
 		if (ents[i]->d_name[0] != '.' && l > 5 &&
-		    strcmp(ents[i]->d_name + l - 5, ".sock") == 0)
-			v[(*n)++] = ar_xasprintf("%.*s", (int)(l - 5),
-						 ents[i]->d_name);
+		    strcmp(ents[i]->d_name + l - 5, ".sock") == 0) {
+			name = ar_xasprintf("%.*s", (int)(l - 5),
+					    ents[i]->d_name);
+			if (ar_state_validate_id(name, &e) == 0)
+				v[(*n)++] = ar_steal_ptr(&name);
+			ar_error_clear(&e);
+		}
 		free(ents[i]);
 	}
 	free(ents);

@@ -10,8 +10,8 @@
  * ui_server.c: the listening socket, the port file, the HTTP server
  * (libmicrohttpd, loaded with dlopen: ui_mhd.h); ui_auth.c: the
  * one-time token, the session cookie, the Host/Origin/CSRF checks;
- * ui_routes.c: what each URL answers; ui_ctl.c: the control-socket
- * client; ui_port.c: the port file that a sandbox start checks its
+ * ui_routes.c: what each URL answers (a client of the control sockets:
+ * control/control.h); ui_port.c: the port file that a sandbox start checks its
  * host-loopback rules against.
  */
 #ifndef AGENTRUN_UI_H

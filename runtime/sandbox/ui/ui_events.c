@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "audit/audit.h"
-#include "ui_ctl.h"
+#include "control/control.h"
 #include "utils.h"
 
 #define STREAM_MAX 32 /* sandboxes followed at once */
@@ -70,7 +70,7 @@ void ui_stream_free(struct ui_stream *s)
 static bool rescan(struct ui_stream *s)
 {
 	size_t n = 0;
-	char **names = ui_ctl_names(s->root, &n);
+	char **names = ar_control_names(s->root, &n);
 	bool changed = false;
 
 	for (size_t i = 0; i < n && s->n < STREAM_MAX; i++) {
@@ -82,7 +82,7 @@ static bool rescan(struct ui_stream *s)
 			have = strcmp(s->f[k].name, names[i]) == 0;
 		if (have)
 			continue;
-		fd = ui_ctl_connect(s->root, names[i], &e);
+		fd = ar_control_connect(s->root, names[i], &e);
 		if (fd < 0)
 			continue; /* a stale socket */
 		if (ar_write_all(fd, "{\"op\":\"events\"}\n", 16) < 0) {

@@ -17,7 +17,7 @@
 #include "json_tree.h"
 #include "overlay/overlay.h"
 #include "state.h"
-#include "ui_ctl.h"
+#include "control/control.h"
 #include "utils.h"
 
 static void reply_jbuf(struct ui_reply *r, unsigned status, struct ar_jbuf *b)
@@ -63,12 +63,13 @@ static char *requests_of(const char *root, const char *name, struct ar_arena *a,
 			 struct jt_node **tree)
 {
 	struct ar_error e = AR_ERROR_INIT;
-	_cleanup_close_ int fd = ui_ctl_connect(root, name, &e);
+	_cleanup_close_ int fd = ar_control_connect(root, name, &e);
 	char *line = NULL;
 	const struct jt_node *ok;
 
 	*tree = NULL;
-	if (fd < 0 || ui_ctl_call(fd, "{\"op\":\"requests\"}\n", &line, &e) < 0)
+	if (fd < 0 ||
+	    ar_control_call(fd, "{\"op\":\"requests\"}\n", &line, &e) < 0)
 		return NULL;
 	if (jt_parse(a, line, strlen(line), "reply", tree, &e) < 0 ||
 	    (*tree)->type != JT_OBJECT || !(ok = jt_get(*tree, "ok")) ||
@@ -83,7 +84,7 @@ static char *requests_of(const char *root, const char *name, struct ar_arena *a,
 void ui_api_sandboxes(const char *root, struct ui_reply *r)
 {
 	size_t n = 0;
-	_cleanup_strv_ char **names = ui_ctl_names(root, &n);
+	_cleanup_strv_ char **names = ar_control_names(root, &n);
 	struct ar_jbuf b = { 0 };
 	bool first = true;
 
@@ -200,7 +201,7 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 			"this request is for the dashboard's own port on the host's loopback: it can only be refused");
 		goto out;
 	}
-	fd = ui_ctl_connect(root, sb, &e);
+	fd = ar_control_connect(root, sb, &e);
 	if (fd < 0) {
 		ui_reply_error(r, 404, e.msg);
 		goto out;
@@ -210,7 +211,7 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 	ar_jbuf_lit(&req, ",\"answer\":");
 	ar_jbuf_cstr(&req, ans);
 	ar_jbuf_lit(&req, ",\"interface\":\"web\"}\n");
-	if (ui_ctl_call(fd, req.p, &line, &e) < 0) {
+	if (ar_control_call(fd, req.p, &line, &e) < 0) {
 		ui_reply_error(r, 502, e.msg);
 		goto out;
 	}
