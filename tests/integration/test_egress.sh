@@ -299,28 +299,31 @@ t_publish()
 		rm -f "$WS/ready"
 		eg --net "$net" --publish "$hp:8000" -- sh -c "
 			mkdir -p /tmp/w && cd /tmp/w && echo hello-inside >index.html
-			timeout 20 $PY -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &
-			for i in \$(seq 100); do
+			timeout 120 $PY -m http.server 8000 --bind 127.0.0.1 >/dev/null 2>&1 &
+			for i in \$(seq 600); do
 				curl -s -o /dev/null --noproxy '*' http://127.0.0.1:8000/ && break
 				sleep 0.1
 			done
-			touch $WS/ready; sleep 3" >/dev/null 2>&1 &
-		for _ in $(seq 100); do
-			[ -e "$WS/ready" ] && break
-			sleep 0.1
-		done
-		OUT=$(curl -sS -m 5 "http://127.0.0.1:$hp/" 2>&1) || true
+			touch $WS/ready
+			while [ ! -e $WS/done ]; do sleep 0.1; done" >/dev/null 2>&1 &
+		# the sandbox ends when the host's request is made (or the test fails)
+		defer touch "$WS/done"
+		# under load (the VM lane beside) a rootless start and python's
+		# can take more than the 10 s this waited before
+		wait_until 120 test -e "$WS/ready"
+		OUT=$(curl -sS -m 20 "http://127.0.0.1:$hp/" 2>&1) || true
+		touch "$WS/done"
 		wait
+		rm -f "$WS/done"
 		assert_eq "$OUT" "hello-inside"
 	done
 	# nothing listens inside: the host's connection is reset (curl may
 	# see that while connecting: 7), the log says why
-	eg --net none --publish "127.0.0.1:$hp:8001" -- sh -c "touch $WS/ready2; sleep 2" >/dev/null 2>&1 &
-	for _ in $(seq 100); do
-		[ -e "$WS/ready2" ] && break
-		sleep 0.1
-	done
-	OUT=$(curl -sS -m 5 "http://127.0.0.1:$hp/" 2>&1) || true
+	eg --net none --publish "127.0.0.1:$hp:8001" -- sh -c "touch $WS/ready2
+		while [ ! -e $WS/done ]; do sleep 0.1; done" >/dev/null 2>&1 &
+	wait_until 120 test -e "$WS/ready2"
+	OUT=$(curl -sS -m 20 "http://127.0.0.1:$hp/" 2>&1) || true
+	touch "$WS/done"
 	wait
 	assert_match "$OUT" "curl: \((7|52|56)\)"
 	assert_contains "$(cat "$H/.local/state/agentrun/egress.log")" "cannot connect to 127.0.0.1:8001 in the sandbox (--publish): Connection refused"

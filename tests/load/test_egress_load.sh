@@ -141,12 +141,19 @@ t_publish()
 	setup "$1"
 	local hp
 	hp=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# ready once the server listens (its port file), not when it was
+	# started: under load python takes a while, and a connection before
+	# that is refused inside and reset on the host
 	sb_run --net none --publish "$hp:8000" -- sh -c "
 		$PY peer.py serve 127.0.0.1 8000 /tmp/pf >/dev/null 2>&1 &
+		while [ ! -s /tmp/pf ]; do sleep 0.1; done
 		touch ready; while [ ! -e done ]; do sleep 0.2; done; kill \$!" \
 		>"$TEST_TMP/pub.out" 2>&1 &
 	local sb=$!
-	wait_until 60 test -e "$WS/ready"
+	# a failure below must not leave the sandbox running (every later
+	# test would find its processes)
+	defer touch "$WS/done"
+	wait_until 120 test -e "$WS/ready"
 	assert_status 0 "$PY" "$PEER" client direct 127.0.0.1 "$hp" "$N"
 	touch "$WS/done"
 	wait "$sb" || fail "the sandbox failed: $(cat "$TEST_TMP/pub.out")"
