@@ -152,6 +152,8 @@ _ar_others_reach()
 {
 	local p dirs=() m
 	for p in "$@"; do
+		# relative (TOP_SRCDIR=..): "${p%/*}" of ".." is ".." forever
+		p=$(readlink -m -- "$p")
 		while [ -n "${p%/*}" ]; do
 			p=${p%/*}
 			dirs+=("$p")

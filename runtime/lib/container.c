@@ -301,6 +301,8 @@ static int clone_container(struct ar_launch *l, int cgroup_fd, bool *in_cgroup,
 	l->first_pid = child;
 	ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
 	l->premade_mounts = NULL;
+	ar_premade_mounts_close(l->premade_devices, l->cfg->linux_.n_devices);
+	l->premade_devices = NULL;
 	ar_crash_point("create-cloned");
 	return 0;
 }

@@ -194,6 +194,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.console_path = NULL, /* bound by ar_terminal_setup */
 		.bundle = l->bundle,
 		.premade = l->premade_mounts,
+		.premade_devices = l->premade_devices,
 		.tmpfs_root = l->o->tmpfs_root,
 		.after_mounts = create_container_hooks,
 		.after_mounts_arg = l,

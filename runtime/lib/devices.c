@@ -5,8 +5,9 @@
  * /dev/fd and std{in,out,err} symlinks, and /dev/console.
  *
  * As real root, nodes are made with mknod.  In a user namespace the kernel
- * refuses mknod of devices, so the host's node is bind mounted over an
- * empty file instead (as runc and crun do).
+ * refuses mknod of devices: a node of linux.devices the runtime made
+ * (mount_premade.c, when it is root on the host) is moved in, else the
+ * host's node is bind mounted over an empty file (as runc and crun do).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,15 +32,16 @@ struct dev_spec {
 	mode_t mode;
 	uid_t uid;
 	gid_t gid;
+	int premade; /* a detached bind of a node the runtime made, or -1 */
 };
 
 static const struct dev_spec default_devices[] = {
-	{ "/dev/null", 'c', 1, 3, 0666, 0, 0 },
-	{ "/dev/zero", 'c', 1, 5, 0666, 0, 0 },
-	{ "/dev/full", 'c', 1, 7, 0666, 0, 0 },
-	{ "/dev/random", 'c', 1, 8, 0666, 0, 0 },
-	{ "/dev/urandom", 'c', 1, 9, 0666, 0, 0 },
-	{ "/dev/tty", 'c', 5, 0, 0666, 0, 0 },
+	{ "/dev/null", 'c', 1, 3, 0666, 0, 0, -1 },
+	{ "/dev/zero", 'c', 1, 5, 0666, 0, 0, -1 },
+	{ "/dev/full", 'c', 1, 7, 0666, 0, 0, -1 },
+	{ "/dev/random", 'c', 1, 8, 0666, 0, 0, -1 },
+	{ "/dev/urandom", 'c', 1, 9, 0666, 0, 0, -1 },
+	{ "/dev/tty", 'c', 5, 0, 0666, 0, 0, -1 },
 };
 
 static bool device_configured(const struct oci_config *cfg, const char *path)
@@ -166,6 +168,29 @@ static int bind_device(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
 	return ar_check_inside_root(ctx, mfd, d->path, err);
 }
 
+/* The runtime's node (mount_premade.c) moved onto an empty file. */
+static int attach_premade(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
+			  int dirfd, const char *name, struct ar_error *err)
+{
+	_cleanup_close_ int tfd = -1;
+
+	if (remove_existing(dirfd, name) < 0)
+		return ar_error_set(err, errno, "remove \"%s\"", d->path);
+	tfd = openat(dirfd, name,
+		     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		     0600);
+	if (tfd < 0)
+		return ar_error_set(err, errno, "create \"%s\"", d->path);
+	close(tfd);
+	tfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0)
+		return ar_error_set(err, errno, "open \"%s\"", d->path);
+	if (ar_bind_tree_attach(d->premade, tfd, NULL) < 0)
+		return ar_error_set(err, errno, "move the node of \"%s\"",
+				    d->path);
+	return ar_check_inside_root(ctx, d->premade, d->path, err);
+}
+
 static int mknod_device(const struct dev_spec *d, int dirfd, const char *name,
 			struct ar_error *err)
 {
@@ -200,6 +225,8 @@ static int create_device(struct ar_rootfs_ctx *ctx, const struct dev_spec *d,
 	dirfd = open_parent(ctx, d->path, &name, err);
 	if (dirfd < 0)
 		return -1;
+	if (d->premade >= 0)
+		return attach_premade(ctx, d, dirfd, name, err);
 	if (!bind || d->type == 'p') {
 		struct ar_error lerr = AR_ERROR_INIT;
 
@@ -272,6 +299,9 @@ int ar_devices_setup(struct ar_rootfs_ctx *ctx, struct ar_error *err)
 			.mode = od->file_mode.set ? od->file_mode.v : 0666,
 			.uid = od->uid.set ? od->uid.v : 0,
 			.gid = od->gid.set ? od->gid.v : 0,
+			.premade = ctx->opts->premade_devices ?
+					   ctx->opts->premade_devices[i] :
+					   -1,
 		};
 
 		if (!d.path || !*d.path)

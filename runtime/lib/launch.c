@@ -234,7 +234,10 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		if (r < 0)
 			return -1;
 	}
-	return ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err);
+	if (ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err) < 0)
+		return -1;
+	return ar_premade_devices_open(cfg, l->plan.new_user, l->rootless,
+				       &l->premade_devices, err);
 }
 
 static void kill_and_reap(pid_t pid)
@@ -284,8 +287,11 @@ void ar_launch_release(struct ar_launch *l)
 	if (l->notify_fd >= 0)
 		close(l->notify_fd);
 	ar_cgroup_free(l->cgroup);
-	if (l->cfg)
+	if (l->cfg) {
 		ar_premade_mounts_close(l->premade_mounts, l->cfg->n_mounts);
+		ar_premade_mounts_close(l->premade_devices,
+					l->cfg->linux_.n_devices);
+	}
 	if (l->cfg && l->cfg != l->o->config)
 		oci_config_free(l->cfg);
 	free(l->bundle);

@@ -65,6 +65,8 @@ struct ar_launch {
 	pid_t host_pid; /* filled in the child from HOST_PID, for hooks */
 	int *premade_mounts; /* ar_premade_mounts_open(): per mounts[] entry,
 			      * closed in the runtime after the clone */
+	int *premade_devices; /* ar_premade_devices_open(): per
+			       * linux.devices entry, the same */
 	struct ar_cgroup *cgroup; /* from ar_cgroup_plan(), made by
 				   * ar_cgroup_make(); path NULL when the
 				   * container runs without one */

@@ -37,6 +37,8 @@ struct ar_rootfs_opts {
 	const int *premade; /* per mounts[] entry: a detached mount the
 			     * runtime made (mount_premade.c), or -1; NULL:
 			     * none */
+	const int *premade_devices; /* per linux.devices entry: the same,
+				     * of a node the runtime made */
 	/* Non-NULL: the root is a fresh tmpfs mounted over `rootfs`,
 	 * filled with these entries before the mounts
 	 * (ar_create_opts.tmpfs_root). */
@@ -86,6 +88,19 @@ int ar_rootfs_setup(const struct oci_config *cfg,
 int ar_premade_mounts_open(const struct oci_config *cfg, const char *bundle,
 			   int **out, struct ar_error *err);
 void ar_premade_mounts_close(int *fds, size_t n);
+
+/*
+ * Also before the clone: the nodes of linux.devices when the container
+ * gets a user namespace of its own and the runtime is root on the host
+ * (where the container process cannot mknod): each made in a private
+ * tmpfs, owned by the host ids its uid/gid map to, as a detached bind per
+ * linux.devices entry (-1 for the others; *out NULL when none is made,
+ * e.g. rootless or a kernel that cannot clone from a detached mount: the
+ * host's nodes are bound then, devices.c). Close with
+ * ar_premade_mounts_close(fds, cfg->linux_.n_devices).
+ */
+int ar_premade_devices_open(const struct oci_config *cfg, bool new_userns,
+			    bool rootless, int **out, struct ar_error *err);
 
 /* Parse an OCI mount options list into mount(2) flags, propagation flags
  * and the remaining fs-specific data string (comma separated, allocated

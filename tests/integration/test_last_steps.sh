@@ -110,6 +110,44 @@ t_devices()
 	fi
 }
 
+# crun's owner-device: root starts a container in a user namespace (a
+# full mapping and a shifted one) with a node the host does not have
+# (block 1:5) and a uid/gid: the node is there with the configured owner
+# (the runtime makes it in a tmpfs of its own and passes it in); without
+# a user namespace mknod as before. An unmapped uid is an error naming it.
+t_owner_device()
+{
+	require_root
+	local b=$TEST_TMP/owner id maps out
+	make_bundle "$b"
+	for maps in none full shifted; do
+		case $maps in
+		none) config_set "$b" 'del(.linux.uidMappings, .linux.gidMappings) | .linux.namespaces |= map(select(.type != "user"))' ;;
+		full) config_set "$b" '.linux.namespaces |= (map(select(.type != "user")) + [{"type":"user"}]) | .linux.uidMappings=[{"containerID":0,"hostID":0,"size":4294967295}] | .linux.gidMappings=.linux.uidMappings' ;;
+		shifted) config_set "$b" '.linux.uidMappings=[{"containerID":0,"hostID":200000,"size":65536}] | .linux.gidMappings=.linux.uidMappings' ;;
+		esac
+		config_set "$b" '.linux.devices=[{"path":"/dev/agentrun-foo","type":"b","major":1,"minor":5,"uid":10,"gid":11,"fileMode":416}] | .process.args=["stat","-c","%t:%T %F %u:%g %a","/dev/agentrun-foo"]'
+		id=$(unique_id)
+		defer ar delete --force "$id"
+		assert_status 0 ar run --bundle "$b" "$id"
+		assert_eq "$OUT" "1:5 block special file 10:11 640" "owner-device ($maps)"
+	done
+	# the node is usable inside: a char device the host has, owned by 10
+	config_set "$b" '.linux.devices=[{"path":"/dev/agentrun-null","type":"c","major":1,"minor":3,"uid":10,"gid":11}] | .process.user={"uid":10,"gid":11} | .process.args=["sh","-c","echo x >/dev/agentrun-null && stat -c %u:%g /dev/agentrun-null"]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar run --bundle "$b" "$id"
+	assert_eq "$OUT" "10:11"
+	# an uid outside the mapping: a clear error
+	config_set "$b" '.process.user={"uid":0,"gid":0} | .linux.devices=[{"path":"/dev/agentrun-foo","type":"c","major":1,"minor":3,"uid":70000}]'
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status '!0' ar run --bundle "$b" "$id"
+	assert_contains "$ERR" 'linux.devices[0] "/dev/agentrun-foo": uid 70000 is not mapped by linux.uidMappings'
+	# nothing of the runtime's tmpfs is left in the host's mount table
+	assert_not_contains "$(cat /proc/self/mountinfo)" "agentrun-foo"
+}
+
 # linux.resources.pids.limit 0: no limit (crun).
 t_pids_zero()
 {
@@ -167,6 +205,7 @@ run_test "lo is up in a new network namespace" t_lo_up 0
 run_test "rootless: lo is up in a new network namespace" t_lo_up 1
 run_test "linux.devices: made as root" t_devices 0
 run_test "rootless: linux.devices bound nosuid,noexec; missing on the host: an error" t_devices 1
+run_test "linux.devices with uid/gid in a user namespace as root (crun's owner-device)" t_owner_device
 run_test "pids.limit 0 is accepted" t_pids_zero 0
 run_test "rootless: pids.limit 0 is accepted" t_pids_zero 1
 run_test "stdio pipes belong to process.user, host files keep their owner" t_stdio_owner
