@@ -32,11 +32,22 @@
 
 /* The sandbox's checks of a path grant (sandbox_grant.c): 0 with
  * *protect (NULL-terminated, malloc'd, may be NULL: paths below `path`,
- * each after a flag, 'r' kept read-only, 'p' pinned or 'a' missing, as
- * ctl_mount_add takes them), or -1 with err. */
+ * each after a flag, 'r' kept read-only, 'h' a placeholder the check
+ * made for a missing one (kept read-only), 'p' pinned or 'a' missing
+ * and watched, as ctl_mount_add takes them), or -1 with err. */
 typedef int (*ctl_path_check_fn)(const char *path, bool rw, bool force,
 				 char ***protect, void *data,
 				 struct ar_error *err);
+
+/* What became of a path grant the check passed (same data): mounted,
+ * failed (what the check made is undone), or revoked (detached). */
+enum ctl_path_event {
+	CTL_PATH_GRANTED,
+	CTL_PATH_FAILED,
+	CTL_PATH_REVOKED,
+};
+typedef void (*ctl_path_done_fn)(const char *path, bool rw,
+				 enum ctl_path_event ev, void *data);
 
 struct ctl_grant_mnt {
 	char *path;
@@ -58,6 +69,7 @@ struct ctl_grants {
 	struct ctl_grant_mnt *mnts; /* the control thread's only */
 	size_t n_mnts;
 	ctl_path_check_fn check;
+	ctl_path_done_fn done; /* may be NULL */
 	void *check_data;
 	struct ctl_queue *q;
 };

@@ -49,6 +49,14 @@ struct sb_hostexec {
 	size_t n_ph;
 };
 
+/* A directory granted --rw while the sandbox ran (agentrun sandbox allow,
+ * sandbox_grant.h): walked like a start-time --rw one, from the time of
+ * its grant on. */
+struct sb_hostexec_dir {
+	char *dir; /* real path */
+	struct timespec since;
+};
+
 /* What the check reads (all borrowed). */
 struct sb_hostexec_input {
 	const struct sb_protect *protect;
@@ -58,6 +66,9 @@ struct sb_hostexec_input {
 	const char *const *rw; /* --rw values as given (opt-ins inside the
 				* workspace, directories walked outside) */
 	size_t n_rw;
+	/* live --rw grants (revoked ones too): walked from their own time */
+	const struct sb_hostexec_dir *late;
+	size_t n_late;
 };
 
 /* Before the mounts are planned, for a plain run: takes the start time
