@@ -436,7 +436,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	 * files are reported */
 	sb_placeholders_release(&ph);
 	/* and the live --rw grants' (sandbox_grant.h) */
-	sb_grant_end(&grant_ctx);
+	sb_grant_end(&grant_ctx, ph.keeper <= 0);
 	sb_protect_after_run(&p->protect);
 	/* what the run left that the host would execute (a plain run) */
 	if (plan.hostexec.armed) {

@@ -258,13 +258,16 @@ void sb_grant_done(const char *path, bool rw, enum ctl_path_event ev,
 	}
 }
 
-void sb_grant_end(struct sb_grant_ctx *x)
+void sb_grant_end(struct sb_grant_ctx *x, bool ended)
 {
 	pthread_mutex_lock(&x->lock);
 	for (size_t i = 0; i < x->n_rw; i++) {
 		if (!x->rw[i].live)
 			continue;
-		sb_placeholders_release(&x->rw[i].ph);
+		if (ended)
+			sb_placeholders_release(&x->rw[i].ph);
+		else
+			sb_placeholders_forget(&x->rw[i].ph);
 		x->rw[i].live = false;
 	}
 	pthread_mutex_unlock(&x->lock);
@@ -293,7 +296,7 @@ void sb_grant_dirs_free(struct sb_hostexec_dir *v, size_t n)
 
 void sb_grant_release(struct sb_grant_ctx *x)
 {
-	sb_grant_end(x);
+	sb_grant_end(x, true);
 	for (size_t i = 0; i < x->n_rw; i++)
 		free(x->rw[i].d.dir);
 	free(x->rw);

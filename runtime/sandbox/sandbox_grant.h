@@ -50,9 +50,10 @@ int sb_grant_check(const char *path, bool rw, bool force, char ***protect,
  * kept for the end-of-run walk. */
 void sb_grant_done(const char *path, bool rw, enum ctl_path_event ev,
 		   void *data);
-/* The container has ended: the placeholders of the grants still live
- * are removed (the last one out). */
-void sb_grant_end(struct sb_grant_ctx *x);
+/* The run is over: the placeholders of the grants still live are
+ * removed (the last one out) when the container has ended, else only
+ * let go of (the next start removes them). */
+void sb_grant_end(struct sb_grant_ctx *x, bool ended);
 /* The --rw grants made (revoked ones too), for the end-of-run check:
  * a malloc'd copy, *n long, freed with sb_grant_dirs_free. */
 struct sb_hostexec_dir *sb_grant_dirs(struct sb_grant_ctx *x, size_t *n);

@@ -114,7 +114,7 @@ t_placeholders()
 {
 	local name=ph$RANDOM pid
 	setup "$1"
-	host git -C "$D" init -q
+	host sh -c 'cd "$1" && git init -q && echo a >a && git add a && git commit -qm a' _ "$D"
 	rm -rf "$D/.git/hooks"
 	sb_pid pid "$name" "$TEST_TMP/a.log" -- sh -c "$WAIT"
 	assert_status 0 ctl allow "$name" --rw "$D"
@@ -131,9 +131,10 @@ t_placeholders()
 	[ ! -e "$D/.vscode/tasks.json" ] || fail "the agent moved the placeholder away"
 	[ ! -e "$D/old" ] || fail "the agent renamed a placeholder"
 	assert_contains "$OUT" "held by a read-only placeholder"
-	# legitimate work
-	assert_status 0 inside "$name" "echo ok >'$D/sub/f'"
+	# legitimate work, a commit included
+	assert_status 0 inside "$name" "echo ok >'$D/sub/f' && cd '$D' && git add sub/f && git commit -qm b && echo committed"
 	assert_eq "$(cat "$D/sub/f")" ok
+	assert_eq "$(host git -C "$D" log -1 --format=%s)" b
 	# revoke: the placeholders go
 	assert_status 0 ctl revoke "$name" --rw "$D"
 	no_placeholder_left
@@ -143,8 +144,10 @@ t_placeholders()
 	touch "$STOP"
 	wait "$pid" || fail "the sandbox failed: $(cat "$TEST_TMP/a.log")"
 	no_placeholder_left
+	assert_not_contains "$(cat "$TEST_TMP/a.log")" "neutralised"
 	host_commit "$D"
 	nothing_ran "a hook through a live grant"
+	assert_eq "$(host git -C "$D" log -1 --format=%s)" u
 }
 
 # A new repository in a live --rw grant (kept or revoked before the
@@ -242,6 +245,34 @@ t_shared()
 	no_placeholder_left
 }
 
+# The same workspace: A's agent plants a repository (an fsmonitor in its
+# config, a hook), B starts (its plan covers that config read-only), A
+# ends and its end-of-run check neutralises the plant while B runs:
+# B's cover must hold (a rename over the config would detach B's
+# read-only mount, and B's agent could write the fsmonitor back for the
+# host's git to run while B runs).
+t_second_ws()
+{
+	local mode=$1 a=wa$RANDOM b=wb$RANDOM pa pb
+	setup "$mode"
+	sb_pid pa "$a" "$TEST_TMP/a.log" -- sh -c 'while [ ! -e stopA ]; do sleep 0.1; done'
+	assert_status 0 ctl exec "$a" --no-tty -- sh -c "mkdir evil && $EVIL" _ "$WS/evil" "$MARK"
+	sb_pid pb "$b" "$TEST_TMP/b.log" -- sh -c "$WAIT"
+	touch "$WS/stopA"
+	wait "$pa" || fail "sandbox A failed: $(cat "$TEST_TMP/a.log")"
+	assert_contains "$(cat "$TEST_TMP/a.log")" "$WS/evil/.git/config"
+	host_commit "$WS/evil"
+	nothing_ran "A's plant, neutralised by A's end while B runs"
+	# B's agent: the config is still read-only
+	ctl exec "$b" --no-tty -- sh -c 'git -C "$1" config core.fsmonitor "echo fsmonitor >>$2; false"' _ "$WS/evil" "$MARK" || true
+	host_commit "$WS/evil"
+	nothing_ran "B's agent wrote A's neutralised config"
+	touch "$STOP"
+	wait "$pb" || fail "sandbox B failed: $(cat "$TEST_TMP/b.log")"
+	host_commit "$WS/evil"
+	nothing_ran "after B"
+}
+
 for m in user root; do
 	run_test "live --rw grant: the missing protected paths get placeholders ($m)" t_placeholders $m
 	run_test "live --rw grant: the end-of-run check walks it, granted to the end ($m)" t_walk $m live
@@ -249,5 +280,6 @@ for m in user root; do
 	run_test "live --rw grant: agentrun SIGKILLed, the keeper walks it ($m)" t_keeper $m
 	run_test "live --rw grant: a second sandbox on the same workspace, A's plant and B's ($m)" t_second $m
 	run_test "live --rw grant: two sandboxes share the placeholders ($m)" t_shared $m
+	run_test "second sandbox on the same workspace: A's end-of-run check keeps B's covers ($m)" t_second_ws $m
 done
 finish

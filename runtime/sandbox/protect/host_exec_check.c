@@ -468,17 +468,54 @@ static void set_aside(struct hx_ctx *c, int dfd, const char *name,
 	}
 }
 
-/* Replace dfd/name by `text`, same owner and mode, atomically. */
+/* dfd/name (the file `st` describes, a single link) given `text` in
+ * place: the inode stays, so a read-only bind another sandbox on the
+ * workspace has over it stays too (a rename over it would detach that
+ * mount in the other sandbox's namespace, and its agent could write the
+ * key back while it runs). Truncated first: a reader sees the old text,
+ * nothing, or a prefix of the new, never the old keys after the new. */
+static int rewrite_in_place(int dfd, const char *name, const struct stat *st,
+			    const char *text)
+{
+	/* O_NONBLOCK: a FIFO planted there does not wait for a reader */
+	_cleanup_close_ int fd = openat(
+		dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t len = strlen(text), off = 0;
+	struct stat now;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_nlink != 1 ||
+	    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    ftruncate(fd, 0) < 0)
+		return -1;
+	while (off < len) {
+		ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -2; /* truncated: the copy is in the quarantine */
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* Replace dfd/name by `text`, same owner and mode: in place when it is
+ * a single link (rewrite_in_place), else atomically by a rename. */
 static int rewrite(int dfd, const char *name, const struct stat *st,
 		   const char *text)
 {
-	_cleanup_free_ char *tmp =
-		ar_xasprintf("%s.agentrun-%d", name, (int)getpid());
-	_cleanup_close_ int fd = openat(
-		dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		st->st_mode & 07777);
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
 	size_t len = strlen(text);
 
+	if (rewrite_in_place(dfd, name, st, text) == 0)
+		return 0;
+	tmp = ar_xasprintf("%s.agentrun-%d", name, (int)getpid());
+	fd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    st->st_mode & 07777);
 	if (fd < 0)
 		return -1;
 	if (fchown(fd, st->st_uid, st->st_gid) < 0) {

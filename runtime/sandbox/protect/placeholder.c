@@ -575,12 +575,8 @@ static bool keeper_gone(struct sb_placeholders *ph)
 	return true;
 }
 
-void sb_placeholders_release(struct sb_placeholders *ph)
+static void release(struct sb_placeholders *ph, bool gone)
 {
-	bool gone = keeper_gone(ph);
-
-	if (!gone)
-		ar_warn("sandbox: the sandbox's first process still runs; its placeholders stay until it ends (the next start removes them)");
 	for (size_t i = 0; i < ph->n; i++) {
 		if (gone && ph->v[i].ours)
 			remove_if_last(ph->v[i].fd, ph->v[i].path);
@@ -596,4 +592,18 @@ void sb_placeholders_release(struct sb_placeholders *ph)
 	free(ph->grants);
 	ph->grants = NULL;
 	ph->n_grants = 0;
+}
+
+void sb_placeholders_release(struct sb_placeholders *ph)
+{
+	bool gone = keeper_gone(ph);
+
+	if (!gone)
+		ar_warn("sandbox: the sandbox's first process still runs; its placeholders stay until it ends (the next start removes them)");
+	release(ph, gone);
+}
+
+void sb_placeholders_forget(struct sb_placeholders *ph)
+{
+	release(ph, false);
 }

@@ -114,5 +114,7 @@ void sb_placeholders_keep_revoke(struct sb_placeholders *ph, const char *dir);
  * sandbox is the last user of (an empty directory, still the one
  * locked), and release everything. */
 void sb_placeholders_release(struct sb_placeholders *ph);
+/* Released without removing any (the sandbox may still use them). */
+void sb_placeholders_forget(struct sb_placeholders *ph);
 
 #endif
