@@ -170,14 +170,18 @@ t_walk()
 	assert_eq "$(host git -C "$D/sub" log --format=%s | tail -1)" "e"
 }
 
-# A SIGKILLed agentrun: its keeper walks the live grants too.
+# A SIGKILLed agentrun: its keeper walks the live grants too (made
+# after its fork; revoked before the kill or not).
 t_keeper()
 {
-	local name=kp$RANDOM pid keep
+	local how=$2 name=kp$RANDOM pid keep
 	setup "$1"
 	sb_pid pid "$name" "$TEST_TMP/a.log" -- sh -c "$WAIT"
 	assert_status 0 ctl allow "$name" --rw "$D"
 	assert_status 0 ctl exec "$name" --no-tty -- sh -c "$EVIL" _ "$D/sub" "$MARK"
+	if [ "$how" = revoked ]; then
+		assert_status 0 ctl revoke "$name" --rw "$D"
+	fi
 	keep=$(pgrep -P "$pid" -x agentrun-keep) || fail "no keeper process"
 	kill -KILL "$pid"
 	wait "$pid" || true
@@ -277,7 +281,8 @@ for m in user root; do
 	run_test "live --rw grant: the missing protected paths get placeholders ($m)" t_placeholders $m
 	run_test "live --rw grant: the end-of-run check walks it, granted to the end ($m)" t_walk $m live
 	run_test "live --rw grant: the end-of-run check walks it, revoked before ($m)" t_walk $m revoked
-	run_test "live --rw grant: agentrun SIGKILLed, the keeper walks it ($m)" t_keeper $m
+	run_test "live --rw grant: agentrun SIGKILLed, the keeper walks it ($m)" t_keeper $m live
+	run_test "live --rw grant: revoked, agentrun SIGKILLed, the keeper walks it ($m)" t_keeper $m revoked
 	run_test "live --rw grant: a second sandbox on the same workspace, A's plant and B's ($m)" t_second $m
 	run_test "live --rw grant: two sandboxes share the placeholders ($m)" t_shared $m
 	run_test "second sandbox on the same workspace: A's end-of-run check keeps B's covers ($m)" t_second_ws $m

@@ -15,7 +15,10 @@
  * ($XDG_STATE_HOME/agentrun/quarantine/RUN/, a MANIFEST naming each
  * original path), each named in a warning. Paths opted in with --rw
  * inside the workspace are left alone; each --rw directory outside it
- * is walked the same way (the agent could write anywhere in it).
+ * is walked the same way (the agent could write anywhere in it), and so
+ * is each directory granted --rw while the sandbox ran (from the time of
+ * its grant). A config is rewritten in place (its inode kept: another
+ * sandbox's read-only bind over it stays).
  *
  * Before the run (prevention, not cleanup): a missing `commondir` in a
  * protected git directory gets a placeholder file holding "." (git reads
