@@ -13,8 +13,10 @@
  *   --ro/--rw  the host directory bound in at the same path
  *           (control_mount.h), after the sandbox's own checks
  *           (ctl_path_check_fn: never-share list, kernel interfaces,
- *           the workspace; the protected paths inside a --rw one).
- *           revoke: detached.
+ *           the workspace; the protected paths inside a --rw one, a
+ *           placeholder for each missing one), then told what became
+ *           of it (ctl_path_done_fn: placeholders released, the
+ *           directory walked at the end). revoke: detached.
  */
 #ifndef AGENTRUN_CONTROL_GRANT_H
 #define AGENTRUN_CONTROL_GRANT_H
@@ -53,7 +55,7 @@ struct ctl_grant_mnt {
 	char *path;
 	bool rw;
 	int fd; /* the mount's root, inside */
-	/* --rw: the protected paths that were missing (no placeholder):
+	/* --rw: the missing protected paths only watched (no placeholder):
 	 * the ones the agent created are named at revoke and at the end */
 	char **absent;
 	size_t n_absent;
