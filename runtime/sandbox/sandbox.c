@@ -178,6 +178,8 @@ struct sb_orphan {
 	struct sb_plan *plan;
 	const struct ar_sandbox_host *h;
 	int *fds;
+	/* the keeper's copy: the live --rw grants it was told of */
+	const struct sb_placeholders *ph;
 };
 
 static void orphan_check(void *arg)
@@ -191,6 +193,8 @@ static void orphan_check(void *arg)
 		.environ = a->h->environ,
 		.rw = p->o.rw.v,
 		.n_rw = p->o.rw.n,
+		.late = a->ph->grants,
+		.n_late = a->ph->n_grants,
 	};
 
 	sb_hostexec_check(&p->hostexec, &hi, NULL);
@@ -214,11 +218,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	int channel_fd = -1;
 	struct sb_shadow shadow;
 	bool shadow_on = false;
-	struct sb_orphan orphan = { &plan, &h, NULL };
+	struct sb_orphan orphan = { &plan, &h, NULL, &ph };
 	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
-	struct sb_grant_ctx grant_ctx = { 0 };
+	struct sb_grant_ctx grant_ctx;
 	const struct sb_plan *p = &plan;
 	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
@@ -227,6 +231,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 
 	*exit_status = 1;
 	memset(&plan, 0, sizeof(plan));
+	sb_grant_init(&grant_ctx, NULL, NULL, NULL);
 	plan.overlay.lock_fd = -1;
 	if (ar_sandbox_host_detect(&h, err) < 0) {
 		ar_sandbox_host_release(&h);
@@ -342,9 +347,13 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (r == 0 && o->profile)
 		sb_control_set_profile(ctl, o->profile->filename);
 	/* sandbox allow --ro/--rw: the checks of a start-time one */
-	grant_ctx = (struct sb_grant_ctx){ p->workspace, h.home };
-	if (r == 0)
+	grant_ctx.workspace = p->workspace;
+	grant_ctx.home = h.home;
+	grant_ctx.keeper = &ph;
+	if (r == 0) {
 		sb_control_set_path_check(ctl, sb_grant_check, &grant_ctx);
+		sb_control_set_path_done(ctl, sb_grant_done);
+	}
 	if (r == 0 && ob.audit)
 		sb_control_set_audit(ctl, ob.audit);
 	/* the agent channel: srt's, on fd 3 (control/control_channel.h) */
@@ -426,9 +435,14 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	/* placeholders' mount points go (the last one out); late redirect
 	 * files are reported */
 	sb_placeholders_release(&ph);
+	/* and the live --rw grants' (sandbox_grant.h) */
+	sb_grant_end(&grant_ctx, ph.keeper <= 0);
 	sb_protect_after_run(&p->protect);
 	/* what the run left that the host would execute (a plain run) */
 	if (plan.hostexec.armed) {
+		size_t n_late = 0;
+		struct sb_hostexec_dir *late =
+			sb_grant_dirs(&grant_ctx, &n_late);
 		struct sb_hostexec_input hi = {
 			.protect = &p->protect,
 			.workspace = p->workspace,
@@ -436,8 +450,11 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			.environ = h.environ,
 			.rw = p->o.rw.v,
 			.n_rw = p->o.rw.n,
+			.late = late,
+			.n_late = n_late,
 		};
 		sb_hostexec_check(&plan.hostexec, &hi, NULL);
+		sb_grant_dirs_free(late, n_late);
 		sb_worktrees_lost(p->workspace, &plan.hostexec.start);
 	}
 	/* pending decisions refused before the proxy stops (it waits for
@@ -470,6 +487,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       plan.overlay.name, plan.overlay.upper, plan.overlay.name,
 		       plan.overlay.name, plan.overlay.name, plan.overlay.name);
 out:
+	sb_grant_release(&grant_ctx);
 	free(orphan.fds);
 	if (sess.dir || sess.ready_fd >= 0)
 		sb_session_end(&sess, r, *exit_status, err);

@@ -130,7 +130,7 @@ t_ro_rw()
 	# protected paths inside stay read-only (attack: a git hook)
 	assert_status 0 ctl allow "$name" --rw "$D"
 	assert_contains "$OUT" "protected path(s) inside kept read-only"
-	assert_contains "$OUT" "get no placeholder in a live grant"
+	assert_contains "$OUT" "held by a read-only placeholder"
 	assert_status 0 inside "$name" "echo written >'$D/new' && mkdir '$D/sub/d'"
 	assert_eq "$(cat "$D/new")" written
 	owner=$(stat -c %u "$D/f")
@@ -145,12 +145,15 @@ t_ro_rw()
 	assert_eq "$(cat "$D/.git/config")" '[core]'
 	assert_status '!0' ctl allow "$name" --ro "$D"
 	assert_contains "$ERR" "granted already"
-	# a missing protected path has no placeholder in a live grant: the
-	# agent can create it; revoke names it
-	assert_status 0 inside "$name" "mkdir '$D/.vscode' && echo '{}' >'$D/.vscode/tasks.json'"
+	# a missing protected path has a placeholder, as in the workspace
+	# (test_sandbox_allow_protect.sh); a watched one the agent creates
+	# is named by revoke
+	assert_status '!0' inside "$name" "echo '{}' >'$D/.vscode/tasks.json'"
+	assert_status 0 inside "$name" "echo x >'$D/.gitmodules'"
 	assert_status 0 ctl revoke "$name" --rw "$D"
 	assert_contains "$OUT" "WARNING: the agent created"
-	assert_contains "$OUT" "$D/.vscode"
+	assert_contains "$OUT" "$D/.gitmodules"
+	[ ! -e "$D/.vscode" ] || fail "the placeholder $D/.vscode stayed after revoke"
 	assert_status '!0' inside "$name" "cat '$D/new'"
 	# the stream: who granted what, through which interface
 	wait_until 10 grep -q '"event":"revoke".*"kind":"rw"' "$TEST_TMP/events"

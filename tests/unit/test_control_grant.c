@@ -4,6 +4,7 @@
  * allow/revoke lines of control_proto.c) and the sandbox's checks of a
  * path grant (runtime/sandbox/sandbox_grant.c). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -225,7 +226,9 @@ UNIT_TEST(grant_path_checks)
 	char *home = mkdtemp(tmpl);
 	struct ar_error err = AR_ERROR_INIT;
 	char **prot = NULL;
-	bool hooks_ro = false, git_pin = false, parent_pin = false;
+	bool hooks_ro = false, git_pin = false, parent_pin = false,
+	     vscode_ph = false;
+	struct stat st;
 
 	CHECK(home != NULL);
 	_cleanup_free_ char *ws = mk(home, "proj", false);
@@ -233,7 +236,10 @@ UNIT_TEST(grant_path_checks)
 	_cleanup_free_ char *data = mk(home, "data", false);
 	_cleanup_free_ char *hooks = mk(home, "data/r/.git/hooks", false);
 	_cleanup_free_ char *cfg = mk(home, "data/r/.git/config", true);
-	struct sb_grant_ctx x = { ws, home };
+	_cleanup_free_ char *vscode = ar_xasprintf("%s/data/.vscode", home);
+	struct sb_grant_ctx x;
+
+	sb_grant_init(&x, ws, home, NULL);
 
 	/* the never-share list, itself or held; --force */
 	CHECK(sb_grant_check(ssh, false, false, &prot, &x, &err) < 0);
@@ -264,6 +270,8 @@ UNIT_TEST(grant_path_checks)
 			    strcmp(prot[i] + 1, hooks) == 0;
 		git_pin |= strcmp(prot[i] + 1, g) == 0;
 		parent_pin |= prot[i][0] == 'p' && strcmp(prot[i] + 1, r) == 0;
+		vscode_ph |= prot[i][0] == 'h' &&
+			     strcmp(prot[i] + 1, vscode) == 0;
 		/* parents first */
 		if (i > 0)
 			CHECK(strcmp(prot[i - 1] + 1, prot[i] + 1) <= 0);
@@ -274,6 +282,30 @@ UNIT_TEST(grant_path_checks)
 	CHECK(hooks_ro);
 	CHECK(git_pin);
 	CHECK(parent_pin);
+	/* a missing one: a placeholder, made now, gone when the grant
+	 * fails (the last one out) */
+	CHECK(vscode_ph);
+	CHECK(lstat(vscode, &st) == 0 && S_ISDIR(st.st_mode));
+	sb_grant_done(data, true, CTL_PATH_FAILED, &x);
+	CHECK(lstat(vscode, &st) < 0 && errno == ENOENT);
+	/* granted, then revoked: removed, still walked at the end */
+	CHECK(sb_grant_check(data, true, false, &prot, &x, &err) == 0);
+	for (size_t i = 0; prot && prot[i]; i++)
+		free(prot[i]);
+	free(prot);
+	sb_grant_done(data, true, CTL_PATH_GRANTED, &x);
+	CHECK(lstat(vscode, &st) == 0);
+	sb_grant_done(data, true, CTL_PATH_REVOKED, &x);
+	CHECK(lstat(vscode, &st) < 0 && errno == ENOENT);
+	{
+		size_t n = 0;
+		struct sb_hostexec_dir *d = sb_grant_dirs(&x, &n);
+
+		CHECK(n == 1);
+		CHECK_STR_EQ(d[0].dir, data);
+		sb_grant_dirs_free(d, n);
+	}
+	sb_grant_release(&x);
 	(void)cfg;
 	{
 		_cleanup_free_ char *cmd = ar_xasprintf("rm -rf '%s'", home);

@@ -78,6 +78,8 @@ void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 void sb_control_set_pid(struct sb_control *c, pid_t pid);
 void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
 			       void *data);
+/* Told what became of each path grant the check passed (its data). */
+void sb_control_set_path_done(struct sb_control *c, ctl_path_done_fn fn);
 bool sb_control_net_granted(const char *host, uint16_t port, bool *exact,
 			    void *data);
 /* An ar_egress_ask_fn: data is the struct sb_control. */

@@ -40,7 +40,7 @@ static void mnt_release(struct ctl_grant_mnt *mt, bool at_end)
 	size_t n = at_end ? created(mt, &first) : 0;
 
 	if (n)
-		ar_warn("sandbox: the agent created %zu protected path(s) in the --rw grant `%s` (no placeholder there), such as `%s`: review them before your tools run them",
+		ar_warn("sandbox: the agent created %zu watched protected path(s) in the --rw grant `%s`, such as `%s`: review them before your tools run them",
 			n, mt->path, first);
 	free(mt->path);
 	if (mt->fd >= 0)
@@ -220,7 +220,7 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 	ssize_t at = mnt_find(g, m->target);
 	_cleanup_free_ char *real = NULL;
 	char **protect = NULL;
-	size_t n_prot = 0, n_absent = 0;
+	size_t n_prot = 0, n_absent = 0, n_ph = 0;
 	_cleanup_free_ char *absent = NULL;
 	struct ctl_grant_mnt mt;
 	int fd = -1, r;
@@ -245,6 +245,10 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		if (ctl_mount_remove(g->pid, g->pidfd, g->mnts[at].fd,
 				     m->target, err) < 0)
 			return -1;
+		/* detached: its placeholders can go (the last one out) */
+		if (g->done)
+			g->done(m->target, g->mnts[at].rw, CTL_PATH_REVOKED,
+				g->check_data);
 		n = created(&g->mnts[at], &first);
 		mnt_release(&g->mnts[at], false);
 		memmove(&g->mnts[at], &g->mnts[at + 1],
@@ -253,7 +257,7 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		if (n)
 			snprintf(
 				done, dsize,
-				"revoked --%s %s: detached; WARNING: the agent created %zu protected path(s) there that had no placeholder, such as `%s`: review them before your tools run them",
+				"revoked --%s %s: detached; WARNING: the agent created %zu watched protected path(s) there, such as `%s`: review them before your tools run them",
 				m->kind, m->target, n, first);
 		else
 			snprintf(done, dsize, "revoked --%s %s: detached",
@@ -286,6 +290,7 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 				     .fd = fd };
 	for (size_t i = 0; protect && protect[i]; i++) {
 		n_prot += protect[i][0] == 'r';
+		n_ph += protect[i][0] == 'h';
 		if (protect[i][0] == 'a') {
 			if (n_absent++ == 0)
 				absent = ar_xstrdup(protect[i] + 1);
@@ -296,22 +301,25 @@ static int path_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		free(protect[i]);
 	}
 	free(protect);
+	if (g->done)
+		g->done(real, rw, r < 0 ? CTL_PATH_FAILED : CTL_PATH_GRANTED,
+			g->check_data);
 	if (r < 0) {
 		mnt_release(&mt, false);
 		return ar_error_wrap(err, "--%s `%s`", m->kind, m->target);
 	}
 	g->mnts = ar_xrealloc(g->mnts, (g->n_mnts + 1) * sizeof(*g->mnts));
 	g->mnts[g->n_mnts++] = mt;
-	if (rw && n_absent)
+	if (rw && (n_prot || n_ph || n_absent))
 		snprintf(
 			done, dsize,
-			"granted --rw %s (%zu protected path(s) inside kept read-only; %zu missing one(s) such as %s get no placeholder in a live grant: the agent may create them)",
-			real, n_prot, n_absent, absent);
-	else if (rw && n_prot)
-		snprintf(
-			done, dsize,
-			"granted --rw %s (%zu protected path(s) inside kept read-only)",
-			real, n_prot);
+			"granted --rw %s (%zu protected path(s) inside kept read-only, %zu missing one(s) held by a read-only placeholder%s%s%s)",
+			real, n_prot, n_ph,
+			n_absent ?
+				"; watched, reported if the agent makes one: " :
+				"",
+			n_absent ? absent : "",
+			n_absent > 1 ? " and others" : "");
 	else
 		snprintf(done, dsize, "granted --%s %s", m->kind, real);
 	return 0;

@@ -13,8 +13,10 @@
  *   --ro/--rw  the host directory bound in at the same path
  *           (control_mount.h), after the sandbox's own checks
  *           (ctl_path_check_fn: never-share list, kernel interfaces,
- *           the workspace; the protected paths inside a --rw one).
- *           revoke: detached.
+ *           the workspace; the protected paths inside a --rw one, a
+ *           placeholder for each missing one), then told what became
+ *           of it (ctl_path_done_fn: placeholders released, the
+ *           directory walked at the end). revoke: detached.
  */
 #ifndef AGENTRUN_CONTROL_GRANT_H
 #define AGENTRUN_CONTROL_GRANT_H
@@ -32,17 +34,28 @@
 
 /* The sandbox's checks of a path grant (sandbox_grant.c): 0 with
  * *protect (NULL-terminated, malloc'd, may be NULL: paths below `path`,
- * each after a flag, 'r' kept read-only, 'p' pinned or 'a' missing, as
- * ctl_mount_add takes them), or -1 with err. */
+ * each after a flag, 'r' kept read-only, 'h' a placeholder the check
+ * made for a missing one (kept read-only), 'p' pinned or 'a' missing
+ * and watched, as ctl_mount_add takes them), or -1 with err. */
 typedef int (*ctl_path_check_fn)(const char *path, bool rw, bool force,
 				 char ***protect, void *data,
 				 struct ar_error *err);
+
+/* What became of a path grant the check passed (same data): mounted,
+ * failed (what the check made is undone), or revoked (detached). */
+enum ctl_path_event {
+	CTL_PATH_GRANTED,
+	CTL_PATH_FAILED,
+	CTL_PATH_REVOKED,
+};
+typedef void (*ctl_path_done_fn)(const char *path, bool rw,
+				 enum ctl_path_event ev, void *data);
 
 struct ctl_grant_mnt {
 	char *path;
 	bool rw;
 	int fd; /* the mount's root, inside */
-	/* --rw: the protected paths that were missing (no placeholder):
+	/* --rw: the missing protected paths only watched (no placeholder):
 	 * the ones the agent created are named at revoke and at the end */
 	char **absent;
 	size_t n_absent;
@@ -58,6 +71,7 @@ struct ctl_grants {
 	struct ctl_grant_mnt *mnts; /* the control thread's only */
 	size_t n_mnts;
 	ctl_path_check_fn check;
+	ctl_path_done_fn done; /* may be NULL */
 	void *check_data;
 	struct ctl_queue *q;
 };

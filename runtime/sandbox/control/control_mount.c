@@ -198,10 +198,11 @@ static int child_add(int userns_fd, int mntns_fd, int root_fd,
 	 * clone below carries them along */
 	for (size_t i = 0; protect && protect[i]; i++) {
 		const char *p = protect[i] + 1;
-		bool ro = protect[i][0] == 'r';
+		/* 'h': a placeholder made for a missing one */
+		bool ro = protect[i][0] == 'r' || protect[i][0] == 'h';
 		int t;
 
-		if (protect[i][0] != 'r' && protect[i][0] != 'p')
+		if (!ro && protect[i][0] != 'p')
 			continue; /* missing: nothing to mount over */
 		t = ar_sys_open_tree(AT_FDCWD, p,
 				     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |

@@ -227,6 +227,12 @@ void sb_control_set_path_check(struct sb_control *c, ctl_path_check_fn fn,
 	c->grants.check_data = data;
 }
 
+void sb_control_set_path_done(struct sb_control *c, ctl_path_done_fn fn)
+{
+	if (c)
+		c->grants.done = fn;
+}
+
 bool sb_control_net_granted(const char *host, uint16_t port, bool *exact,
 			    void *data)
 {

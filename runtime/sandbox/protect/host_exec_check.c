@@ -214,11 +214,14 @@ struct hx_ctx {
 	/* while a --rw directory is walked: the workspace below it, walked
 	 * already */
 	const char *skip;
+	/* changes at or after it are the run's: its start, or the time a
+	 * live --rw grant was made (while that one is walked) */
+	struct timespec since;
 };
 
 static bool changed(const struct hx_ctx *c, const struct stat *st)
 {
-	const struct timespec *s = &c->hx->start;
+	const struct timespec *s = &c->since;
 
 	return st->st_ctim.tv_sec > s->tv_sec ||
 	       (st->st_ctim.tv_sec == s->tv_sec &&
@@ -465,17 +468,54 @@ static void set_aside(struct hx_ctx *c, int dfd, const char *name,
 	}
 }
 
-/* Replace dfd/name by `text`, same owner and mode, atomically. */
+/* dfd/name (the file `st` describes, a single link) given `text` in
+ * place: the inode stays, so a read-only bind another sandbox on the
+ * workspace has over it stays too (a rename over it would detach that
+ * mount in the other sandbox's namespace, and its agent could write the
+ * key back while it runs). Truncated first: a reader sees the old text,
+ * nothing, or a prefix of the new, never the old keys after the new. */
+static int rewrite_in_place(int dfd, const char *name, const struct stat *st,
+			    const char *text)
+{
+	/* O_NONBLOCK: a FIFO planted there does not wait for a reader */
+	_cleanup_close_ int fd = openat(
+		dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t len = strlen(text), off = 0;
+	struct stat now;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_nlink != 1 ||
+	    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    ftruncate(fd, 0) < 0)
+		return -1;
+	while (off < len) {
+		ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -2; /* truncated: the copy is in the quarantine */
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* Replace dfd/name by `text`, same owner and mode: in place when it is
+ * a single link (rewrite_in_place), else atomically by a rename. */
 static int rewrite(int dfd, const char *name, const struct stat *st,
 		   const char *text)
 {
-	_cleanup_free_ char *tmp =
-		ar_xasprintf("%s.agentrun-%d", name, (int)getpid());
-	_cleanup_close_ int fd = openat(
-		dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		st->st_mode & 07777);
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
 	size_t len = strlen(text);
 
+	if (rewrite_in_place(dfd, name, st, text) == 0)
+		return 0;
+	tmp = ar_xasprintf("%s.agentrun-%d", name, (int)getpid());
+	fd = openat(dfd, tmp,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    st->st_mode & 07777);
 	if (fd < 0)
 		return -1;
 	if (fchown(fd, st->st_uid, st->st_gid) < 0) {
@@ -1320,25 +1360,57 @@ static bool leaf_fs(int fd)
 		sfs.f_type == F2FS_SUPER_MAGIC);
 }
 
+/* One --rw directory `real` outside the workspace, walked like it. */
+static void walk_dir(struct hx_ctx *c, const char *real)
+{
+	const struct sb_hostexec_input *in = c->in;
+	struct sb_hostexec_input sub = *in;
+	int wsfd = c->wsfd;
+	bool leaf_ok = c->leaf_ok;
+	struct stat st;
+	int fd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return; /* a file, or gone */
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	sub.workspace = real;
+	c->in = &sub;
+	c->wsfd = fd;
+	c->leaf_ok = leaf_fs(fd);
+	c->skip = ar_path_under(in->workspace, real) ? in->workspace : NULL;
+	walk(c, fcntl(fd, F_DUPFD_CLOEXEC, 0), real, st.st_dev, 0, false);
+	close(fd);
+	c->in = in;
+	c->wsfd = wsfd;
+	c->leaf_ok = leaf_ok;
+	c->skip = NULL;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 /* Each --rw directory outside the workspace (the agent could write
  * anywhere in it), walked like the workspace: same start time, same
  * rules, nothing opted in there; the start's search did not look there
  * (no leaf is skipped for that). A directory below another one given,
- * or holding the workspace (which is skipped), is walked once. */
+ * or holding the workspace (which is skipped), is walked once. Then
+ * each live --rw grant (in->late), from the time it was granted, unless
+ * a start-time one or an earlier grant above it was walked already. */
 static void walk_rw_dirs(struct hx_ctx *c)
 {
 	const struct sb_hostexec_input *in = c->in;
 	char **real = ar_xcalloc(in->n_rw + 1, sizeof(char *));
-	int wsfd = c->wsfd;
-	bool leaf_ok = c->leaf_ok;
 
 	for (size_t i = 0; i < in->n_rw; i++)
 		real[i] = sb_protect_lexical(in->home, in->rw[i]);
 	for (size_t i = 0; i < in->n_rw; i++) {
-		struct sb_hostexec_input sub = *in;
 		bool dup_of = false;
-		struct stat st;
-		int fd;
 
 		if (!real[i] || ar_path_under(real[i], in->workspace))
 			continue;
@@ -1347,31 +1419,31 @@ static void walk_rw_dirs(struct hx_ctx *c)
 				 !ar_path_under(real[j], in->workspace) &&
 				 ar_path_under(real[i], real[j]) &&
 				 (strcmp(real[i], real[j]) != 0 || j < i);
+		if (!dup_of)
+			walk_dir(c, real[i]);
+	}
+	for (size_t i = 0; i < in->n_late; i++) {
+		const struct sb_hostexec_dir *d = &in->late[i];
+		bool dup_of = ar_path_under(d->dir, in->workspace);
+
+		for (size_t j = 0; j < in->n_rw && !dup_of; j++)
+			dup_of = real[j] &&
+				 !ar_path_under(real[j], in->workspace) &&
+				 ar_path_under(d->dir, real[j]);
+		for (size_t j = 0; j < in->n_late && !dup_of; j++) {
+			const struct sb_hostexec_dir *e = &in->late[j];
+
+			dup_of = j != i && ar_path_under(d->dir, e->dir) &&
+				 (ts_before(&e->since, &d->since) ||
+				  (!ts_before(&d->since, &e->since) &&
+				   (strcmp(d->dir, e->dir) != 0 || j < i)));
+		}
 		if (dup_of)
 			continue;
-		fd = open(real[i],
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			continue; /* a file, or gone */
-		if (fstat(fd, &st) < 0) {
-			close(fd);
-			continue;
-		}
-		sub.workspace = real[i];
-		c->in = &sub;
-		c->wsfd = fd;
-		c->leaf_ok = leaf_fs(fd);
-		c->skip = ar_path_under(in->workspace, real[i]) ?
-				  in->workspace :
-				  NULL;
-		walk(c, fcntl(fd, F_DUPFD_CLOEXEC, 0), real[i], st.st_dev, 0,
-		     false);
-		close(fd);
+		c->since = d->since;
+		walk_dir(c, d->dir);
+		c->since = c->hx->start;
 	}
-	c->in = in;
-	c->wsfd = wsfd;
-	c->leaf_ok = leaf_ok;
-	c->skip = NULL;
 	for (size_t i = 0; i < in->n_rw; i++)
 		free(real[i]);
 	free(real);
@@ -1386,7 +1458,7 @@ static double cpu_ms(const struct rusage *r)
 size_t sb_hostexec_check(struct sb_hostexec *hx,
 			 const struct sb_hostexec_input *in, double *ms)
 {
-	struct hx_ctx c = { .hx = hx, .in = in, .qfd = -1 };
+	struct hx_ctx c = { .hx = hx, .in = in, .qfd = -1, .since = hx->start };
 	struct timespec t0, t1;
 	struct rusage ru0, ru1;
 	struct statfs sfs;

@@ -15,7 +15,10 @@
  * ($XDG_STATE_HOME/agentrun/quarantine/RUN/, a MANIFEST naming each
  * original path), each named in a warning. Paths opted in with --rw
  * inside the workspace are left alone; each --rw directory outside it
- * is walked the same way (the agent could write anywhere in it).
+ * is walked the same way (the agent could write anywhere in it), and so
+ * is each directory granted --rw while the sandbox ran (from the time of
+ * its grant). A config is rewritten in place (its inode kept: another
+ * sandbox's read-only bind over it stays).
  *
  * Before the run (prevention, not cleanup): a missing `commondir` in a
  * protected git directory gets a placeholder file holding "." (git reads
@@ -49,6 +52,14 @@ struct sb_hostexec {
 	size_t n_ph;
 };
 
+/* A directory granted --rw while the sandbox ran (agentrun sandbox allow,
+ * sandbox_grant.h): walked like a start-time --rw one, from the time of
+ * its grant on. */
+struct sb_hostexec_dir {
+	char *dir; /* real path */
+	struct timespec since;
+};
+
 /* What the check reads (all borrowed). */
 struct sb_hostexec_input {
 	const struct sb_protect *protect;
@@ -58,6 +69,9 @@ struct sb_hostexec_input {
 	const char *const *rw; /* --rw values as given (opt-ins inside the
 				* workspace, directories walked outside) */
 	size_t n_rw;
+	/* live --rw grants (revoked ones too): walked from their own time */
+	const struct sb_hostexec_dir *late;
+	size_t n_late;
 };
 
 /* Before the mounts are planned, for a plain run: takes the start time

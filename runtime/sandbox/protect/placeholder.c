@@ -9,7 +9,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,10 @@
 #define LOCK_WAIT_MS 3000
 #define KEEPER_WAIT_MS 5000
 #define TRIES 20
+
+/* The keeper's socket: the main thread's (keep_pid, the release) and the
+ * control thread's (a live grant, its revoke). */
+static pthread_mutex_t keeper_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void sleep_ms(long ms)
 {
@@ -169,8 +175,9 @@ static void add(struct sb_placeholders *ph, const char *path, int fd, bool ours)
 
 	fstat(fd, &st);
 	ph->v = ar_xrealloc(ph->v, (ph->n + 1) * sizeof(*ph->v));
-	ph->v[ph->n++] = (struct sb_placeholder){ ar_xstrdup(path), fd,
-						  st.st_dev, st.st_ino, ours };
+	ph->v[ph->n++] =
+		(struct sb_placeholder){ ar_xstrdup(path), fd,	 st.st_dev,
+					 st.st_ino,	   ours, NULL };
 }
 
 /* One placeholder: made (and marked) or joined, locked shared. */
@@ -305,13 +312,88 @@ static void keeper_fds(const struct sb_placeholders *ph, int sock, int err)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
+/* One message of agentrun's (sb_placeholders_keep_grant, _revoke, the
+ * release): 1 for the release ('n'), 0 for any other, -1 when agentrun
+ * is gone (end of file). */
+static int keeper_msg(struct sb_placeholders *ph, int sock)
+{
+	char buf[2 * PATH_MAX + 64];
+	int fd = -1;
+	ssize_t n = ar_recvmsg_fd(sock, buf, sizeof(buf) - 2, &fd);
+
+	if (n < 0 && errno == EAGAIN)
+		return 0;
+	if (n <= 0)
+		return -1;
+	buf[n] = buf[n + 1] = '\0';
+	switch (buf[0]) {
+	case 'n':
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	case 'g': { /* a live --rw grant: g, since, dir */
+		struct sb_hostexec_dir d = { 0 };
+
+		if (fd >= 0)
+			close(fd);
+		if ((size_t)n < 1 + sizeof(d.since) + 2)
+			return 0;
+		memcpy(&d.since, buf + 1, sizeof(d.since));
+		d.dir = ar_xstrdup(buf + 1 + sizeof(d.since));
+		ph->grants = ar_xrealloc(
+			ph->grants, (ph->n_grants + 1) * sizeof(*ph->grants));
+		ph->grants[ph->n_grants++] = d;
+		return 0;
+	}
+	case 'h': { /* one of its placeholders: h, ours, dir, path + fd */
+		const char *dir = buf + 2, *path = dir + strlen(dir) + 1;
+		struct stat st;
+
+		if (fd < 0)
+			return 0;
+		if (fstat(fd, &st) < 0 || !*path) {
+			close(fd);
+			return 0;
+		}
+		ph->v = ar_xrealloc(ph->v, (ph->n + 1) * sizeof(*ph->v));
+		ph->v[ph->n++] = (struct sb_placeholder){
+			ar_xstrdup(path), fd,
+			st.st_dev,	  st.st_ino,
+			buf[1] == 'o',	  ar_xstrdup(dir)
+		};
+		return 0;
+	}
+	case 'r': /* revoked: its placeholders are agentrun's to remove */
+		if (fd >= 0)
+			close(fd);
+		for (size_t i = 0; i < ph->n;) {
+			if (!ph->v[i].grant ||
+			    strcmp(ph->v[i].grant, buf + 1)) {
+				i++;
+				continue;
+			}
+			close(ph->v[i].fd);
+			free(ph->v[i].path);
+			free(ph->v[i].grant);
+			ph->v[i] = ph->v[--ph->n];
+		}
+		return 0;
+	default:
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+}
+
+static void keeper(struct sb_placeholders *ph, int sock, pid_t parent)
 {
 	static const int ignored[] = { SIGINT,	SIGQUIT, SIGHUP,
 				       SIGTERM, SIGTSTP, SIGPIPE };
-	struct pollfd pfd = { .events = POLLIN };
+	struct pollfd pfd[2] = { { .events = POLLIN },
+				 { .fd = sock, .events = POLLIN } };
 	/* the orphan function's warnings go where agentrun's went */
 	int err = ph->orphan ? fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3) : -1;
+	bool released = false, gone = false;
 	char c;
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(ignored); i++)
@@ -320,10 +402,24 @@ static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
 	prctl(PR_SET_NAME, "agentrun-keep");
 	/* the container's pidfd, or nothing (agentrun gone before it
 	 * existed, or the start failed) */
-	if (ar_recvmsg_fd(sock, &c, 1, &pfd.fd) <= 0 || pfd.fd < 0)
+	if (ar_recvmsg_fd(sock, &c, 1, &pfd[0].fd) <= 0 || pfd[0].fd < 0)
 		_exit(0);
-	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
-		;
+	/* until the container ends: agentrun's live grants (their walk,
+	 * their placeholders' locks), its release, or its end of file */
+	for (;;) {
+		int n = poll(pfd, gone || released ? 1 : 2, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || pfd[0].revents)
+			break;
+		if (pfd[1].revents) {
+			int m = keeper_msg(ph, sock);
+
+			released = released || m == 1;
+			gone = gone || m < 0;
+		}
+	}
 	/* the container has ended. agentrun alive sends a byte when it
 	 * releases the placeholders; the socket's end of file means it is
 	 * gone, all its threads (its parent pid is no sign: the pid stays
@@ -331,14 +427,14 @@ static void keeper(const struct sb_placeholders *ph, int sock, pid_t parent)
 	 * container's PDEATHSIG first). The last one out is this process
 	 * then, and what agentrun would have done after the exit is done
 	 * here. */
-	{
-		ssize_t n;
+	while (!released && !gone) {
+		int m = keeper_msg(ph, sock);
 
-		while ((n = recv(sock, &c, 1, 0)) < 0 && errno == EINTR)
-			;
-		if (n > 0)
-			_exit(0);
+		released = m == 1;
+		gone = m < 0;
 	}
+	if (released)
+		_exit(0);
 	for (size_t i = 0; i < ph->n; i++)
 		if (ph->v[i].ours)
 			remove_if_last(ph->v[i].fd, ph->v[i].path);
@@ -378,8 +474,11 @@ void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid)
 {
 	int pidfd;
 
-	if (ph->keeper_sock < 0)
+	pthread_mutex_lock(&keeper_lock);
+	if (ph->keeper_sock < 0) {
+		pthread_mutex_unlock(&keeper_lock);
 		return;
+	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd >= 0) {
 		(void)ar_sendmsg_fd(ph->keeper_sock, "p", 1, pidfd);
@@ -388,8 +487,58 @@ void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid)
 		close(ph->keeper_sock);
 		ph->keeper_sock = -1;
 	}
+	pthread_mutex_unlock(&keeper_lock);
 	/* else kept open: its end of file tells the keeper agentrun is
 	 * gone (keeper_gone sends a byte instead) */
+}
+
+void sb_placeholders_keep_grant(struct sb_placeholders *ph, const char *dir,
+				const struct timespec *since,
+				const struct sb_placeholders *gph)
+{
+	char buf[2 * PATH_MAX + 64];
+	size_t dl = strlen(dir);
+
+	if (dl >= PATH_MAX)
+		return;
+	pthread_mutex_lock(&keeper_lock);
+	if (ph->keeper_sock < 0)
+		goto out;
+	buf[0] = 'g';
+	memcpy(buf + 1, since, sizeof(*since));
+	memcpy(buf + 1 + sizeof(*since), dir, dl + 1);
+	(void)ar_sendmsg_fd(ph->keeper_sock, buf, 1 + sizeof(*since) + dl + 1,
+			    -1);
+	for (size_t i = 0; gph && i < gph->n; i++) {
+		size_t pl = strlen(gph->v[i].path);
+
+		if (pl >= PATH_MAX)
+			continue;
+		buf[0] = 'h';
+		buf[1] = gph->v[i].ours ? 'o' : '-';
+		memcpy(buf + 2, dir, dl + 1);
+		memcpy(buf + 2 + dl + 1, gph->v[i].path, pl + 1);
+		(void)ar_sendmsg_fd(ph->keeper_sock, buf, 2 + dl + 1 + pl + 1,
+				    gph->v[i].fd);
+	}
+out:
+	pthread_mutex_unlock(&keeper_lock);
+}
+
+void sb_placeholders_keep_revoke(struct sb_placeholders *ph, const char *dir)
+{
+	char buf[PATH_MAX + 2];
+	size_t dl = strlen(dir);
+
+	if (dl >= PATH_MAX)
+		return;
+	pthread_mutex_lock(&keeper_lock);
+	if (ph->keeper_sock >= 0) {
+		buf[0] = 'r';
+		memcpy(buf + 1, dir, dl + 1);
+		(void)ar_sendmsg_fd(ph->keeper_sock, buf, dl + 2, -1);
+	}
+	pthread_mutex_unlock(&keeper_lock);
 }
 
 /* The keeper gone: the container's first process has exited (or never
@@ -398,12 +547,14 @@ static bool keeper_gone(struct sb_placeholders *ph)
 {
 	struct pollfd pfd = { .events = POLLIN };
 
+	pthread_mutex_lock(&keeper_lock);
 	if (ph->keeper_sock >= 0) {
 		/* alive: the keeper leaves the rest to this process */
 		(void)!send(ph->keeper_sock, "n", 1, MSG_NOSIGNAL);
 		close(ph->keeper_sock);
 		ph->keeper_sock = -1;
 	}
+	pthread_mutex_unlock(&keeper_lock);
 	if (ph->keeper <= 0)
 		return true;
 	/* the run's supervision may have reaped it already (ESRCH) */
@@ -424,19 +575,35 @@ static bool keeper_gone(struct sb_placeholders *ph)
 	return true;
 }
 
+static void release(struct sb_placeholders *ph, bool gone)
+{
+	for (size_t i = 0; i < ph->n; i++) {
+		if (gone && ph->v[i].ours)
+			remove_if_last(ph->v[i].fd, ph->v[i].path);
+		close(ph->v[i].fd);
+		free(ph->v[i].path);
+		free(ph->v[i].grant);
+	}
+	free(ph->v);
+	ph->v = NULL;
+	ph->n = 0;
+	for (size_t i = 0; i < ph->n_grants; i++)
+		free(ph->grants[i].dir);
+	free(ph->grants);
+	ph->grants = NULL;
+	ph->n_grants = 0;
+}
+
 void sb_placeholders_release(struct sb_placeholders *ph)
 {
 	bool gone = keeper_gone(ph);
 
 	if (!gone)
 		ar_warn("sandbox: the sandbox's first process still runs; its placeholders stay until it ends (the next start removes them)");
-	for (size_t i = 0; i < ph->n; i++) {
-		if (gone && ph->v[i].ours)
-			remove_if_last(ph->v[i].fd, ph->v[i].path);
-		close(ph->v[i].fd);
-		free(ph->v[i].path);
-	}
-	free(ph->v);
-	ph->v = NULL;
-	ph->n = 0;
+	release(ph, gone);
+}
+
+void sb_placeholders_forget(struct sb_placeholders *ph)
+{
+	release(ph, false);
 }

@@ -31,6 +31,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "host_exec_check.h"
 
 #define SB_PLACEHOLDER_XATTR "user.agentrun.placeholder"
 
@@ -40,6 +41,7 @@ struct sb_placeholder {
 	dev_t dev;
 	ino_t ino;
 	bool ours; /* a placeholder (not a directory of the user's) */
+	char *grant; /* the keeper's: the live --rw grant it is of, or NULL */
 };
 
 /* What the keeper does for a killed agentrun once the container has
@@ -60,11 +62,16 @@ struct sb_placeholders {
 	void *orphan_arg;
 	const int *orphan_fds;
 	size_t n_orphan_fds;
+	/* the keeper's: the live --rw grants agentrun told it of
+	 * (sb_placeholders_keep_grant), revoked ones included, for the
+	 * orphan function's walk */
+	struct sb_hostexec_dir *grants;
+	size_t n_grants;
 };
 
 #define SB_PLACEHOLDERS_INIT                                                   \
 	{                                                                      \
-		NULL, 0, -1, -1, NULL, NULL, NULL, 0                           \
+		NULL, 0, -1, -1, NULL, NULL, NULL, 0, NULL, 0                  \
 	}
 
 /* `path` (an existing directory where a placeholder would go) is one:
@@ -90,9 +97,24 @@ int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
 void sb_placeholders_keep(struct sb_placeholders *ph);
 void sb_placeholders_keep_pid(struct sb_placeholders *ph, pid_t pid);
 
+/* A live --rw grant (sandbox_grant.c), told to the keeper (no-op
+ * without one): `dir` is walked by the orphan function from `since` on
+ * (into ph->grants, in the keeper), and the placeholders of `gph` are
+ * held by the keeper too, removed by it (the last one out) when agentrun
+ * is gone. Called from the control thread: the socket is shared under a
+ * lock with sb_placeholders_keep_pid and the release. */
+void sb_placeholders_keep_grant(struct sb_placeholders *ph, const char *dir,
+				const struct timespec *since,
+				const struct sb_placeholders *gph);
+/* The grant of `dir` revoked: the keeper lets go of its placeholders
+ * (agentrun removes them); its walk stays. */
+void sb_placeholders_keep_revoke(struct sb_placeholders *ph, const char *dir);
+
 /* After the run: wait for the keeper, then remove each placeholder this
  * sandbox is the last user of (an empty directory, still the one
  * locked), and release everything. */
 void sb_placeholders_release(struct sb_placeholders *ph);
+/* Released without removing any (the sandbox may still use them). */
+void sb_placeholders_forget(struct sb_placeholders *ph);
 
 #endif
