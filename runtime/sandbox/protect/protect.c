@@ -94,6 +94,12 @@ static const char *const claude_names[] = {
 	"agents",
 };
 
+const char *const *sb_protect_claude_names(size_t *n)
+{
+	*n = AR_ARRAY_SIZE(claude_names);
+	return claude_names;
+}
+
 static void add(struct sb_protect *p, const char *path,
 		enum sb_protect_kind kind, const char *why)
 {
@@ -104,8 +110,8 @@ static void add(struct sb_protect *p, const char *path,
 		p->cap = p->cap ? 2 * p->cap : 32;
 		p->v = ar_xrealloc(p->v, p->cap * sizeof(*p->v));
 	}
-	p->v[p->n++] =
-		(struct sb_protect_entry){ ar_xstrdup(path), kind, why, false };
+	p->v[p->n++] = (struct sb_protect_entry){ ar_xstrdup(path), kind, why,
+						  false, false };
 }
 
 struct plan_ctx {
@@ -410,8 +416,12 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 			    "agent config (hooks, commands, permissions)");
 		}
 	} else {
+		size_t n = c->p->n;
+
 		one(c, claude, SB_PROT_ABSENT,
 		    "agent config (hooks, commands, permissions)");
+		if (c->p->n > n && c->p->v[n].kind == SB_PROT_ABSENT)
+			c->p->v[n].claude_dir = true;
 	}
 	if (has_git) {
 		_cleanup_free_ char *g = ar_xasprintf("%s/.git", root);
