@@ -871,6 +871,8 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
+	if (run && !o->overlay)
+		sb_protect_claude_files(p->workspace);
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;

@@ -100,6 +100,45 @@ const char *const *sb_protect_claude_names(size_t *n)
 	return claude_names;
 }
 
+void sb_protect_claude_files(const char *ws)
+{
+	static const char *const files[] = { "settings.json",
+					     "settings.local.json" };
+	_cleanup_close_ int w =
+		open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int d = -1;
+	_cleanup_free_ char *claude = ar_xasprintf("%s/.claude", ws);
+	struct stat st;
+
+	if (w < 0)
+		return;
+	d = openat(w, ".claude",
+		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* a placeholder (of a running sandbox, or left by a killed one)
+	 * is not the user's .claude */
+	if (d < 0 || fstat(d, &st) < 0 || sb_placeholder_is(claude))
+		return;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(files); i++) {
+		_cleanup_close_ int fd = openat(d, files[i],
+						O_WRONLY | O_CREAT | O_EXCL |
+							O_NOFOLLOW | O_CLOEXEC,
+						0644);
+
+		if (fd < 0)
+			continue; /* there (or not ours to make) */
+		if (ar_write_all(fd, "{}\n", 3) < 0) {
+			(void)!unlinkat(d, files[i], 0);
+			continue;
+		}
+		/* made by root in another user's project: theirs */
+		if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0))
+			(void)!fchown(fd, st.st_uid, st.st_gid);
+		ar_log(AR_LOG_INFO,
+		       "sandbox: created %s/%s ({}) so that it is held read-only",
+		       claude, files[i]);
+	}
+}
+
 static void add(struct sb_protect *p, const char *path,
 		enum sb_protect_kind kind, const char *why)
 {
