@@ -18,17 +18,20 @@
 static struct sb_protect_entry entries[] = {
 	{ "/ws/.vscode", SB_PROT_ABSENT, "editor config", false, false },
 	{ "/ws/.mcp.json", SB_PROT_RO, "MCP servers", false, false },
-	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config", false, false },
+	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config", false,
+	  false },
 	{ "/ws/.git", SB_PROT_PIN, "git directory", false, false },
 	{ "/ws/.git/config", SB_PROT_RO, "git config", false, false },
 	{ "/ws/.git/hooks", SB_PROT_RO, "git hooks", false, false },
-	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file", false, false },
+	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file", false,
+	  false },
 	{ "/ws/.git/modules/m", SB_PROT_PIN, "git directory", false, false },
 	{ "/ws/.git/modules/m/hooks", SB_PROT_RO, "git hooks", false, false },
 	{ "/ws/sub/.git", SB_PROT_PIN, "git directory", false, false },
 	{ "/ws/sub/.git/hooks", SB_PROT_RO, "git hooks", false, false },
 	{ "/ws/wt/.git", SB_PROT_RO, "gitdir file", false, false },
-	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory", false, false },
+	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory", false,
+	  false },
 };
 
 static const struct sb_protect plan = {
