@@ -66,6 +66,7 @@ install_debian() {
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
 	pkgs="$pkgs apparmor" # apparmor_parser: test_apparmor (-Q), test_apparmor_vm (loads profiles in the VM)
 	pkgs="$pkgs chromium chromium-driver" # test_sandbox_ui_browser (with playwright-core from npm)
+	pkgs="$pkgs socat" # test_sandbox_claude: Claude Code's own sandbox (bubblewrap + socat)
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
 	# on Debian 12).
@@ -102,6 +103,14 @@ install_debian() {
 	# test_sandbox_ui_browser drives Debian's chromium with playwright-core
 	# (no browser download: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD)
 	if command -v npm >/dev/null 2>&1; then PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 run npm install -g --no-audit --no-fund playwright-core || say "npm could not install playwright-core: test_sandbox_ui_browser skips"; fi
+	claude_code
+}
+
+# test_sandbox_claude runs the real Claude Code CLI end to end (against a
+# local mock of the API): a system-wide npm install, measured at 7 s and
+# 235 MB (version 2.1.197, a native binary per platform).
+claude_code() {
+	if command -v npm >/dev/null 2>&1; then run npm install -g --no-audit --no-fund @anthropic-ai/claude-code || say "npm could not install @anthropic-ai/claude-code: test_sandbox_claude skips its end-to-end case"; else say "npm not found: test_sandbox_claude skips its end-to-end case"; fi
 }
 
 # The postinst of docker.io and containerd starts (and enables) the daemons
@@ -153,6 +162,7 @@ install_fedora() {
 	pkgs="$pkgs cppcheck clang-analyzer" # make static (clang-tidy: clang-tools-extra)
 	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging
 	pkgs="$pkgs chromium" # test_sandbox_ui_browser (with playwright-core from npm)
+	pkgs="$pkgs socat" # test_sandbox_claude: Claude Code's own sandbox (bubblewrap + socat)
 	if [ "$vm" = 1 ]; then
 		pkgs="$pkgs qemu-system-x86 kernel-core xz moby-engine containerd"
 	fi
@@ -160,6 +170,7 @@ install_fedora() {
 	say "installing:" $pkgs
 	# shellcheck disable=SC2086
 	run dnf install -y $pkgs
+	claude_code
 }
 
 case " $family " in

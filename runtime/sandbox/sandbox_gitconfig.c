@@ -155,9 +155,8 @@ static void show_data(struct gc *c, const char *lex)
 
 /* The filtered text written in the private directory; its path, or NULL
  * (then the file is not shown). */
-static char *write_copy(struct gc *c, const char *text, size_t len)
+static char *write_file(struct sb_gitconfig *g, const char *text, size_t len)
 {
-	struct sb_gitconfig *g = c->g;
 	_cleanup_close_ int fd = -1;
 	char *path;
 
@@ -183,6 +182,18 @@ static char *write_copy(struct gc *c, const char *text, size_t len)
 	}
 	g->n++;
 	return path;
+}
+
+static char *write_copy(struct gc *c, const char *text, size_t len)
+{
+	return write_file(c->g, text, len);
+}
+
+const char *sb_gitconfig_empty_file(struct sb_gitconfig *g)
+{
+	if (!g->empty)
+		g->empty = write_file(g, "", 0);
+	return g->empty;
 }
 
 static void show_config(struct gc *c, const char *lex, int depth);
@@ -295,5 +306,6 @@ void sb_gitconfig_release(struct sb_gitconfig *g, bool keep)
 		rmdir(g->dir);
 	}
 	free(g->dir);
+	free(g->empty);
 	memset(g, 0, sizeof(*g));
 }

@@ -18,6 +18,11 @@
  * for a secret or a file git would reject). */
 void sb_gitconfig_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			 const char *ws, struct sb_gitconfig *g);
+/* An empty read-only (0444) file in g->dir, made on first need, for a
+ * placeholder that must be a regular file (a project's missing
+ * .claude/settings.json under --nested: sandbox_plan.c); NULL when it
+ * cannot be made. Removed with the copies. */
+const char *sb_gitconfig_empty_file(struct sb_gitconfig *g);
 /* The copies removed (keep: left for a --print-bundle bundle or a
  * detached run's monitor), g freed. */
 void sb_gitconfig_release(struct sb_gitconfig *g, bool keep);

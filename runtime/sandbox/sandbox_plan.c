@@ -493,8 +493,52 @@ static int user_hide(struct sb_mounts *m, const struct ar_sandbox_host *h,
  * workspace before a commit); idmap_root: the workspace bind is
  * idmapped (root on another user's workspace), pinned gitdirs get the
  * same mapping. */
+/* --nested, a project without .claude: Claude Code's own sandbox
+ * (bubblewrap) binds over each name it protects below an existing
+ * .claude, /dev/null over a missing one, and bubblewrap makes that
+ * mount point first: in a read-only placeholder it cannot ("Can't create
+ * file at .claude/settings.json: Read-only file system", every Bash
+ * call). So the placeholder is a small writable tmpfs, discarded with
+ * the run (nothing of it reaches the host), and the names agentrun
+ * protects are placeholders inside it: an empty read-only file for
+ * the settings files, empty read-only directories for commands/ and
+ * agents/. */
+static void claude_scratch(struct sb_mounts *m, const char *path,
+			   const struct ar_sandbox_host *h, const char *ph,
+			   struct sb_gitconfig *g)
+{
+	const char *empty = sb_gitconfig_empty_file(g);
+	size_t n;
+	const char *const *names = sb_protect_claude_names(&n);
+
+	sb_mount_add(m, path, "tmpfs", "tmpfs",
+		     SB_OPTS("rw", "nosuid", "nodev", "noexec",
+			     oci_arena_printf(m->a, "mode=0755,uid=%u,gid=%u",
+					      (unsigned)h->uid,
+					      (unsigned)h->gid),
+			     "size=1m", "nr_inodes=1024"));
+	for (size_t i = 0; i < n; i++) {
+		const char *d = oci_arena_printf(m->a, "%s/%s", path, names[i]);
+		size_t l = strlen(names[i]);
+
+		/* a settings file is an empty read-only regular file
+		 * (Claude Code takes an empty one for {}; a directory there
+		 * is a "fatal" EISDIR settings error on every start, and
+		 * /dev/null "not a regular file") */
+		if (l > 5 && strcmp(names[i] + l - 5, ".json") == 0 && empty)
+			sb_mount_add(m, d, "bind", empty,
+				     SB_OPTS("bind", "ro", "nosuid", "nodev",
+					     "noexec"));
+		else
+			sb_mount_add(m, d, "tmpfs", "tmpfs",
+				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
+					     ph, "size=4k"));
+	}
+}
+
 static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
-			   bool overlay, bool idmap_root,
+			   bool overlay, bool idmap_root, bool nested,
+			   struct sb_gitconfig *g,
 			   const struct ar_sandbox_host *h)
 {
 	/* a placeholder: an empty read-only directory the user can list
@@ -524,6 +568,10 @@ static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
 		case SB_PROT_ABSENT:
 			if (overlay)
 				break;
+			if (nested && e->claude_dir) {
+				claude_scratch(m, e->path, h, ph, g);
+				break;
+			}
 			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
 				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
 					     ph, "size=4k"));
@@ -694,7 +742,8 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		ws_idmapped = m.v[m.n - 1].uid_mappings.n > 0;
 	}
 	if (!r)
-		protect_mounts(&p->protect, &m, overlay, ws_idmapped, h);
+		protect_mounts(&p->protect, &m, overlay, ws_idmapped, p->nested,
+			       &p->gitconfig, h);
 	if (!r)
 		profile_prepare(pf, h);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
@@ -822,6 +871,8 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
+	if (run && !o->overlay)
+		sb_protect_claude_files(p->workspace);
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;

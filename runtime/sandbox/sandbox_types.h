@@ -110,6 +110,7 @@ struct sb_secrets {
 struct sb_gitconfig {
 	char *dir;
 	size_t n;
+	char *empty; /* sb_gitconfig_empty_file's, in dir */
 };
 
 /*

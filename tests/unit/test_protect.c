@@ -16,19 +16,22 @@
 /* A plan as sb_protect_plan makes it for /ws with a nested repository
  * sub/ and a linked worktree's gitdir outside the workspace. */
 static struct sb_protect_entry entries[] = {
-	{ "/ws/.vscode", SB_PROT_ABSENT, "editor config", false },
-	{ "/ws/.mcp.json", SB_PROT_RO, "MCP servers", false },
-	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config", false },
-	{ "/ws/.git", SB_PROT_PIN, "git directory", false },
-	{ "/ws/.git/config", SB_PROT_RO, "git config", false },
-	{ "/ws/.git/hooks", SB_PROT_RO, "git hooks", false },
-	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file", false },
-	{ "/ws/.git/modules/m", SB_PROT_PIN, "git directory", false },
-	{ "/ws/.git/modules/m/hooks", SB_PROT_RO, "git hooks", false },
-	{ "/ws/sub/.git", SB_PROT_PIN, "git directory", false },
-	{ "/ws/sub/.git/hooks", SB_PROT_RO, "git hooks", false },
-	{ "/ws/wt/.git", SB_PROT_RO, "gitdir file", false },
-	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory", false },
+	{ "/ws/.vscode", SB_PROT_ABSENT, "editor config", false, false },
+	{ "/ws/.mcp.json", SB_PROT_RO, "MCP servers", false, false },
+	{ "/ws/.gitmodules", SB_PROT_WATCH, "git submodule config", false,
+	  false },
+	{ "/ws/.git", SB_PROT_PIN, "git directory", false, false },
+	{ "/ws/.git/config", SB_PROT_RO, "git config", false, false },
+	{ "/ws/.git/hooks", SB_PROT_RO, "git hooks", false, false },
+	{ "/ws/.git/commondir", SB_PROT_WATCH, "git redirect file", false,
+	  false },
+	{ "/ws/.git/modules/m", SB_PROT_PIN, "git directory", false, false },
+	{ "/ws/.git/modules/m/hooks", SB_PROT_RO, "git hooks", false, false },
+	{ "/ws/sub/.git", SB_PROT_PIN, "git directory", false, false },
+	{ "/ws/sub/.git/hooks", SB_PROT_RO, "git hooks", false, false },
+	{ "/ws/wt/.git", SB_PROT_RO, "gitdir file", false, false },
+	{ "/main/.git/worktrees/wt", SB_PROT_PIN, "git directory", false,
+	  false },
 };
 
 static const struct sb_protect plan = {
@@ -180,6 +183,12 @@ UNIT_TEST(protect_plan_holders_parent_first)
 	e = at(&p, ws, ".claude");
 	CHECK(e && e->holder);
 	CHECK(at(&p, ws, ".claude/settings.json") != NULL);
+	/* an existing .claude: its names, none a scratch .claude; the
+	 * missing .claude of a nested repository: a scratch one */
+	e = at(&p, ws, ".claude/settings.local.json");
+	CHECK(e && e->kind == SB_PROT_ABSENT && !e->claude_dir);
+	e = at(&p, ws, "sub/.claude");
+	CHECK(e && e->kind == SB_PROT_ABSENT && e->claude_dir);
 	e = at(&p, ws, ".git");
 	CHECK(e && !e->holder);
 	CHECK(at(&p, ws, "src") == NULL);

@@ -48,6 +48,12 @@ struct sb_protect_entry {
 	enum sb_protect_kind kind;
 	const char *why; /* static: "git hooks", ... */
 	bool holder; /* SB_PROT_PIN only for the protected paths below */
+	/* SB_PROT_ABSENT of a whole missing project .claude: under --nested
+	 * a writable scratch tmpfs (discarded with the run) holding a
+	 * placeholder for each name of sb_protect_claude_names, so that a
+	 * nested sandbox (Claude Code's bubblewrap) can make the mount
+	 * points it binds over the names it protects */
+	bool claude_dir;
 };
 
 struct sb_protect {
@@ -75,6 +81,16 @@ struct sb_protect {
  * sandbox_config.c. */
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err);
+/* A project's existing .claude (`ws`/.claude, not a placeholder) whose
+ * settings.json or settings.local.json is missing: each made "{}" (the
+ * owner of .claude's), before the plan, so that the plan holds it
+ * read-only as a file. Claude Code reads both at every start and stops
+ * on a directory there (a "Settings Error" dialog: EISDIR), which is
+ * what a placeholder would be. */
+void sb_protect_claude_files(const char *ws);
+/* The names protected inside a project's .claude (settings.json,
+ * settings.local.json, commands, agents); sets *n. */
+const char *const *sb_protect_claude_names(size_t *n);
 /* After the run: remove and report watched files the agent created
  * (the placeholders' mount points: placeholder.h). Returns how many
  * watched files were found. */
