@@ -197,7 +197,15 @@ claude_exit()
 {
 	type_line "/exit"
 	wait_pane 30 'Resume this session with'
-	sleep 1
+	# typed only once the shell's prompt is back: keys typed while the
+	# CLI and agentrun are still ending are eaten by the TUI's raw mode
+	# (seen under load)
+	local end=$((SECONDS + 60))
+	until [ "$(pane | sed '/^[[:space:]]*$/d' | tail -n 1)" = '$' ]; do
+		[ "$SECONDS" -lt "$end" ] || fail "no shell prompt 60 s after /exit:
+$(pane)"
+		sleep 0.2
+	done
 	"${TM[@]}" send-keys -t c -l "echo RUN$1-EXIT=\$?"
 	"${TM[@]}" send-keys -t c Enter
 	wait_pane 30 "^RUN$1-EXIT=0"
