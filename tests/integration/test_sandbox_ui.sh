@@ -291,6 +291,19 @@ t_policy()
 	wait_until 10 grep -q "\"event\":\"allow\",\"sandbox\":\"$name\",\"kind\":\"ro\"" "$ev"
 	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
 	assert_eq "$(jq -c .live.grants "$BODY")" "[{\"kind\":\"net\",\"target\":\"granted.example:443\"},{\"kind\":\"ro\",\"target\":\"$H/shared\"}]"
+	# the same from the command line
+	assert_status 0 ctl policy "$name"
+	assert_match "$OUT" "allow +allowed.example +\\(start"
+	assert_match "$OUT" "secret UI_TOKEN +api.example.com +\\(start: --secret"
+	assert_match "$OUT" "grant --net +granted.example:443"
+	assert_match "$OUT" "grant --ro +$H/shared"
+	assert_match "$OUT" "session +127.0.0.1:$PORT +\\(answer by uid $(ctl_uid), web\\)"
+	assert_contains "$OUT" "anything else: asked"
+	assert_not_contains "$OUT" "$tok"
+	assert_status 0 ctl policy "$name" --json
+	assert_eq "$(jq -c .grants <<<"$OUT")" "$(jq -c .live.grants "$BODY")"
+	assert_status '!0' ctl policy
+	assert_status '!0' ctl policy nosuch$RANDOM
 	assert_status 0 ctl revoke "$name" --net granted.example:443
 	assert_status 0 ctl revoke "$name" --ro "$H/shared"
 	assert_status 0 ctl revoke "$name" --net "127.0.0.1:$PORT"
