@@ -99,8 +99,8 @@ int ar_sandbox_requests(const char *root, const char *name, bool json,
 			FILE *out, struct ar_error *err);
 /* agentrun sandbox policy NAME [--json]: the network policy in force
  * ({"op":"policy"}, control_policy.h): its reply as is, or as text. */
-int ar_sandbox_policy(const char *root, const char *name, bool json,
-		      FILE *out, struct ar_error *err);
+int ar_sandbox_policy(const char *root, const char *name, bool json, FILE *out,
+		      struct ar_error *err);
 /* agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro|--rw PATH
  * (kind "net", "ro", "rw"; PATH made absolute and real here). */
 int ar_sandbox_grant(const char *root, const char *name, bool revoke,
