@@ -99,6 +99,22 @@ static void *ask_main(void *arg)
 	return NULL;
 }
 
+/* a's connection to pypi.org:443 asks, from thread *t: the number of
+ * connections waiting, once there is one (5 s at most) */
+static int ask_waiting(struct asker *a, pthread_t *t)
+{
+	int w = 0;
+
+	CHECK(pthread_create(t, NULL, ask_main, a) == 0);
+	for (int i = 0; i < 500 && w == 0; i++) {
+		pthread_mutex_lock(&a->q->lock);
+		w = a->q->n_waiting;
+		pthread_mutex_unlock(&a->q->lock);
+		usleep(10000);
+	}
+	return w;
+}
+
 UNIT_TEST(grant_net_releases_a_waiting_ask)
 {
 	struct ctl_queue q;
@@ -107,19 +123,11 @@ UNIT_TEST(grant_net_releases_a_waiting_ask)
 	struct asker a = { .q = &q };
 	char done[512];
 	pthread_t t;
-	int w = 0;
 
 	ctl_queue_init(&q, "t", 30);
 	ctl_grants_init(&g, &q);
 	g.egress = true;
-	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
-	for (int i = 0; i < 500 && w == 0; i++) {
-		pthread_mutex_lock(&q.lock);
-		w = q.n_waiting;
-		pthread_mutex_unlock(&q.lock);
-		usleep(10000);
-	}
-	CHECK_INT_EQ(w, 1);
+	CHECK_INT_EQ(ask_waiting(&a, &t), 1);
 	CHECK(net(&g, false, "*.org:443", done, sizeof(done), &err) == 0);
 	CHECK_STR_CONTAINS(done, "pending requests it matches went through");
 	pthread_join(t, NULL);
@@ -137,18 +145,11 @@ UNIT_TEST(revoke_net_forgets_a_session_answer)
 	char done[512], host[256], why[256];
 	uint16_t port;
 	pthread_t t;
-	int w = 0;
 
 	ctl_queue_init(&q, "t", 30);
 	ctl_grants_init(&g, &q);
 	g.egress = true;
-	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
-	for (int i = 0; i < 500 && w == 0; i++) {
-		pthread_mutex_lock(&q.lock);
-		w = q.n_waiting;
-		pthread_mutex_unlock(&q.lock);
-		usleep(10000);
-	}
+	ask_waiting(&a, &t);
 	CHECK(ctl_queue_answer(&q, 1, CTL_ANSWER_SESSION, 0, "cli", host,
 			       sizeof(host), &port, why, sizeof(why)) == 0);
 	pthread_join(t, NULL);
@@ -184,7 +185,6 @@ UNIT_TEST(policy_reply_start_grants_answers)
 	const char *line = "{\"op\":\"policy\"}";
 	uint16_t port;
 	pthread_t t;
-	int w = 0;
 
 	CHECK(ctl_proto_parse(line, strlen(line), &m, why, sizeof(why)) == 0);
 	CHECK(m.op == CTL_OP_POLICY);
@@ -197,13 +197,7 @@ UNIT_TEST(policy_reply_start_grants_answers)
 	ctl_policy_set(&p, &pol, &sec, 1);
 	CHECK(net(&g, false, "granted.example:443", done, sizeof(done), &err) ==
 	      0);
-	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
-	for (int i = 0; i < 500 && w == 0; i++) {
-		pthread_mutex_lock(&q.lock);
-		w = q.n_waiting;
-		pthread_mutex_unlock(&q.lock);
-		usleep(10000);
-	}
+	ask_waiting(&a, &t);
 	CHECK(ctl_queue_answer(&q, 1, CTL_ANSWER_ALWAYS, 0, "web", host,
 			       sizeof(host), &port, why, sizeof(why)) == 0);
 	pthread_join(t, NULL);
