@@ -12,11 +12,41 @@
 # sb_home_own
 #     Hand the home to its user (MODE user) and make it world-searchable.
 # sb_run [SANDBOX OPTIONS] -- CMD...
-#     `agentrun sandbox --no-tty` from $WS with HOME=$H, as MODE.
+#     `agentrun sandbox --no-tty` from $WS with HOME=$H, as MODE; with the
+#     variables of the array SB_ENV (NAME=VALUE words) when it is set
+#     (--secret NAME=...: its value comes from the environment).
 # http_server DIR
 #     Serve DIR over HTTP (python3 http.server, threaded) on 127.0.0.1 at a
 #     random port for at most 120 s; sets PORT and SERVER_PID (killed when
 #     the test ends) and checks that the host reaches it.
+#
+# The control plane (test_sandbox_{control,allow,watch,channel,ui}.sh):
+# ctl ARGS...
+#     `agentrun sandbox ARGS` as MODE's user with MODE's state root, from
+#     $WS with HOME=$H (as sb_run: `ctl exec` finds its workspace).
+# ctl_uid / ctl_root_dir
+#     Print the uid of ctl's user / MODE's state root.
+# sb_bg NAME [SANDBOX OPTIONS] -- CMD...
+#     `sb_run --name NAME ...` in the background (its output in
+#     $TEST_TMP/NAME.out), stopped when the test ends; returns once its
+#     control socket answers (`ctl requests NAME`).
+# write_get
+#     $WS/get.sh PORT FILE, the agent's client: one request to
+#     http://127.0.0.1:PORT/ through the sandbox's proxy; FILE gets the
+#     status, then the body (written whole, once done).
+# sb_serve_home MODE
+#     sb_home MODE with write_get's client, handed to its user
+#     (sb_home_own), and http_server serving "served" from $H/srv (PORT).
+#     Files added later: sb_home_own again.
+# ctl_from_inside NAME SOCKET OP...
+#     Inside sandbox NAME (ctl exec), each OP (a request line) sent to
+#     SOCKET on a connection of its own; prints each reply line, or
+#     "connect ERRNO" (the agent's try at the control plane).
+# pending_ids NAME
+#     The ids of NAME's pending requests, one a line.
+# wait_request NAME [SEEN]
+#     Wait (10 s at most) until NAME has a pending request whose id is
+#     not in SEEN (ids, space separated); print its id.
 
 PY=${PY:-/usr/bin/python3}
 
@@ -47,14 +77,104 @@ sb_home_own()
 
 sb_run()
 {
+	sb_as_mode sandbox --no-tty "$@"
+}
+
+# sb_as_mode ARGS...: `agentrun --root ROOT ARGS` as MODE's user with its
+# state root, from $WS with HOME=$H and the variables of SB_ENV
+sb_as_mode()
+{
 	if [ "$MODE" = root ]; then
-		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox \
-			--no-tty "$@")
+		(cd "${WS:-.}" && env HOME="${H:-$HOME}" ${SB_ENV[@]+"${SB_ENV[@]}"} \
+			"$AGENTRUN" --root "$AR_ROOT" "$@")
 	else
-		as_test_user env HOME="$H" \
-			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+		as_test_user env HOME="${H:-$TEST_HOME}" ${SB_ENV[@]+"${SB_ENV[@]}"} \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "${WS:-/}" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" "$@"
 	fi
+}
+
+ctl()
+{
+	sb_as_mode sandbox "$@"
+}
+
+ctl_uid()
+{
+	if [ "$MODE" = root ]; then echo 0; else echo "$TEST_UID"; fi
+}
+
+ctl_root_dir()
+{
+	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
+}
+
+sb_bg()
+{
+	local name=$1
+	shift
+	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
+	defer ctl stop -t 0 "$name"
+	wait_until 20 ctl requests "$name"
+}
+
+write_get()
+{
+	cat >"$WS/get.sh" <<'EOF'
+#!/bin/sh
+# get.sh PORT FILE
+curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
+	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
+cat "$2.body" >>"$2.tmp" 2>/dev/null
+mv "$2.tmp" "$2"
+EOF
+	chmod 0755 "$WS/get.sh"
+}
+
+sb_serve_home()
+{
+	sb_home "$1"
+	mkdir -p "$H/srv"
+	echo served >"$H/srv/index.html"
+	write_get
+	sb_home_own
+	http_server "$H/srv"
+}
+
+ctl_from_inside()
+{
+	local name=$1 sock=$2
+	shift 2
+	ctl exec "$name" -- "$PY" -c '
+import socket, sys
+for op in sys.argv[2:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(sys.argv[1])
+    except OSError as e:
+        print("connect", e.errno); continue
+    try:
+        s.sendall(op.encode() + b"\n")
+    except OSError:
+        pass
+    print(s.makefile("rb").readline().decode().strip())' "$sock" "$@"
+}
+
+pending_ids()
+{
+	ctl requests "$1" --json 2>/dev/null | jq -r '.[].id'
+}
+
+wait_request()
+{
+	local name=$1 seen=" ${2:-} " id
+	for _ in $(seq 200); do
+		for id in $(pending_ids "$name"); do
+			case $seen in *" $id "*) ;; *) echo "$id"; return 0 ;; esac
+		done
+		sleep 0.05
+	done
+	fail "no new pending request in $name within 10 s: $(ctl requests "$name" 2>&1)"
 }
 
 http_server()

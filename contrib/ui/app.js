@@ -70,7 +70,9 @@ async function refresh() {
       tr.dataset.sandbox = sb.sandbox;
       tr.dataset.id = q.id;
       tr.append(el('td', sb.sandbox), el('td', q.id), el('td', q.target),
-        el('td', q.address || '-'), el('td', q.waiting), el('td', q.reason, 'reason'));
+        el('td', q.address || '-'), el('td', q.waiting), processCell(q),
+        el('td', q.from === 'agent'
+          ? `asked by the agent: ${q.explanation || '(no explanation)'}` : q.reason, 'reason'));
       const td = el('td');
       for (const a of ['once', 'session', 'always', 'refuse']) {
         const b = el('button', a, a === 'refuse' ? 'refuse' : 'grant');
@@ -85,6 +87,20 @@ async function refresh() {
   $('no-sandboxes').hidden = data.sandboxes.length > 0;
   $('requests').hidden = n === 0;
   $('no-requests').hidden = n > 0;
+}
+
+// The process that asked (pid inside the sandbox, and on the host; its
+// executable and command line): the agent's words, put in as text.
+function processCell(q) {
+  const td = el('td', null, 'process');
+  if (q.pid === null || q.pid === undefined) {
+    td.textContent = '-';
+    return td;
+  }
+  td.append(el('div', `pid ${q.sandbox_pid} (host ${q.pid})`, 'pid'));
+  if (q.exe) td.append(el('div', q.exe, 'exe'));
+  if (q.cmdline) td.append(el('div', q.cmdline, 'cmdline'));
+  return td;
 }
 
 // a flood of events asks for one refresh, not one each
@@ -122,26 +138,68 @@ function stream() {
     addEvent(d.sandbox, d.event || {});
     const kind = d.event && d.event.event;
     if (kind === 'request' || kind === 'answer') refreshSoon();
+    // a grant or an answer changes the policy in force
+    if (shownPolicy === d.sandbox &&
+        (kind === 'answer' || kind === 'allow' || kind === 'revoke')) policySoon();
   };
 }
 
+let shownPolicy = null;
+let policyTimer = null;
+function policySoon() {
+  if (policyTimer) return;
+  policyTimer = setTimeout(() => { policyTimer = null; if (shownPolicy) policy(shownPolicy); }, 200);
+}
+
+// The network policy in force (the control plane's: the allowlist it
+// started with, the live grants, the session and always answers; a
+// --secret by its name and hosts only).
+function showNet(live) {
+  const tbody = $('policy-net').querySelector('tbody');
+  const none = $('policy-net-none');
+  tbody.replaceChildren();
+  const rows = [];
+  if (!live) {
+    none.textContent = 'The sandbox does not run: no policy in force.';
+  } else if (!live.egress) {
+    none.textContent = 'No egress proxy: the network is as its mode says (none or the host\'s).';
+  } else {
+    none.textContent = live.ask ? 'Anything else is asked (--net ask).' : 'Anything else is refused.';
+    for (const a of live.allow) rows.push(['allow', a, 'start (--net allow, profile)']);
+    for (const sec of live.secrets) rows.push(['secret ' + sec.name, sec.hosts.join(', '), 'start (--secret)']);
+    for (const g of live.grants) rows.push(['live grant --' + g.kind, g.target, 'agentrun sandbox allow']);
+    for (const x of live.session) rows.push([x.answer, x.target, `answer by uid ${x.uid} (${x.interface})`]);
+  }
+  none.hidden = false;
+  for (const [k, v, from] of rows) {
+    const tr = el('tr');
+    tr.append(el('td', k), el('td', v), el('td', from));
+    tbody.append(tr);
+  }
+  $('policy-net').hidden = rows.length === 0;
+}
+
 // What a sandbox was made of (its session's config, never its
-// environment): workspace, network, protections, Landlock, mounts.
+// environment): workspace, network, protections, Landlock, mounts; and
+// the network policy in force.
 async function policy(name) {
+  shownPolicy = name;
   const box = $('policy');
   const facts = $('policy-facts');
   const tbody = $('policy-mounts').querySelector('tbody');
-  facts.replaceChildren();
-  tbody.replaceChildren();
   $('policy-title').textContent = `Policy of ${name}`;
   box.hidden = false;
   let p;
   try {
     p = await api(`/api/policy?name=${encodeURIComponent(name)}`);
   } catch (e) {
-    facts.append(el('dd', e.message, 'result error'));
+    facts.replaceChildren(el('dd', e.message, 'result error'));
+    tbody.replaceChildren();
     return;
   }
+  // replaced once the answer is here: a refetch does not flicker
+  facts.replaceChildren();
+  tbody.replaceChildren();
   for (const [k, label] of [['workspace', 'Workspace'], ['net', 'Network'],
     ['protections', 'Protections'], ['landlock', 'Landlock']]) {
     facts.append(el('dt', label), el('dd', p[k] === null ? '-' : p[k]));
@@ -151,6 +209,7 @@ async function policy(name) {
     tr.append(el('td', m.destination), el('td', m.mode), el('td', m.source || ''));
     tbody.append(tr);
   }
+  showNet(p.live);
 }
 
 async function showDiff(name, path) {

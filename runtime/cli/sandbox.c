@@ -22,6 +22,7 @@ static void sandbox_usage(FILE *out)
 		"Usage: agentrun sandbox [OPTIONS] [--] CMD [ARGS...]\n"
 		"       agentrun sandbox exec NAME [--tty] [--] CMD | list | stop NAME\n"
 		"       agentrun sandbox requests [NAME] | answer NAME ID ANSWER\n"
+		"       agentrun sandbox policy NAME\n"
 		"       agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro PATH | --rw PATH\n"
 		"       agentrun sandbox learn --from LOG [-o PROFILE]\n"
 		"\n"
@@ -182,7 +183,8 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 	if (argc > 1 &&
 	    (strcmp(argv[1], "exec") == 0 || strcmp(argv[1], "list") == 0 ||
 	     strcmp(argv[1], "stop") == 0 || strcmp(argv[1], "requests") == 0 ||
-	     strcmp(argv[1], "answer") == 0 || strcmp(argv[1], "learn") == 0))
+	     strcmp(argv[1], "policy") == 0 || strcmp(argv[1], "answer") == 0 ||
+	     strcmp(argv[1], "learn") == 0))
 		return cmd_sandbox_session(g, argc - 1, argv + 1);
 	/* every list can hold all of argv */
 	store = ar_xcalloc(8 * (size_t)argc + 8, sizeof(char *));

@@ -3,6 +3,7 @@
  * agentrun sandbox list
  * agentrun sandbox stop [--time SECONDS] NAME
  * agentrun sandbox requests [NAME] [--json]
+ * agentrun sandbox policy NAME [--json]
  * agentrun sandbox answer NAME ID once|session|always|refuse */
 #include "config.h"
 
@@ -22,6 +23,7 @@ static const char usage[] =
 	"       agentrun sandbox list\n"
 	"       agentrun sandbox stop [--time SECONDS] NAME\n"
 	"       agentrun sandbox requests [NAME] [--json]\n"
+	"       agentrun sandbox policy NAME [--json]\n"
 	"       agentrun sandbox answer NAME ID once|session|always|refuse\n"
 	"       agentrun sandbox learn --from LOG [-o PROFILE]\n"
 	"\n"
@@ -37,12 +39,16 @@ static const char usage[] =
 	"(that connection), session (its HOST:PORT until the sandbox ends),\n"
 	"always (session, and added to the sandbox's profile file), or\n"
 	"refuses it. NAME of a sandbox without --name: sandbox-PID-HEX\n"
-	"(as requests shows it).\n"
+	"(as requests shows it). policy shows NAME's network policy in force:\n"
+	"the allowlist it started with, each --secret by its name and hosts\n"
+	"(never a value), the live grants (sandbox allow) and the session and\n"
+	"always answers.\n"
 	"\n"
 	"Options:\n"
 	"  --tty, --no-tty      exec: give CMD a terminal (default: when stdin is one)\n"
 	"  -t, --time SECONDS   stop: seconds to wait after SIGTERM (default 10)\n"
-	"  --json               requests: a JSON array\n"
+	"  --json               requests: a JSON array; policy: the control\n"
+	"                       plane's JSON object\n"
 	"  -h, --help           this help\n";
 
 static int session_exec(struct ar_global_opts *g, int argc, char **argv)
@@ -150,6 +156,7 @@ static int session_stop(struct ar_global_opts *g, int argc, char **argv)
 	return 0;
 }
 
+/* requests [NAME] [--json], and policy NAME [--json] */
 static int session_requests(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -158,7 +165,7 @@ static int session_requests(struct ar_global_opts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_error err = AR_ERROR_INIT;
-	bool json = false;
+	bool json = false, policy = strcmp(argv[0], "policy") == 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -167,14 +174,17 @@ static int session_requests(struct ar_global_opts *g, int argc, char **argv)
 		else
 			return cli_usage(usage, c == 'h' ? 0 : 1);
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr,
-			"agentrun sandbox requests: expected at most one NAME\n");
+	if (argc - optind > 1 || (policy && argc - optind != 1)) {
+		fprintf(stderr, "agentrun sandbox %s: expected %s NAME\n",
+			argv[0], policy ? "one" : "at most one");
 		return 1;
 	}
-	if (ar_sandbox_requests(cli_state_root(g),
-				optind < argc ? argv[optind] : NULL, json,
-				stdout, &err) < 0)
+	if (policy && ar_sandbox_policy(cli_state_root(g), argv[optind], json,
+					stdout, &err) < 0)
+		return cli_fail(&err);
+	if (!policy && ar_sandbox_requests(cli_state_root(g),
+					   optind < argc ? argv[optind] : NULL,
+					   json, stdout, &err) < 0)
 		return cli_fail(&err);
 	return 0;
 }
@@ -229,7 +239,7 @@ static int session_learn(int argc, char **argv)
 int cmd_sandbox_session(struct ar_global_opts *g, int argc, char **argv)
 {
 	optind = 0; /* a fresh getopt for the subcommand */
-	if (strcmp(argv[0], "requests") == 0)
+	if (strcmp(argv[0], "requests") == 0 || strcmp(argv[0], "policy") == 0)
 		return session_requests(g, argc, argv);
 	if (strcmp(argv[0], "answer") == 0)
 		return session_answer(g, argc, argv);

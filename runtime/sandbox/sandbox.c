@@ -369,6 +369,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		beside.egress = &egress;
 		sb_observe_egress(&ob, &egress);
 		sb_control_tap_egress(ctl, &egress.fn, &egress.fn_data);
+		sb_control_set_policy(ctl, &p->policy, p->secrets.v,
+				      p->secrets.n);
 		egress.ask_fn = sb_control_ask;
 		egress.ask_data = ctl;
 		egress.grant_fn = sb_control_net_granted;

@@ -9,8 +9,13 @@
 // that tries to read the stream and to answer. Prints one JSON object
 // with what happened; screenshots into ARTIFACT_DIR. OVERLAY: an
 // --overlay sandbox whose change is looked at and committed.
+// Environment: AR_WS (the sandbox's workspace: go2 there makes the agent
+// ask again), AGENTRUN and AR_ROOT (a live grant from the CLI), UI_TOKEN
+// (a --secret's value, never in the page).
 'use strict';
 
+const fs = require('fs');
+const { execFileSync } = require('child_process');
 const { chromium } = require('playwright-core');
 
 const [url, sandbox, evilUrl, artifacts, overlay] = process.argv.slice(2);
@@ -41,6 +46,14 @@ function step(name) {
     await page.waitForSelector(row, { timeout: 15000 });
     await page.waitForSelector('#status:text("live")', { timeout: 15000 });
     out.row_text = await page.textContent(row);
+    // the process that asks: its executable's name and an argument are
+    // HTML; shown as text, no element of theirs, nothing of them ran
+    await page.waitForSelector(`${row} td.process .exe`, { timeout: 15000 });
+    out.process_text = await page.textContent(`${row} td.process`);
+    out.injected = await page.evaluate(() => ({
+      pwned: window.pwned === undefined ? null : window.pwned,
+      elements: document.querySelectorAll('main img, main script').length,
+    }));
     await page.screenshot({ path: `${artifacts}/1-pending.png`, fullPage: true });
 
     step('a page of another origin in the same browser');
@@ -69,7 +82,23 @@ function step(name) {
     step('the policy of the sandbox');
     await page.click(`#sandboxes button:text("${sandbox}")`);
     await page.waitForSelector('#policy-mounts tbody tr', { timeout: 15000 });
+    await page.waitForSelector('#policy-net tr:has-text("allowed.example")', { timeout: 15000 });
+    // from here on, no reload: what changes comes through the stream
+    await page.evaluate(() => { window.noReload = true; });
+
+    step('a second request answered `session`: in the policy, live');
+    fs.writeFileSync(`${process.env.AR_WS}/go2`, '');
+    await page.waitForSelector(row, { timeout: 15000 });
+    await page.click(`${row} button[data-answer="session"]`);
+    await page.waitForSelector('#policy-net tr:has-text("answer by uid")', { timeout: 15000 });
+
+    step('a live grant from the CLI: in the policy, live');
+    execFileSync(process.env.AGENTRUN, ['--root', process.env.AR_ROOT, 'sandbox', 'allow',
+      sandbox, '--net', 'granted.example:443'], { stdio: 'ignore', timeout: 20000 });
+    await page.waitForSelector('#policy-net tr:has-text("granted.example:443")', { timeout: 15000 });
+    out.no_reload = await page.evaluate(() => window.noReload === true);
     out.policy_text = await page.textContent('#policy');
+    out.token_in_page = (await page.content()).includes(process.env.UI_TOKEN);
     await page.screenshot({ path: `${artifacts}/4-policy.png`, fullPage: true });
 
     if (overlay) {

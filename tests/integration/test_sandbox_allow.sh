@@ -15,28 +15,6 @@
 require_cmd jq curl
 [ -x "$PY" ] || skip "needs $PY"
 
-# ctl ARGS...: `agentrun sandbox ARGS` as MODE's user, MODE's state root
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" sandbox "$@")
-	else
-		as_test_user env HOME="$H" \
-			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-ctl_uid()
-{
-	if [ "$MODE" = root ]; then echo 0; else echo "$TEST_UID"; fi
-}
-
-ctl_root_dir()
-{
-	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
-}
-
 # in NAME CMD...: a shell command run inside the sandbox NAME
 inside()
 {
@@ -49,17 +27,6 @@ inside()
 in_rename()
 {
 	inside "$1" "cd '$2' && mv .git old && mkdir -p .git/hooks && echo evil >.git/hooks/pre-commit"
-}
-
-# sb_bg NAME OPTIONS... -- CMD: the sandbox in the background, stopped
-# when the test ends; waits until its control socket answers
-sb_bg()
-{
-	local name=$1
-	shift
-	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
 }
 
 # sb_detached NAME OPTIONS... -- CMD: `--name NAME --detach`, stopped
@@ -254,21 +221,8 @@ t_self_grant()
 	dir=$(ctl_root_dir)
 	mkdir -p "$dir"
 	sb_bg "$name" --ro "$dir" --net allow=example.invalid -- sleep 600
-	assert_status 0 ctl exec "$name" -- "$PY" -c "
-import socket
-for op in [b'{\"op\":\"allow\",\"kind\":\"ro\",\"target\":\"$D\",\"interface\":\"cli\"}',
-           b'{\"op\":\"allow\",\"kind\":\"net\",\"target\":\"*\",\"interface\":\"cli\"}']:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect('$dir/.control/$name.sock')
-    except OSError as e:
-        print('connect', e.errno); continue
-    try:
-        s.sendall(op + b'\n')
-    except OSError:
-        pass
-    print(s.makefile('rb').readline().decode().strip())
-"
+	assert_status 0 ctl_from_inside "$name" "$dir/.control/$name.sock" "{\"op\":\"allow\",\"kind\":\"ro\",\"target\":\"$D\",\"interface\":\"cli\"}" \
+		"{\"op\":\"allow\",\"kind\":\"net\",\"target\":\"*\",\"interface\":\"cli\"}"
 	assert_not_contains "$OUT" '"ok":true'
 	assert_status '!0' inside "$name" "cat '$D/f'"
 	# and the user's own revoke finds nothing granted
@@ -300,20 +254,7 @@ t_audit()
 t_net()
 {
 	local name=net$RANDOM id
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
-	cat >"$WS/get.sh" <<'EOF'
-#!/bin/sh
-# get.sh PORT FILE
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF
-	chmod 0755 "$WS/get.sh"
-	sb_home_own
-	http_server "$H/srv"
+	sb_serve_home "$1"
 	# an allowlist without ask: refused, then granted, then revoked
 	sb_bg "$name" --net allow=example.invalid,ask --ask-timeout 60 -- sleep 600
 	# a connection waiting on its ask goes through when a grant matches

@@ -13,39 +13,14 @@
 require_cmd jq curl
 [ -x "$PY" ] || skip "needs $PY"
 
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
-	else
-		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-ctl_root_dir()
-{
-	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
-}
-
 # ch_setup MODE: a home, the agent helper and curl client in the
 # workspace, a loopback server (PORT)
 ch_setup()
 {
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
+	sb_serve_home "$1"
 	cp "$AR_TEST_HELPERS/agent_channel.py" "$WS/agent.py"
-	cat >"$WS/get.sh" <<'EOF'
-#!/bin/sh
-# get.sh PORT FILE: one request through the proxy; status and body
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF
-	chmod 0755 "$WS/get.sh" "$WS/agent.py"
+	chmod 0755 "$WS/agent.py"
 	sb_home_own
-	http_server "$H/srv"
 }
 
 # a script in the workspace, owned by MODE's user
@@ -81,15 +56,6 @@ wait_pending()
 		sleep 0.05
 	done
 	fail "no pending request of $1 with $2 within 10 s: $(pending_json "$1")"
-}
-
-sb_bg()
-{
-	local name=$1
-	shift
-	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
 }
 
 # Off by default (as srt's --agent-channel); on with the flag or the

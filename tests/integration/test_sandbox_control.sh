@@ -13,87 +13,10 @@
 require_cmd jq curl
 [ -x "$PY" ] || skip "needs $PY"
 
-# ctl ARGS...: `agentrun sandbox ARGS` as MODE's user, MODE's state root
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
-	else
-		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-# the uid of ctl's user
-ctl_uid()
-{
-	if [ "$MODE" = root ]; then echo 0; else echo "$TEST_UID"; fi
-}
-
-ctl_root_dir()
-{
-	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
-}
-
-# the ids of NAME's pending requests, one a line
-pending_ids()
-{
-	ctl requests "$1" --json 2>/dev/null | jq -r '.[].id'
-}
-
-# wait until NAME has a pending request other than those in $2 (ids,
-# space separated); prints its id
-wait_request()
-{
-	local name=$1 seen=" ${2:-} " id
-	for _ in $(seq 200); do
-		for id in $(pending_ids "$name"); do
-			case $seen in *" $id "*) ;; *) echo "$id"; return 0 ;; esac
-		done
-		sleep 0.05
-	done
-	fail "no new pending request in $name within 10 s: $(ctl requests "$name" 2>&1)"
-}
-
-# the agent's client, inside: one request through the proxy, its status
-# line and the reason header into FILE (written at once when done)
-write_client()
-{
-	cat >"$WS/get.sh" <<'EOF'
-#!/bin/sh
-# get.sh PORT FILE
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF
-	chmod 0755 "$WS/get.sh"
-}
-
-ctl_setup()
-{
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
-	write_client
-	sb_home_own
-	http_server "$H/srv"
-}
-
-# sb_bg NAME OPTIONS... -- CMD: the sandbox in the background, stopped
-# when the test ends; waits until its control socket answers
-sb_bg()
-{
-	local name=$1
-	shift
-	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
-}
-
 t_once_session_refuse()
 {
 	local name=ask$RANDOM id1 id2 id3 ev CTL_UID
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	CTL_UID=$(ctl_uid)
 	cat >"$WS/run.sh" <<EOF
 #!/bin/sh
@@ -162,7 +85,7 @@ EOF
 t_timeout_and_merge()
 {
 	local name=tmo$RANDOM id
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	cat >"$WS/run.sh" <<EOF
 #!/bin/sh
 # five connections to one HOST:PORT: one request
@@ -208,7 +131,7 @@ t_other_user_refused()
 {
 	local name=own$RANDOM sock
 	require_root
-	ctl_setup root
+	sb_serve_home root
 	sb_bg "$name" --net ask -- sleep 600
 	sock=$AR_ROOT/.control/$name.sock
 	assert_eq "$(stat -c %a "$sock")" 600
@@ -244,7 +167,7 @@ t_other_user_refused()
 t_inside_unreachable()
 {
 	local name=ins$RANDOM dir
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	dir=$(ctl_root_dir)
 	sb_bg "$name" --net ask -- sleep 600
 	test -S "$dir/.control/$name.sock" || fail "no control socket"
@@ -273,7 +196,7 @@ print('unix sockets:', sum(1 for l in open('/proc/net/unix') if 'control' in l o
 t_self_answer()
 {
 	local name=self$RANDOM dir id
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	dir=$(ctl_root_dir)
 	mkdir -p "$dir"
 	cat >"$WS/run.sh" <<EOF
@@ -285,20 +208,8 @@ EOF
 	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
 	sb_bg "$name" --ro "$dir" --net ask --ask-timeout 120 -- ./run.sh
 	id=$(wait_request "$name")
-	assert_status 0 ctl exec "$name" -- "$PY" -c "
-import socket
-for op in [b'{\"op\":\"requests\"}', b'{\"op\":\"answer\",\"id\":\"$id\",\"answer\":\"session\",\"interface\":\"cli\"}']:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        s.connect('$dir/.control/$name.sock')
-    except OSError as e:
-        print('connect', e.errno); continue
-    try:
-        s.sendall(op + b'\n')
-    except OSError:
-        pass
-    print(s.makefile('rb').readline().decode().strip())
-"
+	assert_status 0 ctl_from_inside "$name" "$dir/.control/$name.sock" "{\"op\":\"requests\"}" \
+		"{\"op\":\"answer\",\"id\":\"$id\",\"answer\":\"session\",\"interface\":\"cli\"}"
 	assert_not_contains "$OUT" '"ok":true'
 	sleep 1
 	[ ! -e "$WS/s1" ] || fail "the agent answered its own request: $(cat "$WS/s1")"
@@ -335,7 +246,7 @@ print(int((time.monotonic() - t) * 1000))"
 t_flood()
 {
 	local name=fl$RANDOM t0 t1 ms pid rss id
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	cat >"$WS/flood.py" <<EOF
 import socket, subprocess, time, collections
 socks = collections.deque()
@@ -399,7 +310,7 @@ EOF
 t_profile_ask()
 {
 	local name=pa$RANDOM id
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	printf '{"net": {"allow": ["127.0.0.1:%s", "ask"]}}\n' "$PORT" >"$H/p.json"
 	cat >"$WS/run.sh" <<EOF
 #!/bin/sh
@@ -422,7 +333,7 @@ EOF
 t_always()
 {
 	local name=alw$RANDOM id name2=alx$RANDOM
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	printf '{\n  "description": "mine",\n  "env": ["LC_*"],\n  "net": {\n    "allow": [\n      "example.com"\n    ]\n  }\n}\n' >"$H/mine.json"
 	printf '{"net": {"allow": ["example.com"]}}\n' >"$TEST_TMP/theirs.json"
 	chmod 0644 "$TEST_TMP/theirs.json"

@@ -21,20 +21,6 @@ cp "$TOP_SRCDIR"/contrib/ui/index.html "$TOP_SRCDIR"/contrib/ui/app.js \
 	"$TOP_SRCDIR"/contrib/ui/app.css "$UI_DIR/"
 chmod -R a+rX "$UI_DIR"
 
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
-	else
-		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-ctl_root_dir()
-{
-	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
-}
-
 # ui_start [OPTIONS]: `agentrun ui` as MODE's user, stopped when the test
 # ends; sets UI_URL (with the token), UI_PORT, UI, JAR
 ui_start()
@@ -98,27 +84,23 @@ post()
 		-H 'Content-Type: application/json' -d "$2" "$UI$1"
 }
 
-write_client()
+# ui_stream FILE: the dashboard's stream (SSE), as the page reads it,
+# into FILE, each line with the time it arrived: TIME_NS LINE
+ui_stream()
 {
-	cat >"$WS/get.sh" <<'EOF2'
-#!/bin/sh
-# get.sh PORT FILE
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF2
-	chmod 0755 "$WS/get.sh"
-}
-
-# sb_bg NAME OPTIONS... -- CMD: the sandbox in the background
-sb_bg()
-{
-	local name=$1
-	shift
-	sb_run --name "$name" "$@" >"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
+	"$PY" -c '
+import sys, time, http.client
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=60)
+c.request("GET", "/api/events", headers={"Cookie": sys.argv[2]})
+r = c.getresponse()
+out = open(sys.argv[3], "w")
+while True:
+    line = r.readline()
+    if not line:
+        break
+    out.write("%d %s" % (time.time_ns(), line.decode()))
+    out.flush()' "$UI_PORT" "$(cookie)" "$1" 2>&1 &
+	defer kill $!
 }
 
 # the ids of NAME's pending requests through the dashboard's API
@@ -150,13 +132,9 @@ wait_pending()
 t_api()
 {
 	local name=ui$RANDOM id t0 t1 ev ans line
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
-	write_client
+	sb_serve_home "$1"
 	write_run
 	sb_home_own
-	http_server "$H/srv"
 	ui_start
 	# nothing without the token's session
 	assert_eq "$(code "$UI/")" 403 "the page without a session"
@@ -194,20 +172,7 @@ t_api()
 	sb_bg "$name" --net ask --ask-timeout 120 --env UI_TEST_SECRET=hunter2-s3cret -- ./run.sh "$PORT"
 	# the stream, as the page reads it
 	ev=$TEST_TMP/ev
-	# (each line written with the time it arrived: TIME_NS LINE)
-	"$PY" -c '
-import sys, time, http.client
-c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=60)
-c.request("GET", "/api/events", headers={"Cookie": sys.argv[2]})
-r = c.getresponse()
-out = open(sys.argv[3], "w")
-while True:
-    line = r.readline()
-    if not line:
-        break
-    out.write("%d %s" % (time.time_ns(), line.decode()))
-    out.flush()' "$UI_PORT" "$(cookie)" "$ev" 2>&1 &
-	defer kill $!
+	ui_stream "$ev"
 	wait_until 10 grep -q "data: {\"sandbox\":\"$name\"}" "$ev"
 	touch "$WS/go"
 	wait_pending "$name"
@@ -275,6 +240,83 @@ while True:
 	assert_not_contains "$(cat "$ev")" hunter2-s3cret
 }
 
+# Item 1 of the dashboard's policy: the network policy in force, as the
+# control plane knows it (the allowlist, `ask`, a --secret by its name
+# and hosts, the live grants, the session answers), changed while the
+# sandbox runs and announced on the page's stream; never a secret's
+# value. And the process that asks, named in the pending request.
+t_policy()
+{
+	local name=uipol$RANDOM id ev tok=tok-$RANDOM$RANDOM-value
+	sb_serve_home "$1"
+	mkdir -p "$H/shared"
+	write_run
+	sb_home_own
+	ui_start
+	ui_login
+	# the secret's value comes from the caller's environment
+	SB_ENV=("UI_TOKEN=$tok")
+	sb_bg "$name" --net allow=allowed.example,ask --ask-timeout 120 \
+		--secret UI_TOKEN=api.example.com -- ./run.sh "$PORT"
+	SB_ENV=()
+	ev=$TEST_TMP/ev-$name
+	ui_stream "$ev"
+	wait_until 10 grep -q "data: {\"sandbox\":\"$name\"}" "$ev"
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
+	cat "$BODY" >>"$ev"
+	assert_eq "$(jq -c .live.allow "$BODY")" '["allowed.example"]'
+	assert_eq "$(jq -r .live.ask "$BODY")" true
+	assert_eq "$(jq -c .live.secrets "$BODY")" '[{"name":"UI_TOKEN","hosts":["api.example.com"]}]'
+	assert_eq "$(jq -c .live.grants "$BODY")" '[]'
+	assert_eq "$(jq -c .live.session "$BODY")" '[]'
+	# the agent asks: the request names its process
+	touch "$WS/go"
+	wait_pending "$name"
+	id=$ID
+	assert_eq "$(code -b "$JAR" "$UI/api/sandboxes")" 200
+	cat "$BODY" >>"$ev"
+	jq -e ".sandboxes[0].requests[0] | (.pid > 0) and (.sandbox_pid > 0)" "$BODY" >/dev/null ||
+		fail "no pid in the request: $(cat "$BODY")"
+	assert_contains "$(jq -r '.sandboxes[0].requests[0].exe' "$BODY")" curl
+	assert_contains "$(jq -r '.sandboxes[0].requests[0].cmdline' "$BODY")" "http://127.0.0.1:$PORT/"
+	# a session answer from the page: in the policy, with who gave it
+	assert_eq "$(post /api/answer "{\"sandbox\":\"$name\",\"id\":\"$id\",\"answer\":\"session\"}")" 200 "$(cat "$BODY")"
+	wait_until 20 test -e "$WS/r1"
+	assert_contains "$(cat "$WS/r1")" served
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
+	assert_eq "$(jq -c .live.session "$BODY")" "[{\"target\":\"127.0.0.1:$PORT\",\"answer\":\"session\",\"interface\":\"web\",\"uid\":$(ctl_uid)}]"
+	# live grants, each an event on the page's stream (its refetch)
+	assert_status 0 ctl allow "$name" --net granted.example:443
+	assert_status 0 ctl allow "$name" --ro "$H/shared"
+	wait_until 10 grep -q "\"event\":\"allow\",\"sandbox\":\"$name\",\"kind\":\"ro\"" "$ev"
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
+	assert_eq "$(jq -c .live.grants "$BODY")" "[{\"kind\":\"net\",\"target\":\"granted.example:443\"},{\"kind\":\"ro\",\"target\":\"$H/shared\"}]"
+	# the same from the command line
+	assert_status 0 ctl policy "$name"
+	assert_match "$OUT" "allow +allowed.example +\\(start"
+	assert_match "$OUT" "secret UI_TOKEN +api.example.com +\\(start: --secret"
+	assert_match "$OUT" "grant --net +granted.example:443"
+	assert_match "$OUT" "grant --ro +$H/shared"
+	assert_match "$OUT" "session +127.0.0.1:$PORT +\\(answer by uid $(ctl_uid), web\\)"
+	assert_contains "$OUT" "anything else: asked"
+	assert_not_contains "$OUT" "$tok"
+	assert_status 0 ctl policy "$name" --json
+	assert_eq "$(jq -c .grants <<<"$OUT")" "$(jq -c .live.grants "$BODY")"
+	assert_status '!0' ctl policy
+	assert_status '!0' ctl policy nosuch$RANDOM
+	assert_status 0 ctl revoke "$name" --net granted.example:443
+	assert_status 0 ctl revoke "$name" --ro "$H/shared"
+	assert_status 0 ctl revoke "$name" --net "127.0.0.1:$PORT"
+	wait_until 10 grep -q '"event":"revoke"' "$ev"
+	assert_eq "$(code -b "$JAR" "$UI/api/policy?name=$name")" 200
+	cat "$BODY" >>"$ev"
+	assert_eq "$(jq -c .live.grants "$BODY")" '[]'
+	assert_eq "$(jq -c .live.session "$BODY")" '[]'
+	# the value is in the sandbox (its placeholder is), never in the API
+	assert_not_contains "$(cat "$ev")" "$tok"
+	assert_not_contains "$(cat "$ev")" "agentrun-secret-"
+}
+
 # Attack: a sandbox's --net allow= rule to the dashboard's port.
 t_port_rule_refused()
 {
@@ -301,7 +343,7 @@ t_ask_for_ui_port()
 {
 	local name=uiask$RANDOM id a
 	sb_home "$1"
-	write_client
+	write_get
 	write_run
 	sb_home_own
 	ui_start
@@ -390,6 +432,8 @@ t_listen()
 
 run_test "ui: token, session, Host, Origin, CSRF, no CORS; an answer through the API; the stream; no secret (rootless)" t_api user
 run_test "ui: token, session, Host, Origin, CSRF, no CORS; an answer through the API; the stream; no secret (root)" t_api root
+run_test "ui: the network policy in force (allowlist, secret by name, live grants, answers), the asking process; no secret value (rootless)" t_policy user
+run_test "ui: the network policy in force (allowlist, secret by name, live grants, answers), the asking process; no secret value (root)" t_policy root
 run_test "attack: a --net allow rule to the dashboard's port (rootless)" t_port_rule_refused user
 run_test "attack: a --net allow rule to the dashboard's port (root)" t_port_rule_refused root
 run_test "attack: the agent asks for the dashboard's port (rootless)" t_ask_for_ui_port user

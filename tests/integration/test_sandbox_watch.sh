@@ -13,37 +13,6 @@
 
 require_cmd jq curl tmux setpriv
 
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
-	else
-		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-ctl_uid()
-{
-	if [ "$MODE" = root ]; then echo 0; else echo "$TEST_UID"; fi
-}
-
-pending_ids()
-{
-	ctl requests "$1" --json 2>/dev/null | jq -r '.[].id'
-}
-
-wait_request()
-{
-	local name=$1 seen=" ${2:-} " id
-	for _ in $(seq 200); do
-		for id in $(pending_ids "$name"); do
-			case $seen in *" $id "*) ;; *) echo "$id"; return 0 ;; esac
-		done
-		sleep 0.05
-	done
-	fail "no new pending request in $name within 10 s: $(ctl requests "$name" 2>&1)"
-}
-
 # the test's own tmux server
 TM=(tmux -L "agentrun-watch-test-$$" -f /dev/null)
 
@@ -110,20 +79,7 @@ assert_restored()
 t_watch()
 {
 	local name=wat$RANDOM id1 id2 id3
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
-	cat >"$WS/get.sh" <<'EOF'
-#!/bin/sh
-# get.sh PORT FILE
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF
-	chmod 0755 "$WS/get.sh"
-	sb_home_own
-	http_server "$H/srv"
+	sb_serve_home "$1"
 	cat >"$WS/run.sh" <<EOF
 #!/bin/sh
 while [ ! -e go ]; do sleep 0.1; done
@@ -132,10 +88,7 @@ sleep 600
 EOF
 	chmod 0755 "$WS/run.sh"
 	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/run.sh"
-	sb_run --name "$name" --net ask --ask-timeout 120 -- ./run.sh \
-		>"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
+	sb_bg "$name" --net ask --ask-timeout 120 -- ./run.sh
 	start_watch
 	wait_pane 5 "sandboxes: .*$name"
 	# the client asks: the request in the pane within 1 s of pending
@@ -223,10 +176,7 @@ sleep 600
 EOF
 	chmod 0755 "$WS/run.sh"
 	sb_home_own
-	sb_run --name "$name" --audit "$H/audit.log" -- ./run.sh \
-		>"$TEST_TMP/$name.out" 2>&1 &
-	defer ctl stop -t 0 "$name"
-	wait_until 20 ctl requests "$name"
+	sb_bg "$name" --audit "$H/audit.log" -- ./run.sh
 	start_watch "$name"
 	touch "$WS/go"
 	wait_until 20 test -e "$WS/asked"

@@ -16,8 +16,10 @@
 
 #include "../../runtime/sandbox/control/control_grant.h"
 #include "../../runtime/sandbox/control/control_mount.h"
+#include "../../runtime/sandbox/control/control_policy.h"
 #include "../../runtime/sandbox/control/control_proto.h"
 #include "../../runtime/sandbox/control/control_queue.h"
+#include "../../runtime/sandbox/egress/egress_tls.h"
 #include "../../runtime/sandbox/sandbox_grant.h"
 #include "unit.h"
 #include "utils.h"
@@ -98,6 +100,22 @@ static void *ask_main(void *arg)
 	return NULL;
 }
 
+/* a's connection to pypi.org:443 asks, from thread *t: the number of
+ * connections waiting, once there is one (5 s at most) */
+static int ask_waiting(struct asker *a, pthread_t *t)
+{
+	int w = 0;
+
+	CHECK(pthread_create(t, NULL, ask_main, a) == 0);
+	for (int i = 0; i < 500 && w == 0; i++) {
+		pthread_mutex_lock(&a->q->lock);
+		w = a->q->n_waiting;
+		pthread_mutex_unlock(&a->q->lock);
+		usleep(10000);
+	}
+	return w;
+}
+
 UNIT_TEST(grant_net_releases_a_waiting_ask)
 {
 	struct ctl_queue q;
@@ -106,19 +124,11 @@ UNIT_TEST(grant_net_releases_a_waiting_ask)
 	struct asker a = { .q = &q };
 	char done[512];
 	pthread_t t;
-	int w = 0;
 
 	ctl_queue_init(&q, "t", 30);
 	ctl_grants_init(&g, &q);
 	g.egress = true;
-	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
-	for (int i = 0; i < 500 && w == 0; i++) {
-		pthread_mutex_lock(&q.lock);
-		w = q.n_waiting;
-		pthread_mutex_unlock(&q.lock);
-		usleep(10000);
-	}
-	CHECK_INT_EQ(w, 1);
+	CHECK_INT_EQ(ask_waiting(&a, &t), 1);
 	CHECK(net(&g, false, "*.org:443", done, sizeof(done), &err) == 0);
 	CHECK_STR_CONTAINS(done, "pending requests it matches went through");
 	pthread_join(t, NULL);
@@ -136,18 +146,11 @@ UNIT_TEST(revoke_net_forgets_a_session_answer)
 	char done[512], host[256], why[256];
 	uint16_t port;
 	pthread_t t;
-	int w = 0;
 
 	ctl_queue_init(&q, "t", 30);
 	ctl_grants_init(&g, &q);
 	g.egress = true;
-	CHECK(pthread_create(&t, NULL, ask_main, &a) == 0);
-	for (int i = 0; i < 500 && w == 0; i++) {
-		pthread_mutex_lock(&q.lock);
-		w = q.n_waiting;
-		pthread_mutex_unlock(&q.lock);
-		usleep(10000);
-	}
+	ask_waiting(&a, &t);
 	CHECK(ctl_queue_answer(&q, 1, CTL_ANSWER_SESSION, 0, "cli", host,
 			       sizeof(host), &port, why, sizeof(why)) == 0);
 	pthread_join(t, NULL);
@@ -158,6 +161,77 @@ UNIT_TEST(revoke_net_forgets_a_session_answer)
 	CHECK_INT_EQ((int)q.n_session, 0);
 	CHECK(net(&g, true, "pypi.org:443", done, sizeof(done), &err) < 0);
 	ar_error_clear(&err);
+	ctl_grants_release(&g);
+	ctl_queue_release(&q);
+}
+
+/* {"op":"policy"}: the start's allowlist and `ask`, a secret by its
+ * name and hosts only, the live grants, the session and always answers
+ * with who gave them; revoke takes them out. */
+UNIT_TEST(policy_reply_start_grants_answers)
+{
+	struct ctl_queue q;
+	struct ctl_grants g;
+	struct ctl_policy p = { 0 };
+	struct ar_egress_policy pol = { 0 };
+	struct ar_egress_secret sec = { .name = (char *)"API_TOKEN",
+					.value = (char *)"s3cret-value",
+					.placeholder =
+						(char *)"agentrun-secret-ph" };
+	struct ar_error err = AR_ERROR_INIT;
+	struct asker a = { .q = &q };
+	struct ar_jbuf b = { 0 };
+	struct ctl_msg m;
+	char done[512], host[256], why[256];
+	const char *line = "{\"op\":\"policy\"}";
+	uint16_t port;
+	pthread_t t;
+
+	CHECK(ctl_proto_parse(line, strlen(line), &m, why, sizeof(why)) == 0);
+	CHECK(m.op == CTL_OP_POLICY);
+	CHECK(ar_egress_policy_add(&pol, "pypi.org,*.npmjs.org:443,ask",
+				   &err) == 0);
+	CHECK(ar_egress_policy_add(&sec.hosts, "api.example.com", &err) == 0);
+	ctl_queue_init(&q, "t", 30);
+	ctl_grants_init(&g, &q);
+	g.egress = true;
+	ctl_policy_set(&p, &pol, &sec, 1);
+	CHECK(net(&g, false, "granted.example:443", done, sizeof(done), &err) ==
+	      0);
+	ask_waiting(&a, &t);
+	CHECK(ctl_queue_answer(&q, 1, CTL_ANSWER_ALWAYS, 0, "web", host,
+			       sizeof(host), &port, why, sizeof(why)) == 0);
+	pthread_join(t, NULL);
+	CHECK(a.granted);
+	ctl_policy_reply(&p, "t", "/p.json", &g, &q, &b);
+	CHECK(b.len > 0 && b.p[b.len - 1] == '\n');
+	CHECK_STR_CONTAINS(b.p, "{\"ok\":true,\"sandbox\":\"t\"");
+	CHECK_STR_CONTAINS(b.p, "\"profile\":\"/p.json\"");
+	CHECK_STR_CONTAINS(b.p, "\"egress\":true,\"ask\":true");
+	CHECK_STR_CONTAINS(b.p, "\"allow\":[\"pypi.org\",\"*.npmjs.org:443\"]");
+	CHECK_STR_CONTAINS(
+		b.p,
+		"\"secrets\":[{\"name\":\"API_TOKEN\",\"hosts\":[\"api.example.com\"]}]");
+	CHECK(strstr(b.p, "s3cret-value") == NULL);
+	CHECK(strstr(b.p, "agentrun-secret-ph") == NULL);
+	CHECK_STR_CONTAINS(
+		b.p,
+		"\"grants\":[{\"kind\":\"net\",\"target\":\"granted.example:443\"}]");
+	CHECK_STR_CONTAINS(
+		b.p,
+		"\"session\":[{\"target\":\"pypi.org:443\",\"answer\":\"always\",\"interface\":\"web\",\"uid\":0}]");
+	ar_jbuf_free(&b);
+	/* revoked: gone from the policy */
+	CHECK(net(&g, true, "granted.example:443", done, sizeof(done), &err) ==
+	      0);
+	CHECK(net(&g, true, "pypi.org:443", done, sizeof(done), &err) == 0);
+	ctl_policy_reply(&p, "t", NULL, &g, &q, &b);
+	CHECK_STR_CONTAINS(b.p, "\"profile\":null");
+	CHECK_STR_CONTAINS(b.p, "\"grants\":[],\"session\":[]}");
+	ar_jbuf_free(&b);
+	ctl_policy_release(&p);
+	ar_egress_policy_release(&sec.hosts);
+	ar_egress_policy_release(&pol);
 	ctl_grants_release(&g);
 	ctl_queue_release(&q);
 }

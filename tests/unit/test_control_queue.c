@@ -172,7 +172,7 @@ UNIT_TEST(queue_session_then_no_question)
 	CHECK_INT_EQ(answer(&q, 1, CTL_ANSWER_SESSION), 0);
 	pthread_join(a.t, NULL);
 	CHECK(a.granted);
-	CHECK_STR_EQ(q.session[0], "[::1]:8080");
+	CHECK_STR_EQ(q.session[0].target, "[::1]:8080");
 	/* granted at once, nothing pending */
 	CHECK(ctl_queue_ask(&q, "http", "::1", 8080, NULL, reason,
 			    sizeof(reason)));

@@ -16,6 +16,7 @@
  * control_server.c: the socket and its thread (this header's sb_*);
  * control_always.c: `always`, the grant written into the profile;
  * control_grant.c, control_mount.c: live grants (sandbox allow/revoke);
+ * control_policy.c: the effective network policy ({"op":"policy"});
  * control_client.c: the CLI's side (ar_sandbox_requests/_answer);
  * control_channel.c: the agent channel (srt's Sandbox-Agent channel).
  */
@@ -67,6 +68,14 @@ void sb_control_set_profile(struct sb_control *c, const char *path);
 /* --audit: every line of the log goes to the stream too, and the
  * control plane's own events (answers) go into the log. */
 void sb_control_set_audit(struct sb_control *c, struct ar_audit *a);
+/* The egress policy the sandbox starts with (the allowlist, `ask`) and
+ * its --secret names and hosts, copied (never a value): what
+ * {"op":"policy"} shows with the live grants and answers
+ * (control_policy.h). Before sb_control_serve. */
+struct ar_egress_secret;
+void sb_control_set_policy(struct sb_control *c,
+			   const struct ar_egress_policy *p,
+			   const struct ar_egress_secret *secrets, size_t n);
 /* The proxy's decisions: fn and data (what they went to) are replaced by
  * the control plane's, which streams them and calls the old ones. */
 void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
@@ -90,6 +99,10 @@ bool sb_control_ask(const struct ar_egress_ask *q, char *reason, size_t size,
  * NAME, or of every sandbox of ROOT. */
 int ar_sandbox_requests(const char *root, const char *name, bool json,
 			FILE *out, struct ar_error *err);
+/* agentrun sandbox policy NAME [--json]: the network policy in force
+ * ({"op":"policy"}, control_policy.h): its reply as is, or as text. */
+int ar_sandbox_policy(const char *root, const char *name, bool json, FILE *out,
+		      struct ar_error *err);
 /* agentrun sandbox allow|revoke NAME --net HOST[:PORT] | --ro|--rw PATH
  * (kind "net", "ro", "rw"; PATH made absolute and real here). */
 int ar_sandbox_grant(const char *root, const char *name, bool revoke,

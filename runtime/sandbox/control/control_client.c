@@ -393,3 +393,99 @@ int ar_sandbox_grant(const char *root, const char *name, bool revoke,
 		return ar_error_wrap(err, "sandbox %s %s", verb, name);
 	return 0;
 }
+
+/* One line of the policy: WHAT, the target, (FROM); the sandbox's
+ * strings quoted (a host an agent asked for is the agent's). */
+static void policy_line(FILE *out, const char *what, const char *target,
+			const char *from)
+{
+	_cleanup_free_ char *t = ar_quote(target ? target : "?");
+
+	fprintf(out, "  %-18s %-36s %s\n", what, t, from);
+}
+
+static void policy_text(FILE *out, const char *name, const struct jt_node *p)
+{
+	const struct jt_node *n, *x;
+	const struct jt_node *egress = jt_get(p, "egress");
+	const struct jt_node *ask = jt_get(p, "ask");
+
+	fprintf(out, "sandbox %s: the network policy in force\n", name);
+	if (!egress || egress->type != JT_TRUE) {
+		fprintf(out,
+			"  no egress proxy: the network is as --net says (none, or the host's)\n");
+		return;
+	}
+	n = jt_get(p, "allow");
+	for (x = n && n->type == JT_ARRAY ? n->u.kids.first : NULL; x;
+	     x = x->next)
+		if (x->type == JT_STRING)
+			policy_line(out, "allow", x->u.str.s,
+				    "(start: --net allow, profile)");
+	n = jt_get(p, "secrets");
+	for (x = n && n->type == JT_ARRAY ? n->u.kids.first : NULL; x;
+	     x = x->next) {
+		const struct jt_node *h = jt_get(x, "hosts");
+		_cleanup_free_ char *what = ar_xasprintf(
+			"secret %s",
+			str_of(x, "name") ? str_of(x, "name") : "?");
+
+		for (h = h && h->type == JT_ARRAY ? h->u.kids.first : NULL; h;
+		     h = h->next)
+			if (h->type == JT_STRING)
+				policy_line(
+					out, what, h->u.str.s,
+					"(start: --secret; its value is never shown)");
+	}
+	n = jt_get(p, "grants");
+	for (x = n && n->type == JT_ARRAY ? n->u.kids.first : NULL; x;
+	     x = x->next) {
+		_cleanup_free_ char *what = ar_xasprintf(
+			"grant --%s",
+			str_of(x, "kind") ? str_of(x, "kind") : "?");
+
+		policy_line(out, what, str_of(x, "target"),
+			    "(agentrun sandbox allow)");
+	}
+	n = jt_get(p, "session");
+	for (x = n && n->type == JT_ARRAY ? n->u.kids.first : NULL; x;
+	     x = x->next) {
+		_cleanup_free_ char *from = ar_xasprintf(
+			"(answer by uid %s, %s)",
+			str_of(x, "uid") ? str_of(x, "uid") : "?",
+			str_of(x, "interface") ? str_of(x, "interface") : "?");
+
+		policy_line(out,
+			    str_of(x, "answer") ? str_of(x, "answer") : "?",
+			    str_of(x, "target"), from);
+	}
+	fprintf(out, "  anything else: %s\n",
+		ask && ask->type == JT_TRUE ?
+			"asked (--net ask: agentrun sandbox requests)" :
+			"refused");
+}
+
+int ar_sandbox_policy(const char *root, const char *name, bool json, FILE *out,
+		      struct ar_error *err)
+{
+	_cleanup_free_ char *line = NULL;
+	_cleanup_close_ int fd = -1;
+	struct ar_arena a = { 0 };
+	struct jt_node *node = NULL;
+	int r;
+
+	fd = ar_control_connect(root, name, err);
+	if (fd < 0)
+		return ar_error_wrap(err, "sandbox policy");
+	r = ar_control_call(fd, "{\"op\":\"policy\"}\n", &line, err);
+	if (r == 0)
+		r = reply_parse(&a, line, &node, err);
+	if (r == 0 && json)
+		fprintf(out, "%s\n", line);
+	else if (r == 0)
+		policy_text(out, name, node);
+	oci_arena_free(&a);
+	if (r < 0)
+		return ar_error_wrap(err, "sandbox policy %s", name);
+	return 0;
+}

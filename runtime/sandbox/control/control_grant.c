@@ -332,3 +332,26 @@ int ctl_grants_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,
 		return net_apply(g, m, done, dsize, err);
 	return path_apply(g, m, done, dsize, err);
 }
+
+void ctl_grants_list(struct ctl_grants *g, struct ar_jbuf *b)
+{
+	bool first = true;
+
+	ar_jbuf_lit(b, "[");
+	pthread_mutex_lock(&g->lock);
+	for (size_t i = 0; i < g->n_rules; i++, first = false) {
+		ar_jbuf_addf(
+			b, "%s{\"kind\":\"net\",\"target\":", first ? "" : ",");
+		ar_jbuf_cstr(b, g->rules[i].text);
+		ar_jbuf_lit(b, "}");
+	}
+	pthread_mutex_unlock(&g->lock);
+	for (size_t i = 0; i < g->n_mnts; i++, first = false) {
+		ar_jbuf_addf(b,
+			     "%s{\"kind\":\"%s\",\"target\":", first ? "" : ",",
+			     g->mnts[i].rw ? "rw" : "ro");
+		ar_jbuf_cstr(b, g->mnts[i].path);
+		ar_jbuf_lit(b, "}");
+	}
+	ar_jbuf_lit(b, "]");
+}

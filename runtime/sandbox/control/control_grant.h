@@ -83,6 +83,10 @@ void ctl_grants_release(struct ctl_grants *g);
 /* An ar_egress_grant_fn's work. */
 bool ctl_grants_net(struct ctl_grants *g, const char *host, uint16_t port,
 		    bool *exact);
+/* The live grants in force as a JSON array into b:
+ * [{"kind":"net|ro|rw","target":PATTERN|PATH}...], in grant order
+ * (net first). The control thread's. */
+void ctl_grants_list(struct ctl_grants *g, struct ar_jbuf *b);
 /* One allow/revoke: 0 with `done` (what was done, for the reply), or
  * -1 with err. */
 int ctl_grants_apply(struct ctl_grants *g, const struct ctl_msg *m, char *done,

@@ -54,6 +54,8 @@ int ctl_proto_parse(const char *line, size_t len, struct ctl_msg *m, char *why,
 		m->op = CTL_OP_REQUESTS;
 	} else if (strcmp(op, "events") == 0) {
 		m->op = CTL_OP_EVENTS;
+	} else if (strcmp(op, "policy") == 0) {
+		m->op = CTL_OP_POLICY;
 	} else if (strcmp(op, "answer") == 0) {
 		m->op = CTL_OP_ANSWER;
 		s = member_str(root, "id");
@@ -118,7 +120,7 @@ int ctl_proto_parse(const char *line, size_t len, struct ctl_msg *m, char *why,
 	} else {
 		snprintf(
 			why, wsize,
-			"request: op: expected requests, answer, events, allow or revoke");
+			"request: op: expected requests, answer, events, policy, allow or revoke");
 		goto out;
 	}
 	r = 0;

@@ -18,8 +18,14 @@
  *       -> {"ok":true,"done":"..."} | {"ok":false,"error":"..."}
  *       (live grants, control_grant.h; PATH absolute and real)
  *
+ *   {"op":"policy"}
+ *       -> {"ok":true,"sandbox":"NAME",...} the effective network policy:
+ *          the start's allowlist, ask, the --secret names and their
+ *          hosts (never a value), the live grants and the session and
+ *          always answers in force (control_policy.h)
+ *
  * REQUEST: {"id","sandbox","since","kind":"net","proto","host","port",
- * "target","address","pid","waiting","reason","from":"connection"|"agent"}
+ * "target","address","pid","sandbox_pid","exe","cmdline","waiting","reason","from":"connection"|"agent"}
  * and, for the agent's (control_channel.h), "explanation": its words,
  * quoted (ar_quote).
  */
@@ -39,6 +45,7 @@ enum ctl_op {
 	CTL_OP_ANSWER,
 	CTL_OP_EVENTS,
 	CTL_OP_GRANT, /* allow / revoke */
+	CTL_OP_POLICY,
 };
 
 struct ctl_msg {

@@ -84,7 +84,7 @@ void ctl_queue_release(struct ctl_queue *q)
 		free(r);
 	}
 	for (size_t i = 0; i < q->n_session; i++)
-		free(q->session[i]);
+		free(q->session[i].target);
 	free(q->session);
 	for (size_t i = 0; i < q->n_once_next; i++)
 		free(q->once_next[i]);
@@ -105,7 +105,7 @@ static void target(char *buf, size_t size, const char *host, uint16_t port)
 static bool session_granted(const struct ctl_queue *q, const char *t)
 {
 	for (size_t i = 0; i < q->n_session; i++)
-		if (strcmp(q->session[i], t) == 0)
+		if (strcmp(q->session[i].target, t) == 0)
 			return true;
 	return false;
 }
@@ -416,12 +416,19 @@ int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 		r->once++;
 		break;
 	case CTL_ANSWER_SESSION:
+	case CTL_ANSWER_ALWAYS:
 		target(t, sizeof(t), r->host, r->port);
 		if (!session_granted(q, t)) {
-			q->session =
-				ar_xrealloc(q->session, (q->n_session + 1) *
-								sizeof(char *));
-			q->session[q->n_session++] = ar_xstrdup(t);
+			struct ctl_session *s;
+
+			q->session = ar_xrealloc(q->session,
+						 (q->n_session + 1) *
+							 sizeof(*q->session));
+			s = &q->session[q->n_session++];
+			*s = (struct ctl_session){ .target = ar_xstrdup(t),
+						   .how = a,
+						   .uid = who };
+			snprintf(s->iface, sizeof(s->iface), "%s", iface);
 		}
 		r->session = true;
 		break;
@@ -462,10 +469,12 @@ bool ctl_queue_forget_session(struct ctl_queue *q, const char *target)
 
 	pthread_mutex_lock(&q->lock);
 	for (size_t i = 0; i < q->n_session; i++) {
-		if (strcmp(q->session[i], target) != 0)
+		if (strcmp(q->session[i].target, target) != 0)
 			continue;
-		free(q->session[i]);
-		q->session[i] = q->session[--q->n_session];
+		free(q->session[i].target);
+		memmove(&q->session[i], &q->session[i + 1],
+			(q->n_session - i - 1) * sizeof(*q->session));
+		q->n_session--;
 		found = true;
 		break;
 	}
@@ -510,6 +519,25 @@ void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b)
 			ar_jbuf_lit(b, ",");
 		first = false;
 		request_json(q, r, b);
+	}
+	pthread_mutex_unlock(&q->lock);
+	ar_jbuf_lit(b, "]");
+}
+
+void ctl_queue_session_list(struct ctl_queue *q, struct ar_jbuf *b)
+{
+	ar_jbuf_lit(b, "[");
+	pthread_mutex_lock(&q->lock);
+	for (size_t i = 0; i < q->n_session; i++) {
+		const struct ctl_session *s = &q->session[i];
+
+		ar_jbuf_addf(b, "%s{\"target\":", i ? "," : "");
+		ar_jbuf_cstr(b, s->target);
+		ar_jbuf_key(b, "answer");
+		ar_jbuf_cstr(b, ctl_answer_name(s->how));
+		ar_jbuf_key(b, "interface");
+		ar_jbuf_cstr(b, s->iface);
+		ar_jbuf_addf(b, ",\"uid\":%u}", (unsigned)s->uid);
 	}
 	pthread_mutex_unlock(&q->lock);
 	ar_jbuf_lit(b, "]");

@@ -50,6 +50,15 @@ const char *ctl_answer_name(enum ctl_answer a);
 
 struct ctl_request;
 
+/* A `session` (or `always`) answer: HOST:PORT let through until the
+ * sandbox ends, and who answered (for the effective policy). */
+struct ctl_session {
+	char *target; /* "host:port", "[v6]:port" */
+	enum ctl_answer how; /* CTL_ANSWER_SESSION or CTL_ANSWER_ALWAYS */
+	char iface[16]; /* "cli", "watch", "web" */
+	uid_t uid;
+};
+
 /* Told of each new request (its JSON object in b, to publish), under no
  * lock of the queue. */
 typedef void (*ctl_request_fn)(void *data, const struct ar_jbuf *request);
@@ -64,7 +73,7 @@ struct ctl_queue {
 	size_t n_reqs;
 	int n_waiting;
 	uint64_t next_id;
-	char **session; /* "host:port" granted for the session */
+	struct ctl_session *session; /* granted for the session */
 	size_t n_session;
 	/* "host:port" an agent's request was granted `once` for: the next
 	 * connection to it goes through without asking (control_channel.h) */
@@ -105,7 +114,9 @@ bool ctl_queue_ask_agent(struct ctl_queue *q, const char *host, uint16_t port,
 			 const char *explanation, char *reason, size_t size);
 
 /* The user's answer to request `id`: 0, or -1 with `why` filled (no
- * such request). who/iface: for the refusal's reason. host/port of the
+ * such request). CTL_ANSWER_ALWAYS (its profile line written by the
+ * caller) is a `session` answer here. who/iface: for the refusal's
+ * reason and the session list. host/port of the
  * request are copied out (for the audit event). */
 int ctl_queue_answer(struct ctl_queue *q, uint64_t id, enum ctl_answer a,
 		     uid_t who, const char *iface, char *host, size_t hsize,
@@ -129,5 +140,8 @@ bool ctl_queue_forget_session(struct ctl_queue *q, const char *target);
 
 /* The pending requests as a JSON array into b. */
 void ctl_queue_list(struct ctl_queue *q, struct ar_jbuf *b);
+/* The `session`/`always` answers in force as a JSON array into b:
+ * [{"target","answer","interface","uid"}...], oldest first. */
+void ctl_queue_session_list(struct ctl_queue *q, struct ar_jbuf *b);
 
 #endif

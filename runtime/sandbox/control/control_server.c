@@ -32,6 +32,7 @@
 #include "control_always.h"
 #include "control_grant.h"
 #include "control_channel.h"
+#include "control_policy.h"
 #include "control_proto.h"
 #include "control_queue.h"
 #include "log.h"
@@ -56,6 +57,7 @@ struct sb_control {
 	bool stopping; /* under lock */
 	struct ctl_queue q;
 	struct ctl_grants grants; /* sandbox allow/revoke */
+	struct ctl_policy policy; /* the start's, for {"op":"policy"} */
 	pthread_mutex_t lock; /* subs */
 	int subs[CTL_MAX_SUBS];
 	atomic_int n_subs;
@@ -208,6 +210,14 @@ void sb_control_tap_egress(struct sb_control *c, ar_egress_event_fn *fn,
 	c->grants.egress = true;
 }
 
+void sb_control_set_policy(struct sb_control *c,
+			   const struct ar_egress_policy *p,
+			   const struct ar_egress_secret *secrets, size_t n)
+{
+	if (c && p)
+		ctl_policy_set(&c->policy, p, secrets, n);
+}
+
 void sb_control_set_pid(struct sb_control *c, pid_t pid)
 {
 	if (!c)
@@ -312,7 +322,7 @@ static void answer(struct sb_control *c, int fd, const struct ctl_msg *m,
 			reply_error(fd, err.msg);
 			return;
 		}
-		a = CTL_ANSWER_SESSION;
+		/* a `session` answer from now on, listed as `always` */
 	}
 	if (ctl_queue_answer(&c->q, m->id, a, cred->uid, m->iface, host,
 			     sizeof(host), &port, why, sizeof(why)) < 0) {
@@ -490,6 +500,13 @@ static void serve(struct sb_control *c, int fd)
 		answer(c, fd, &m, &cred);
 	} else if (m.op == CTL_OP_GRANT) {
 		grant(c, fd, &m, &cred);
+	} else if (m.op == CTL_OP_POLICY) {
+		struct ar_jbuf b = { 0 };
+
+		ctl_policy_reply(&c->policy, c->name, c->profile, &c->grants,
+				 &c->q, &b);
+		reply(fd, &b);
+		ar_jbuf_free(&b);
 	} else {
 		struct ar_jbuf b = { 0 };
 
@@ -750,6 +767,7 @@ void sb_control_free(struct sb_control *c)
 			(double)c->ns_chan / 1e3);
 	ctl_queue_release(&c->q);
 	ctl_grants_release(&c->grants);
+	ctl_policy_release(&c->policy);
 	pthread_mutex_destroy(&c->lock);
 	free(c->name);
 	free(c->root);

@@ -58,9 +58,10 @@ static const char *member_num(const struct jt_node *o, const char *key)
 		       NULL;
 }
 
-/* {"op":"requests"} to NAME: the reply line, parsed (NULL on error). */
-static char *requests_of(const char *root, const char *name, struct ar_arena *a,
-			 struct jt_node **tree)
+/* One request line (REQ, newline-ended) to NAME's control socket: the
+ * reply line, parsed and {"ok":true,...} (NULL otherwise). */
+static char *call_of(const char *root, const char *name, const char *req,
+		     struct ar_arena *a, struct jt_node **tree)
 {
 	struct ar_error e = AR_ERROR_INIT;
 	_cleanup_close_ int fd = ar_control_connect(root, name, &e);
@@ -68,8 +69,7 @@ static char *requests_of(const char *root, const char *name, struct ar_arena *a,
 	const struct jt_node *ok;
 
 	*tree = NULL;
-	if (fd < 0 ||
-	    ar_control_call(fd, "{\"op\":\"requests\"}\n", &line, &e) < 0)
+	if (fd < 0 || ar_control_call(fd, req, &line, &e) < 0)
 		return NULL;
 	if (jt_parse(a, line, strlen(line), "reply", tree, &e) < 0 ||
 	    (*tree)->type != JT_OBJECT || !(ok = jt_get(*tree, "ok")) ||
@@ -79,6 +79,13 @@ static char *requests_of(const char *root, const char *name, struct ar_arena *a,
 		return NULL;
 	}
 	return line;
+}
+
+/* {"op":"requests"} to NAME */
+static char *requests_of(const char *root, const char *name, struct ar_arena *a,
+			 struct jt_node **tree)
+{
+	return call_of(root, name, "{\"op\":\"requests\"}\n", a, tree);
 }
 
 void ui_api_sandboxes(const char *root, struct ui_reply *r)
@@ -248,12 +255,12 @@ static const char *mount_mode(const struct jt_node *m)
 
 void ui_api_policy(const char *root, const char *name, struct ui_reply *r)
 {
-	_cleanup_free_ char *dir = NULL, *text = NULL;
+	_cleanup_free_ char *dir = NULL, *text = NULL, *live = NULL;
 	_cleanup_close_ int dfd = -1;
 	struct ar_error e = AR_ERROR_INIT;
-	struct ar_arena a = { 0 };
-	struct jt_node *t = NULL;
-	const struct jt_node *ann, *mounts;
+	struct ar_arena a = { 0 }, la = { 0 };
+	struct jt_node *t = NULL, *lt = NULL;
+	const struct jt_node *ann = NULL, *mounts = NULL;
 	struct ar_jbuf b = { 0 };
 	size_t len = 0;
 	bool first = true;
@@ -270,14 +277,24 @@ void ui_api_policy(const char *root, const char *name, struct ui_reply *r)
 	if (dfd < 0 ||
 	    ar_read_file_at(dfd, "config.json", 4 << 20, &text, &len, &e) < 0 ||
 	    jt_parse(&a, text, len, "config.json", &t, &e) < 0 ||
-	    t->type != JT_OBJECT) {
+	    t->type != JT_OBJECT)
+		t = NULL;
+	/* the network policy in force, as the control plane knows it:
+	 * the allowlist, the live grants and the session answers (secret
+	 * names and hosts, never a value: control_policy.h) */
+	live = call_of(root, name, "{\"op\":\"policy\"}\n", &la, &lt);
+	oci_arena_free(&la);
+	if (!t && !live) {
 		oci_arena_free(&a);
 		ui_reply_error(
 			r, 404,
-			"no policy to show: the sandbox has no session (start it with --name)");
+			"no policy to show: no running sandbox and no session of that name");
 		return;
 	}
-	ann = jt_get(t, "annotations");
+	if (t) {
+		ann = jt_get(t, "annotations");
+		mounts = jt_get(t, "mounts");
+	}
 	ar_jbuf_lit(&b, "{\"ok\":true,\"sandbox\":");
 	ar_jbuf_cstr(&b, name);
 	ar_jbuf_lit(&b, ",\"workspace\":");
@@ -289,7 +306,6 @@ void ui_api_policy(const char *root, const char *name, struct ui_reply *r)
 	ar_jbuf_lit(&b, ",\"landlock\":");
 	ar_jbuf_cstr(&b, member_str(ann, "run.agentrun.landlock"));
 	ar_jbuf_lit(&b, ",\"mounts\":[");
-	mounts = jt_get(t, "mounts");
 	for (const struct jt_node *m = mounts && mounts->type == JT_ARRAY ?
 					       mounts->u.kids.first :
 					       NULL;
@@ -309,7 +325,13 @@ void ui_api_policy(const char *root, const char *name, struct ui_reply *r)
 		ar_jbuf_cstr(&b, mount_mode(m));
 		ar_jbuf_lit(&b, "}");
 	}
-	ar_jbuf_lit(&b, "]}");
+	/* the sandbox's own reply: a checked JSON object */
+	ar_jbuf_lit(&b, "],\"live\":");
+	if (live)
+		ar_jbuf_add(&b, live, strlen(live));
+	else
+		ar_jbuf_lit(&b, "null");
+	ar_jbuf_lit(&b, "}");
 	oci_arena_free(&a);
 	reply_jbuf(r, 200, &b);
 }

@@ -5,7 +5,8 @@
  *   GET  /api/sandboxes           the running sandboxes and their
  *                                 pending requests
  *   POST /api/answer              {"sandbox","id","answer"}
- *   GET  /api/policy?name=N       what the sandbox was made of
+ *   GET  /api/policy?name=N       what the sandbox was made of, and
+ *                                 its network policy in force
  *   GET  /api/overlays            the --overlay sandboxes (text)
  *   GET  /api/changes?name=N      their changes (text)
  *   GET  /api/diff?name=N[&path=P] a diff (text)
@@ -31,7 +32,10 @@ void ui_api_answer(const char *root, uint16_t ui_port, const char *body,
 		   size_t len, struct ui_reply *r);
 /* GET /api/policy?name=N: what a sandbox started with --name was made
  * of (workspace, network mode, protections, Landlock rules, mounts and
- * their modes), from its session's config; never its environment. */
+ * their modes), from its session's config, never its environment; and
+ * "live": the network policy in force from its control socket
+ * ({"op":"policy"}: allowlist, ask, --secret names and hosts, live
+ * grants, session/always answers; null when it does not run). */
 void ui_api_policy(const char *root, const char *name, struct ui_reply *r);
 void ui_api_overlays(struct ui_reply *r);
 void ui_api_changes(const char *name, struct ui_reply *r);
