@@ -380,7 +380,18 @@ t_no_leak()
 	no_record
 }
 
+# the OOM killer: the agent's score is raised (an unprivileged process
+# may raise a score, never lower it), so memory pressure takes the agent
+# before agentrun and its keeper
+t_oom()
+{
+	sandbox_setup "$1"
+	assert_status 0 sb_run -- cat /proc/self/oom_score_adj
+	assert_eq "$OUT" 500
+}
+
 for mode in root user; do
+	run_test "faults ($mode): the agent's oom_score_adj is raised above agentrun's" t_oom $mode
 	run_test "faults ($mode): agentrun run killed: no process, no mount, delete cleans up" t_kill_run $mode
 	run_test "faults ($mode): agentrun sandbox killed: the keeper neutralises the hook the agent left" t_kill_sandbox $mode
 	run_test "faults ($mode): kill -9 of agentrun's process group: the keeper, in its own session, checks" t_kill_group $mode
