@@ -333,6 +333,7 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 	int err_fd = hook_output.err >= 0 ? hook_output.err : log_fd;
 	pid_t pid, sup;
 	int status, res_pipe[2] = { -1, -1 };
+	sigset_t ignored; /* the supervisor's, set back in the hook */
 	bool timed;
 
 	if (!hook->path || hook->path[0] != '/')
@@ -351,6 +352,7 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 	}
 	ar_debug("running %s: %s", what, hook->path);
 	timed = hook->timeout.set && hook->timeout.v > 0;
+	sigemptyset(&ignored);
 	if (timed) {
 		/* the supervisor (above): it forks the hook below */
 		if (pipe2(res_pipe, O_CLOEXEC) < 0)
@@ -394,14 +396,19 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 			goto done;
 		}
 		close(res_pipe[0]);
-		/* none of the runtime's handlers runs here */
+		/* none of the runtime's handlers runs here: what the runtime
+		 * handles (^C, SIGTERM: forwarded to the container) the
+		 * supervisor ignores, and ends at the hook's end or timeout
+		 * all the same; SIGCHLD stays default (waitpid needs it) */
 		for (int sig = 1; sig < NSIG; sig++) {
 			struct sigaction sa;
 
 			if (sigaction(sig, NULL, &sa) == 0 &&
 			    sa.sa_handler != SIG_DFL &&
-			    sa.sa_handler != SIG_IGN)
-				signal(sig, SIG_DFL);
+			    sa.sa_handler != SIG_IGN) {
+				signal(sig, sig == SIGCHLD ? SIG_DFL : SIG_IGN);
+				sigaddset(&ignored, sig);
+			}
 		}
 		(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	}
@@ -416,6 +423,10 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* as the runtime's exec would leave them: default */
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(&ignored, sig) == 1)
+				signal(sig, SIG_DFL);
 		/* a timeout ends the whole group (wait_with_timeout) */
 		if (timed)
 			(void)setpgid(0, 0);

@@ -121,6 +121,25 @@ t_escape()
 	wait_until 5 no_hook_procs
 }
 
+# the supervisor changes nothing the hook sees: the same ignored and
+# blocked signals with a timeout as without
+t_same_signals()
+{
+	local b=$TEST_TMP/sig id out
+	require_root
+	make_bundle "$b"
+	config_set "$b" '.process.args=["true"] | .process.terminal=false
+	  | .hooks.poststop = [
+	      {path: "/bin/sh", args: ["sh", "-c", "grep -E \"^Sig(Ign|Blk)\" /proc/self/status >$0/timed", $d], timeout: 5},
+	      {path: "/bin/sh", args: ["sh", "-c", "grep -E \"^Sig(Ign|Blk)\" /proc/self/status >$0/plain", $d]}]' \
+		--arg d "$TEST_TMP"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	assert_status 0 ar run --bundle "$b" "$id"
+	assert_eq "$(cat "$TEST_TMP/timed")" "$(cat "$TEST_TMP/plain")"
+}
+
+run_test "faults: a hook with a timeout gets the signal dispositions of one without" t_same_signals
 for mode in root user; do
 	for stage in createRuntime prestart createContainer poststart poststop; do
 		run_test "faults ($mode): a $stage hook that hangs is ended whole at its timeout" t_hang $stage $mode
