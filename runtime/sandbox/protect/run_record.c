@@ -91,7 +91,7 @@ void sb_run_record_begin(struct sb_run_record *r, const char *dir,
 		}
 		return;
 	}
-	f = fdopen(dup(fd), "w");
+	f = fdopen(fcntl(fd, F_DUPFD_CLOEXEC, 3), "we");
 	ok = f != NULL && put(f, MAGIC);
 	snprintf(num, sizeof(num), "%lld", (long long)start->tv_sec);
 	ok = ok && put(f, num);
