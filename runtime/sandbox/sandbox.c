@@ -30,10 +30,12 @@
 #include "protect/placeholder.h"
 #include "profile.h"
 #include "protect/protect.h"
+#include "protect/run_record.h"
 #include "sandbox_audit.h"
 #include "sandbox.h"
 #include "sandbox_config.h"
 #include "sandbox_egress.h"
+#include "sandbox_gitconfig.h"
 #include "sandbox_plan.h"
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
@@ -180,6 +182,7 @@ struct sb_orphan {
 	int *fds;
 	/* the keeper's copy: the live --rw grants it was told of */
 	const struct sb_placeholders *ph;
+	struct sb_run_record *rec;
 };
 
 static void orphan_check(void *arg)
@@ -198,7 +201,13 @@ static void orphan_check(void *arg)
 	};
 
 	sb_hostexec_check(&p->hostexec, &hi, NULL);
+	sb_run_record_end(a->rec);
 	sb_hostexec_release(&p->hostexec, false);
+	/* and what agentrun would have removed at its end: the filtered
+	 * git config copies and the CA directory of --secret (left in
+	 * /tmp by every killed run before) */
+	sb_gitconfig_release(&p->gitconfig, false);
+	sb_secrets_release(&p->secrets);
 }
 
 int ar_sandbox_run(const struct ar_sandbox_opts *o,
@@ -218,7 +227,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	int channel_fd = -1;
 	struct sb_shadow shadow;
 	bool shadow_on = false;
-	struct sb_orphan orphan = { &plan, &h, NULL, &ph };
+	struct sb_run_record rec = SB_RUN_RECORD_INIT;
+	struct sb_orphan orphan = { &plan, &h, NULL, &ph, &rec };
 	struct sb_beside beside = { NULL, NULL, &ph, NULL, &channel_fd };
 	struct sb_session sess = { .dir = NULL, .ready_fd = -1 };
 	struct sb_control *ctl = NULL;
@@ -236,6 +246,14 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (ar_sandbox_host_detect(&h, err) < 0) {
 		ar_sandbox_host_release(&h);
 		return -1;
+	}
+	/* a run of this user whose agentrun and keeper were both killed:
+	 * its end-of-run check, before anything else (run_record.h) */
+	if (!ro->print_bundle) {
+		_cleanup_free_ char *rdir =
+			sb_run_record_dir(h.home, h.environ);
+
+		sb_run_record_recover(rdir, h.home, h.environ);
 	}
 	r = sb_plan_make(&plan, o, &h, ro, err);
 	if (r == 0)
@@ -323,13 +341,22 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	/* a plain run: agentrun killed, its keeper runs the end-of-run
 	 * check (docs/sandbox.md, "A killed sandbox") */
 	if (r == 0 && plan.hostexec.armed) {
-		orphan.fds = ar_xcalloc(plan.hostexec.n_ph + 1, sizeof(int));
-		for (size_t i = 0; i < plan.hostexec.n_ph; i++)
+		_cleanup_free_ char *rdir =
+			sb_run_record_dir(h.home, h.environ);
+		size_t n = plan.hostexec.n_ph;
+
+		/* and if the keeper dies too: the next start checks it */
+		sb_run_record_begin(&rec, rdir, &plan.hostexec.start,
+				    p->workspace, p->o.rw.v, p->o.rw.n);
+		orphan.fds = ar_xcalloc(n + 2, sizeof(int));
+		for (size_t i = 0; i < n; i++)
 			orphan.fds[i] = plan.hostexec.ph[i].fd;
+		if (rec.fd >= 0)
+			orphan.fds[n++] = rec.fd;
 		ph.orphan = orphan_check;
 		ph.orphan_arg = &orphan;
 		ph.orphan_fds = orphan.fds;
-		ph.n_orphan_fds = plan.hostexec.n_ph;
+		ph.n_orphan_fds = n;
 	}
 	if (r == 0)
 		sb_placeholders_keep(&ph);
@@ -457,6 +484,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		};
 		sb_hostexec_check(&plan.hostexec, &hi, NULL);
 		sb_grant_dirs_free(late, n_late);
+		sb_run_record_end(&rec);
 		sb_worktrees_lost(p->workspace, &plan.hostexec.start);
 	}
 	/* pending decisions refused before the proxy stops (it waits for
@@ -490,6 +518,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		       plan.overlay.name, plan.overlay.name, plan.overlay.name);
 out:
 	sb_grant_release(&grant_ctx);
+	sb_run_record_end(&rec);
 	free(orphan.fds);
 	if (sess.dir || sess.ready_fd >= 0)
 		sb_session_end(&sess, r, *exit_status, err);

@@ -24,6 +24,7 @@
 #include <pwd.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -167,6 +168,27 @@ static void linux_part(struct oci_config *cfg, const struct ar_sandbox_host *h,
 			 "/proc/sysrq-trigger"));
 }
 
+/* The agent's oom_score_adj: SB_AGENT_OOM_SCORE_ADJ, or agentrun's own
+ * when that is higher already. */
+#define SB_AGENT_OOM_SCORE_ADJ 500
+
+static int agent_oom_score_adj(void)
+{
+	_cleanup_close_ int fd =
+		open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+	char buf[16];
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	long own;
+
+	if (n <= 0)
+		return SB_AGENT_OOM_SCORE_ADJ;
+	buf[n] = '\0';
+	own = strtol(buf, NULL, 10);
+	return own > SB_AGENT_OOM_SCORE_ADJ && own <= 1000 ?
+		       (int)own :
+		       SB_AGENT_OOM_SCORE_ADJ;
+}
+
 static void process_part(struct oci_config *cfg,
 			 const struct ar_sandbox_opts *o,
 			 const struct ar_sandbox_host *h, const char *cwd)
@@ -202,6 +224,12 @@ static void process_part(struct oci_config *cfg,
 			oci_arena_calloc(&cfg->arena, 1, sizeof(char *));
 	}
 	p->no_new_privileges = true;
+	/* the OOM killer takes the agent before agentrun and its keeper,
+	 * which run the end-of-run check (docs/sandbox.md, "A killed
+	 * sandbox"): raised, never lowered (an unprivileged process may
+	 * raise a score, not lower it) */
+	p->oom_score_adj.set = true;
+	p->oom_score_adj.v = agent_oom_score_adj();
 }
 
 static void mount_copy(struct ar_arena *a, struct oci_mount *to,

@@ -59,7 +59,8 @@ main_pid()
 	local p pp
 	for p in $(tag_pids "$1" agentrun); do
 		pp=$(awk '/^PPid:/ {print $2}' "/proc/$p/status" 2>/dev/null) || continue
-		grep -qsFz "FAULT_TAG=$1" "/proc/$pp/environ" || echo "$p"
+		grep -qsFz "FAULT_TAG=$1" "/proc/$pp/environ" &&
+			[ "$(cat "/proc/$pp/comm" 2>/dev/null)" = agentrun ] || echo "$p"
 	done
 }
 
@@ -154,6 +155,9 @@ t_kill_sandbox()
 	tag=sb-$RANDOM$RANDOM
 	root=$AR_ROOT
 	[ "$mode" = root ] || root=$AR_USER_ROOT
+	# a key git runs a command from: the config is shown as a filtered
+	# copy in a private directory of /tmp, which the keeper removes too
+	printf '[credential]\n\thelper = store-%s\n' "$tag" >>"$H/.gitconfig"
 	tagged "$mode" "$tag" "$AGENTRUN" --root "$root" sandbox --no-tty -- sh -c '
 		git init -q evil && printf "#!/bin/sh\necho hook >>%s\n" "$1" >evil/.git/hooks/pre-commit &&
 		chmod +x evil/.git/hooks/pre-commit && echo e >evil/e && touch ready && exec sleep 9872' _ "$MARK" \
@@ -184,6 +188,10 @@ t_kill_sandbox()
 	assert_contains "$(cat "$TEST_TMP/sb.err")" "evil/.git/hooks/pre-commit"
 	# the agent's work stays
 	assert_eq "$(cat "$WS/evil/e")" e
+	# no filtered git config copy left in /tmp (every killed run left
+	# one before)
+	assert_eq "$(grep -ls -- "store-$tag" /tmp/agentrun-git-*/* || true)" "" \
+		"the run's filtered git config copy is left"
 	# nothing mounted on the host, no process of the run
 	! grep -qF "$WS" /proc/self/mountinfo || fail "a mount is left: $(grep -F "$WS" /proc/self/mountinfo)"
 	wait_until 10 no_pid tag_pids "$tag" agentrun
@@ -197,8 +205,205 @@ t_kill_sandbox()
 	assert_eq "$OUT" ""
 }
 
+# -- agentrun and its keeper killed together ----------------------------
+#
+# The agent makes a repository with a pre-commit hook and a
+# core.fsmonitor in its config (both run by the host's next git command
+# there), then agentrun is killed the way a shell, a terminal or the
+# kernel kills a whole job:
+#   group: `kill -9 -- -PGID` of agentrun's process group: the keeper,
+#          in a session of its own, is not in it and checks;
+#   hup:   the terminal agentrun runs in is closed (SIGHUP to its
+#          session): same;
+#   both:  agentrun and its keeper SIGKILLed at once (what the OOM killer
+#          or a cgroup kill does): nothing can check then; the run's
+#          record (run_record.h) makes the next `agentrun sandbox` start
+#          of the user check it first, and say so.
+
+# planted MODE: what the agent left is harmless to the host's git, and
+# was neutralised by a check (quarantine MANIFEST)
+planted_neutralised()
+{
+	host sh -c 'cd "$1/evil" && git add e && git commit -qm e; git status >/dev/null' _ "$WS" >/dev/null 2>&1 || true
+	[ ! -e "$MARK" ] || fail "the host ran what the killed sandbox left: $(cat "$MARK")"
+	[ ! -x "$WS/evil/.git/hooks/pre-commit" ] || fail "the hook is still armed"
+	! git config -f "$WS/evil/.git/config" core.fsmonitor >/dev/null ||
+		fail "core.fsmonitor is still set: $(cat "$WS/evil/.git/config")"
+	assert_contains "$(cat "$H"/.local/state/agentrun/quarantine/*/MANIFEST)" "$WS/evil/.git/hooks/pre-commit"
+	assert_eq "$(cat "$WS/evil/e")" e
+}
+
+# start_agent MODE TAG [WRAPPER...]: agentrun sandbox as MODE (through
+# WRAPPER: setsid, a terminal...) whose agent plants the hook and the
+# fsmonitor, then waits; returns once the agent is ready
+# kill_tag TAG: what a failed test left of the run it started (its
+# agentrun, keeper and terminal, by their tag); the agent dies with them
+kill_tag()
+{
+	local p
+	for p in $(tag_pids "$1" agentrun) $(tag_pids "$1" agentrun-keep) $(tag_pids "$1" script); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
+
+start_agent()
+{
+	local mode=$1 tag=$2 root=$AR_ROOT
+	shift 2
+	defer kill_tag "$tag"
+	[ "$mode" = root ] || root=$AR_USER_ROOT
+	tagged "$mode" "$tag" "$@" "$AGENTRUN" --root "$root" sandbox --no-tty -- sh -c '
+		git init -q evil && printf "#!/bin/sh\necho hook >>%s\n" "$1" >evil/.git/hooks/pre-commit &&
+		chmod +x evil/.git/hooks/pre-commit && git -C evil config core.fsmonitor "echo fsmonitor >>$1; false" &&
+		echo e >evil/e && touch ready && exec sleep 9874' _ "$MARK" \
+		>"$TEST_TMP/sb-$tag.out" 2>"$TEST_TMP/sb-$tag.err" &
+	wait_until 60 test -e "$WS/ready"
+}
+
+pgid_of()
+{
+	awk '{sub(/^.*\) /, ""); print $3}' "/proc/$1/stat"
+}
+
+sid_of()
+{
+	awk '{sub(/^.*\) /, ""); print $4}' "/proc/$1/stat"
+}
+
+# after the keeper's check: nothing of the run left, no record of it
+run_gone()
+{
+	local tag=$1 k
+	wait_until 10 no_pid pgrep -f "sleep 9874"
+	for k in $(tag_pids "$tag" agentrun-keep); do
+		wait_until 20 gone "$k"
+	done
+	wait_until 10 no_pid tag_pids "$tag" agentrun
+	wait_until 10 no_pid tag_pids "$tag" agentrun-keep
+	! grep -qF "$WS" /proc/self/mountinfo || fail "a mount is left: $(grep -F "$WS" /proc/self/mountinfo)"
+}
+
+no_record()
+{
+	local left
+	left=$(ls -A "$H/.local/state/agentrun/unchecked" 2>/dev/null || true)
+	assert_eq "$left" "" "records of runs left in $H/.local/state/agentrun/unchecked"
+}
+
+delete_all()
+{
+	local id
+	assert_status 0 cr "$1" list -q
+	for id in $OUT; do
+		assert_status 0 cr "$1" delete --force "$id"
+	done
+}
+
+t_kill_group()
+{
+	local mode=$1 tag apid keeper pgid
+	sandbox_setup "$mode"
+	tag=grp-$RANDOM$RANDOM
+	start_agent "$mode" "$tag" setsid
+	apid=$(main_pid "$tag")
+	keeper=$(tag_pids "$tag" agentrun-keep)
+	[ -n "$apid" ] || fail "agentrun sandbox not found"
+	[ -n "$keeper" ] || fail "no keeper process (agentrun-keep)"
+	pgid=$(pgid_of "$apid")
+	# the group is agentrun's own (setsid), never this test's
+	[ "$pgid" != "$(pgid_of $$)" ] && [ "$pgid" -gt 1 ] || fail "agentrun is in the test's process group"
+	echo "# agentrun $apid: group $pgid, session $(sid_of "$apid"); keeper $keeper: group $(pgid_of "$keeper"), session $(sid_of "$keeper")"
+	kill -KILL -- "-$pgid"
+	run_gone "$tag"
+	planted_neutralised
+	wait_until 5 grep -q "ended before its sandbox" "$TEST_TMP/sb-$tag.err"
+	no_record
+	delete_all "$mode"
+}
+
+t_kill_hup()
+{
+	local mode=$1 tag apid keeper spid launch
+	require_cmd script
+	sandbox_setup "$mode"
+	tag=hup-$RANDOM$RANDOM
+	# script(1): a terminal of its own, agentrun in its session; killing
+	# script closes the terminal (a hangup: SIGHUP to the session)
+	launch=$H/in-tty-$tag
+	printf '%s\n' '#!/bin/bash' 'SHELL=/bin/bash exec script -qec "$(printf "%q " "$@")" /dev/null' >"$launch"
+	chmod 0755 "$launch"
+	start_agent "$mode" "$tag" "$launch"
+	apid=$(main_pid "$tag")
+	keeper=$(tag_pids "$tag" agentrun-keep)
+	[ -n "$apid" ] || fail "agentrun sandbox not found"
+	[ -n "$keeper" ] || fail "no keeper process (agentrun-keep)"
+	spid=$(tag_pids "$tag" script)
+	[ -n "$spid" ] || fail "script(1) not found"
+	[ "$(sid_of "$apid")" != "$(sid_of $$)" ] || fail "agentrun is in the test's session"
+	kill -KILL "$spid"
+	run_gone "$tag"
+	planted_neutralised
+	no_record
+	delete_all "$mode"
+}
+
+t_kill_both()
+{
+	local mode=$1 tag apid keeper out
+	sandbox_setup "$mode"
+	tag=both-$RANDOM$RANDOM
+	start_agent "$mode" "$tag"
+	apid=$(main_pid "$tag")
+	keeper=$(tag_pids "$tag" agentrun-keep)
+	[ -n "$apid" ] || fail "agentrun sandbox not found"
+	[ -n "$keeper" ] || fail "no keeper process (agentrun-keep)"
+	# both at once: nothing of the run is left to check
+	kill -KILL "$apid" $keeper
+	run_gone "$tag"
+	[ -x "$WS/evil/.git/hooks/pre-commit" ] || fail "the hook is gone already: the test did not kill the keeper in time"
+	# the user's next sandbox (anywhere) checks the run first
+	rm -f "$WS/ready"
+	assert_status 0 sb_run -- true
+	echo "# $(grep -F 'earlier run' <<<"$ERR" || true)"
+	planted_neutralised
+	assert_contains "$ERR" "an earlier run on \`$WS\`"
+	assert_contains "$ERR" "ended without its end-of-run check"
+	assert_contains "$ERR" "evil/.git/hooks/pre-commit"
+	no_record
+	# and only once
+	assert_status 0 sb_run -- true
+	assert_not_contains "$ERR" "earlier run"
+	delete_all "$mode"
+}
+
+# a run that ends well leaves no keeper and no record
+t_no_leak()
+{
+	local mode=$1 tag
+	sandbox_setup "$mode"
+	tag=ok-$RANDOM$RANDOM
+	assert_status 0 tagged "$mode" "$tag" "$AGENTRUN" --root "$( [ "$mode" = root ] && echo "$AR_ROOT" || echo "$AR_USER_ROOT")" sandbox --no-tty -- true
+	no_pid tag_pids "$tag" agentrun-keep || fail "a keeper outlived its run: $(tag_pids "$tag" agentrun-keep)"
+	no_record
+}
+
+# the OOM killer: the agent's score is raised (an unprivileged process
+# may raise a score, never lower it), so memory pressure takes the agent
+# before agentrun and its keeper
+t_oom()
+{
+	sandbox_setup "$1"
+	assert_status 0 sb_run -- cat /proc/self/oom_score_adj
+	assert_eq "$OUT" 500
+}
+
 for mode in root user; do
+	run_test "faults ($mode): the agent's oom_score_adj is raised above agentrun's" t_oom $mode
 	run_test "faults ($mode): agentrun run killed: no process, no mount, delete cleans up" t_kill_run $mode
 	run_test "faults ($mode): agentrun sandbox killed: the keeper neutralises the hook the agent left" t_kill_sandbox $mode
+	run_test "faults ($mode): kill -9 of agentrun's process group: the keeper, in its own session, checks" t_kill_group $mode
+	run_test "faults ($mode): agentrun's terminal closed (SIGHUP): the run is checked" t_kill_hup $mode
+	run_test "faults ($mode): agentrun and its keeper killed at once: the next start checks the run" t_kill_both $mode
+	run_test "faults ($mode): a run that ends leaves no keeper and no record" t_no_leak $mode
 done
 finish

@@ -398,6 +398,11 @@ static void keeper(struct sb_placeholders *ph, int sock, pid_t parent)
 
 	for (size_t i = 0; i < AR_ARRAY_SIZE(ignored); i++)
 		signal(ignored[i], SIG_IGN);
+	/* a session of its own: what kills agentrun's process group or
+	 * session (`kill -9 -PGID`, a closed terminal's SIGHUP, a shell's
+	 * job control) misses it. It still ends right after the container:
+	 * nothing here waits for anything else. */
+	(void)setsid();
 	keeper_fds(ph, sock, err);
 	prctl(PR_SET_NAME, "agentrun-keep");
 	/* the container's pidfd, or nothing (agentrun gone before it
