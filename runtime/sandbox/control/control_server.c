@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -517,6 +518,8 @@ static void *server_main(void *arg)
 {
 	struct sb_control *c = arg;
 
+	/* named: a watched sandbox's monitor shows it (tests, ps -L) */
+	prctl(PR_SET_NAME, "agentrun-ctl", 0, 0, 0);
 	for (;;) {
 		struct pollfd pfd[2 + CTL_MAX_SUBS];
 		bool stopping;
