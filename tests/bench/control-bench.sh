@@ -87,7 +87,7 @@ stat_of() # COLUMN: median min (ms)
 }
 read -r tot_med tot_min <<<"$(stat_of 1)"
 read -r start_med start_min <<<"$(stat_of 2)"
-read -r spawn_med spawn_min <<<"$(stat_of 3)"
+read -r spawn_med _ <<<"$(stat_of 3)"
 read -r sock_med sock_min <<<"$(stat_of 4)"
 read -r stop_med stop_min <<<"$(stat_of 5)"
 threads=$(awk 'NF < 6' "$T/cost" | wc -l)
