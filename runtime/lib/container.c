@@ -537,6 +537,10 @@ static int do_create(struct ar_launch *l, int *master, struct ar_error *err)
 		return -1;
 	if (let_go(l, err) < 0)
 		return -1;
+	/* while the container process sets up and execs: the runtime
+	 * would only wait for it */
+	if (l->o->watch && l->o->watch->open)
+		l->o->watch->fd = l->o->watch->open(l->o->watch->arg);
 	if (wait_setup(l, master, err) < 0)
 		return -1;
 	ar_crash_point("create-ready");
@@ -638,8 +642,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 	*exit_status = ar_supervise(l.pid, master, &sig.mask,
 				    ar_steal_fd(&l.refusal_fd), o->on_refusal,
 				    o->on_refusal_arg, ar_steal_fd(&l.init_fd),
-				    ar_steal_fd(&l.notify_fd),
-				    o->notify_socket);
+				    ar_steal_fd(&l.notify_fd), o->notify_socket,
+				    o->watch);
 	if (master >= 0)
 		close(ar_steal_fd(&master));
 	unblock_signals(&sig);

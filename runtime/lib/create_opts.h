@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "seccomp_refusal.h"
+#include "watch_fd.h"
 
 struct ar_landlock_rules;
 struct ar_rootfs_content;
@@ -71,6 +72,11 @@ struct ar_create_opts {
 	 * proxy's socket in the container's netns here. NULL: none. */
 	int (*on_spawn)(pid_t pid, void *arg, struct ar_error *err);
 	void *on_spawn_arg;
+	/* Something of the caller's that the foreground run watches
+	 * (watch_fd.h: the sandbox's control socket): opened once the
+	 * container process was let go, beside its setup; its fd polled
+	 * while the runtime supervises. NULL: none. */
+	struct ar_watch *watch;
 	/* agentrun sandbox: the config has no linux.seccomp and the
 	 * embedded agent profile is loaded instead, from the compiled
 	 * filter cache keyed by its JSON text: parsed only on a miss

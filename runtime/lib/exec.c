@@ -709,8 +709,8 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		r = 0;
 		goto out;
 	}
-	*exit_status =
-		ar_supervise(pid, master, &mask, -1, NULL, NULL, -1, -1, NULL);
+	*exit_status = ar_supervise(pid, master, &mask, -1, NULL, NULL, -1, -1,
+				    NULL, NULL);
 	r = 0;
 out_mask:
 	if (!o->detach)

@@ -54,13 +54,14 @@ static void job_stop(int init_fd, struct ar_tty_relay *relay, bool tty)
 
 int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd,
-		 int notify_fd, const char *notify_to)
+		 int notify_fd, const char *notify_to, struct ar_watch *watch)
 {
 	_cleanup_close_ int sfd = -1, refusals = nfd, init = init_fd,
 			    notify = notify_fd;
 	struct ar_tty_relay relay;
-	struct pollfd pfd[6];
+	struct pollfd pfd[7];
 	bool exited = false, master_open = master >= 0;
+	bool watching = watch && watch->fd >= 0 && watch->ready;
 	int code = 1;
 
 	sfd = signalfd(-1, mask, SFD_CLOEXEC);
@@ -78,7 +79,7 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 	}
 	for (;;) {
 		int n = 0, stdin_idx = -1, master_idx = -1, nfd_idx = -1,
-		    init_idx = -1, notify_idx = -1;
+		    init_idx = -1, notify_idx = -1, watch_idx = -1;
 
 		if (exited && !master_open)
 			break;
@@ -96,6 +97,11 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		if (notify >= 0 && !exited) {
 			notify_idx = n;
 			pfd[n++] = (struct pollfd){ .fd = notify,
+						    .events = POLLIN };
+		}
+		if (watching && !exited) {
+			watch_idx = n;
+			pfd[n++] = (struct pollfd){ .fd = watch->fd,
 						    .events = POLLIN };
 		}
 		if (master_open) {
@@ -175,6 +181,9 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 				notify = -1;
 			}
 		}
+		if (watch_idx >= 0 && pfd[watch_idx].revents &&
+		    !watch->ready(watch->arg))
+			watching = false;
 		if (master_idx >= 0 && pfd[master_idx].revents) {
 			if (ar_tty_pump(master, STDOUT_FILENO) == 0)
 				master_open = false;

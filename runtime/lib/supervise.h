@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "seccomp_refusal.h"
+#include "watch_fd.h"
 
 /* Forward the signals of `mask` (blocked by the caller, SIGCHLD included)
  * to pid, relay the pty master when >= 0 (the terminal), answer the
@@ -16,10 +17,11 @@
  * the terminal given back, the runtime stopped as a job of the user's
  * shell, and the program continued when the shell continues us; forward
  * READY=1 read on notify_fd (sd_notify.h; -1: none; closed here) to
- * notify_to; reap;
+ * notify_to; call watch->ready when watch->fd (>= 0; watch NULL: none;
+ * not closed here) is readable, until it returns false; reap;
  * returns the exit code (128+N on signal). */
 int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		 ar_refusal_fn on_refusal, void *on_refusal_arg, int init_fd,
-		 int notify_fd, const char *notify_to);
+		 int notify_fd, const char *notify_to, struct ar_watch *watch);
 
 #endif

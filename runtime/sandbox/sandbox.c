@@ -330,6 +330,13 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		goto out;
 	}
 	cfg->root.path = oci_arena_strdup(&cfg->arena, bundle);
+	/* the control plane (control/control.h): every run has one; its
+	 * memory only here (its socket while the container process sets
+	 * up, its thread at the first client), before the keeper's fork
+	 * below (writes after a fork pay its copy-on-write faults) */
+	if (r == 0)
+		r = sb_control_start(ro->state_root, named ? o->name : id,
+				     o->ask_timeout, &ctl, err);
 	/* the placeholders' mount points: made or joined, locked for the
 	 * container's life (a keeper process past agentrun's own), before
 	 * any thread exists; an --overlay run mounts none and only removes
@@ -366,10 +373,6 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = sb_observe_start(&ob, p, cfg, err);
 		beside.ob = &ob;
 	}
-	/* the control plane (control/control.h): every run has one */
-	if (r == 0)
-		r = sb_control_start(ro->state_root, named ? o->name : id,
-				     o->ask_timeout, &ctl, err);
 	beside.ctl = ctl;
 	if (r == 0 && o->profile)
 		sb_control_set_profile(ctl, o->profile->filename);
@@ -440,6 +443,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		.tmpfs_root = &p->rootfs,
 		.on_spawn = on_spawn,
 		.on_spawn_arg = &beside,
+		/* the control socket: its thread at the first client */
+		.watch = sb_control_watch(ctl),
 		.seccomp_default = p->seccomp_deferred,
 		.landlock = p->landlock ? &p->landlock_rules : NULL,
 		/* pid 1 an init: orphans reaped, ^Z stops the agent */

@@ -30,6 +30,7 @@
 #include "control_grant.h"
 #include "egress/egress_proxy.h"
 #include "error.h"
+#include "watch_fd.h"
 
 struct sb_control;
 struct ar_audit;
@@ -39,12 +40,19 @@ struct ar_jbuf;
  * --net ask connection waits (0: the default). */
 int sb_control_start(const char *root, const char *name, int ask_timeout,
 		     struct sb_control **out, struct ar_error *err);
-/* Bind ROOT/.control/NAME.sock and serve it from a thread of this
- * process: once the container process exists (ar_create_opts.on_spawn),
- * beside its setup. A thread started before the runtime's clone3 may
- * hold a lock (malloc's) that the child, which has no fork handlers,
- * would wait for forever. */
+/* The container process exists (ar_create_opts.on_spawn): the agent
+ * channel is served (its thread), and the socket may be made. A thread
+ * started before the runtime's clone3 may hold a lock (malloc's) that
+ * the child, which has no fork handlers, would wait for forever. */
 int sb_control_serve(struct sb_control *c, struct ar_error *err);
+/* For ar_create_opts.watch: ROOT/.control/NAME.sock bound by the
+ * runtime's thread while the container process sets up (after
+ * sb_control_serve), watched by its supervision, and served from a
+ * thread of this process started when the first client connects: a
+ * sandbox nobody watches costs no thread. Nothing of the stream is lost
+ * by it: events go to the clients connected when they happen (none
+ * before the first), pending requests wait in the queue. NULL c: NULL. */
+struct ar_watch *sb_control_watch(struct sb_control *c);
 /* The sandbox ends: every pending decision is refused, no new one
  * waits. Before the proxy stops (it waits for asks under way). */
 void sb_control_close(struct sb_control *c);

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The control socket of a running sandbox (control.h): bound in
- * ROOT/.control (0700) as NAME.sock (0600), served by one thread of the
- * monitor process: each client sends one request line (control_proto.h)
+ * ROOT/.control (0700) as NAME.sock (0600) by the runtime's thread while
+ * the container process sets up, watched by the runtime's supervision
+ * (create_opts.watch) and served by one thread of the monitor process,
+ * started when the first client connects (a sandbox nobody watches has
+ * none): each client sends one request line (control_proto.h)
  * and gets its reply; an "events" client stays, and every event is
  * written to it without blocking (a client that does not keep up is
  * dropped). Peers other than the sandbox's user and root are refused
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -53,7 +57,9 @@ struct sb_control {
 	int listen_fd;
 	int wake_fd;
 	pthread_t thread;
-	bool running;
+	bool running; /* the thread */
+	bool served; /* sb_control_serve: the container process exists */
+	struct ar_watch watch; /* the runtime watches listen_fd for us */
 	bool stopping; /* under lock */
 	struct ctl_queue q;
 	struct ctl_grants grants; /* sandbox allow/revoke */
@@ -65,10 +71,11 @@ struct sb_control {
 	struct ctl_channel *chan; /* the agent channel, or NULL */
 	ar_egress_event_fn next; /* the proxy's decisions, after us */
 	void *next_data;
-	/* what it costs a run, ns: start (memory), serve (the socket and
-	 * the thread, beside the container process's own setup), free
-	 * (stop): logged with --debug */
-	long long ns_start, ns_serve, ns_bind, ns_free;
+	/* what it costs a run, ns: start (memory), serve (on_spawn), bind
+	 * (the socket, while the container process sets up), free (stop):
+	 * the runtime's thread; thread: its creation, at the first client
+	 * (0: nobody connected); logged with --debug */
+	long long ns_start, ns_serve, ns_bind, ns_free, ns_thread;
 	long long ns_chan; /* the agent channel: open, serve, free */
 };
 
@@ -530,32 +537,12 @@ static void drop_sub(struct sb_control *c, int i)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* The socket, made by the thread (off the runtime's way while the
- * container process sets up: a bind in the filesystem may wait for the
- * locks of the child's mounts). A failure leaves the sandbox without a
- * control plane, said once: a --net ask connection then waits for its
- * timeout and is refused; nothing is granted. */
-static int control_dir(const char *dir, struct ar_error *err);
-static int control_bind(struct sb_control *c, struct ar_error *err);
-
-static void bind_socket(struct sb_control *c)
-{
-	struct ar_error err = AR_ERROR_INIT;
-	long long t0 = now_ns();
-
-	if ((access(c->root, F_OK) < 0 && ar_mkdir_p(c->root, 0700) < 0 &&
-	     ar_error_set(&err, errno, "create `%s`", c->root) < 0) ||
-	    control_dir(c->dir, &err) < 0 || control_bind(c, &err) < 0)
-		ar_warn("sandbox: no control plane (agentrun sandbox requests/answer): %s",
-			err.msg);
-	c->ns_bind = now_ns() - t0;
-}
-
 static void *server_main(void *arg)
 {
 	struct sb_control *c = arg;
 
-	bind_socket(c);
+	/* named: a watched sandbox's monitor shows it (tests, ps -L) */
+	prctl(PR_SET_NAME, "agentrun-ctl", 0, 0, 0);
 	for (;;) {
 		struct pollfd pfd[2 + CTL_MAX_SUBS];
 		bool stopping;
@@ -600,12 +587,93 @@ static void *server_main(void *arg)
 
 /* ---- start / stop ---- */
 
-/* ROOT/.control, 0700, ours. */
-static int control_dir(const char *dir, struct ar_error *err)
+static int control_dir(const char *root, const char *dir, struct ar_error *err);
+static int control_bind(struct sb_control *c, struct ar_error *err);
+
+/* ar_watch.open: the socket, made by the runtime's thread once the
+ * container process was let go (it would only wait for the process's
+ * setup). A failure leaves the sandbox without a control plane, said
+ * once: a --net ask connection then waits for its timeout and is
+ * refused; nothing is granted. */
+static int watch_open(void *arg)
+{
+	struct sb_control *c = arg;
+	struct ar_error err = AR_ERROR_INIT;
+	long long t0 = now_ns();
+
+	if (!c->served || c->listen_fd >= 0)
+		return c->listen_fd;
+	if (control_dir(c->root, c->dir, &err) < 0 || control_bind(c, &err) < 0)
+		ar_warn("sandbox: no control plane (agentrun sandbox requests/answer): %s",
+			err.msg);
+	c->ns_bind = now_ns() - t0;
+	return c->listen_fd;
+}
+
+/* The thread that serves the socket and the stream. */
+static int start_thread(struct sb_control *c, struct ar_error *err)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+	long long t0 = now_ns();
+	int e;
+
+	if (c->running)
+		return 0;
+	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->wake_fd < 0)
+		return ar_error_set(err, errno, "control plane: eventfd");
+	/* no signal for this thread: they stay with the one relaying them */
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, CTL_STACK_BYTES);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&c->thread, &attr, server_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (e != 0)
+		return ar_error_set(err, e, "control plane: start its thread");
+	c->running = true;
+	c->ns_thread = now_ns() - t0;
+	return 0;
+}
+
+/* ar_watch.ready: the first client knocks; from now on the thread
+ * accepts (the runtime stops watching). Without a thread the socket
+ * goes: a client is refused rather than left waiting. */
+static bool watch_ready(void *arg)
+{
+	struct sb_control *c = arg;
+	struct ar_error err = AR_ERROR_INIT;
+
+	if (start_thread(c, &err) < 0) {
+		ar_warn("sandbox: no control plane (agentrun sandbox requests/answer): %s",
+			err.msg);
+		close(c->listen_fd);
+		c->listen_fd = -1;
+		unlink(c->path);
+	}
+	return false;
+}
+
+struct ar_watch *sb_control_watch(struct sb_control *c)
+{
+	return c ? &c->watch : NULL;
+}
+
+/* ROOT/.control, 0700, ours (ROOT made when missing). */
+static int control_dir(const char *root, const char *dir, struct ar_error *err)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+	int r = mkdir(dir, 0700);
+
+	if (r < 0 && errno == ENOENT) {
+		if (ar_mkdir_p(root, 0700) < 0)
+			return ar_error_set(err, errno, "create `%s`", root);
+		r = mkdir(dir, 0700);
+	}
+	if (r < 0 && errno != EEXIST)
 		return ar_error_set(err, errno, "control plane: create `%s`",
 				    dir);
 	if (lstat(dir, &st) < 0)
@@ -621,37 +689,47 @@ static int control_dir(const char *dir, struct ar_error *err)
 	return 0;
 }
 
+/* NAME.sock, 0600 from its bind on (the socket's mode set before it:
+ * the node takes it), listening. As few calls as it takes: this is
+ * paid by every run. */
 static int control_bind(struct sb_control *c, struct ar_error *err)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	_cleanup_close_ int dfd = -1;
-	int fd;
+	_cleanup_close_ int fd = -1;
+	const char *base = strrchr(c->path, '/') + 1;
+	int r;
 
-	dfd = open(c->dir, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0)
-		return ar_error_set(err, errno, "control plane: open `%s`",
-				    c->dir);
-	/* a long ROOT: through the directory's fd */
-	if (strlen(c->path) < sizeof(sa.sun_path))
+	if (strlen(c->path) < sizeof(sa.sun_path)) {
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", c->path);
-	else
+	} else {
+		/* a long ROOT: through the directory's fd */
+		dfd = open(c->dir,
+			   O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (dfd < 0)
+			return ar_error_set(err, errno,
+					    "control plane: open `%s`", c->dir);
 		snprintf(sa.sun_path, sizeof(sa.sun_path),
-			 "/proc/self/fd/%d/%s.sock", dfd, c->name);
-	/* a socket left by a monitor that was killed */
-	unlinkat(dfd, strrchr(c->path, '/') + 1, 0);
+			 "/proc/self/fd/%d/%s", dfd, base);
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return ar_error_set(err, errno, "control plane: socket");
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    fchmodat(dfd, strrchr(c->path, '/') + 1, 0600, 0) < 0 ||
-	    listen(fd, 32) < 0) {
-		int e = errno;
-
-		close(fd);
-		return ar_error_set(err, e, "control plane: listen on `%s`",
-				    c->path);
+	if (fchmod(fd, 0600) < 0)
+		return ar_error_set(err, errno, "control plane: fchmod");
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r < 0 && errno == EADDRINUSE) {
+		/* a socket left by a monitor that was killed */
+		if (dfd >= 0)
+			unlinkat(dfd, base, 0);
+		else
+			unlink(c->path);
+		r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	}
-	c->listen_fd = fd;
+	if (r < 0 || listen(fd, 32) < 0)
+		return ar_error_set(err, errno, "control plane: listen on `%s`",
+				    c->path);
+	c->listen_fd = ar_steal_fd(&fd);
 	return 0;
 }
 
@@ -663,6 +741,7 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 
 	(void)err;
 	c->listen_fd = c->wake_fd = -1;
+	c->watch = (struct ar_watch){ watch_open, watch_ready, c, -1 };
 	for (int i = 0; i < CTL_MAX_SUBS; i++)
 		c->subs[i] = -1;
 	pthread_mutex_init(&c->lock, NULL);
@@ -681,27 +760,12 @@ int sb_control_start(const char *root, const char *name, int ask_timeout,
 
 int sb_control_serve(struct sb_control *c, struct ar_error *err)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
 	long long t0 = now_ns();
-	int e;
 
-	if (!c || c->running)
+	if (!c || c->served)
 		return 0;
-	c->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (c->wake_fd < 0)
-		return ar_error_set(err, errno, "control plane: eventfd");
-	/* no signal for this thread: they stay with the one relaying them */
-	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, CTL_STACK_BYTES);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&c->thread, &attr, server_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (e != 0)
-		return ar_error_set(err, e, "control plane: start its thread");
-	c->running = true;
+	/* the socket: bound by watch_open, its thread at the first client */
+	c->served = true;
 	if (c->chan) {
 		long long t1 = now_ns();
 
@@ -735,10 +799,10 @@ void sb_control_free(struct sb_control *c)
 
 	if (!c)
 		return;
+	ctl_queue_close(&c->q);
+	ctl_channel_free(c->chan);
+	c->chan = NULL;
 	if (c->running) {
-		ctl_queue_close(&c->q);
-		ctl_channel_free(c->chan);
-		c->chan = NULL;
 		pthread_mutex_lock(&c->lock);
 		c->stopping = true;
 		pthread_mutex_unlock(&c->lock);
@@ -757,14 +821,18 @@ void sb_control_free(struct sb_control *c)
 	if (c->wake_fd >= 0)
 		close(c->wake_fd);
 	c->ns_free = now_ns() - t0;
-	if (c->running)
+	if (c->served)
 		ar_debug(
-			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, thread %.1f, stop %.1f); its socket made in %.1f us by its thread; the agent channel %.1f us (open, serve, close)",
+			"control plane `%s`: %.1f us on the runtime's thread (start %.1f, spawn %.1f, socket %.1f, stop %.1f; the socket beside the container's setup); its thread: %s %.1f us; the agent channel %.1f us (open, serve, close)",
 			c->name,
-			(double)(c->ns_start + c->ns_serve + c->ns_free) / 1e3,
+			(double)(c->ns_start + c->ns_serve + c->ns_bind +
+				 c->ns_free) /
+				1e3,
 			(double)c->ns_start / 1e3, (double)c->ns_serve / 1e3,
-			(double)c->ns_free / 1e3, (double)c->ns_bind / 1e3,
-			(double)c->ns_chan / 1e3);
+			(double)c->ns_bind / 1e3, (double)c->ns_free / 1e3,
+			c->running ? "started at the first client in" :
+				     "none (nobody connected),",
+			(double)c->ns_thread / 1e3, (double)c->ns_chan / 1e3);
 	ctl_queue_release(&c->q);
 	ctl_grants_release(&c->grants);
 	ctl_policy_release(&c->policy);
