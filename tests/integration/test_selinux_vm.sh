@@ -43,7 +43,7 @@ for c in semodule load_policy setenforce getenforce chcon; do
 	command -v "$c" >/dev/null ||
 		skip "$c is not installed (apt-get install selinux-policy-default policycoreutils selinux-utils; contrib/install-deps.sh does)"
 done
-[ -d "$STORE/active" ] && [ -r /etc/selinux/config ] ||
+{ [ -d "$STORE/active" ] && [ -r /etc/selinux/config ]; } ||
 	skip "no SELinux policy store in $STORE (apt-get install selinux-policy-default; contrib/install-deps.sh does)"
 
 common_dir()
@@ -74,10 +74,11 @@ if [ ! -s "$POLICY" ]; then
 	mkdir -p "$POLICY_DIR"
 	root=$TEST_TMP/policy-root
 	mkdir -p "$root/var/lib/selinux" "$root/etc/selinux"
-	cp -a "$STORE" "$root/var/lib/selinux/" &&
-		cp -a /etc/selinux/config /etc/selinux/semanage.conf "$root/etc/selinux/" &&
-		cp -a "/etc/selinux/$(basename "$STORE")" "$root/etc/selinux/" ||
-		fail "cannot copy the policy store"
+	cp -a "$STORE" "$root/var/lib/selinux/" ||
+		fail "cannot copy the policy store $STORE"
+	cp -a /etc/selinux/config /etc/selinux/semanage.conf \
+		"/etc/selinux/$(basename "$STORE")" "$root/etc/selinux/" ||
+		fail "cannot copy /etc/selinux"
 	semodule -p "$root" -n -i "$MODULE" >"$TEST_TMP/semodule.out" 2>&1 ||
 		fail "semodule could not build the test policy: $(cat "$TEST_TMP/semodule.out")"
 	built=$(find "$root/etc/selinux/$(basename "$STORE")/policy" -name 'policy.*' | sort -V | tail -n1)
@@ -94,6 +95,7 @@ fi
 # again before the guest's command ends.
 
 out=$TEST_TMP/vm.out err=$TEST_TMP/vm.err
+# shellcheck disable=SC2016 # $1, $rc: the guest's shell expands them
 (cd "$SHARE" && "$RUN_IN_VM" --timeout "$VM_TIMEOUT" \
 	--append "security=selinux" \
 	--env "AGENTRUN=$AR_BUILT_AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \

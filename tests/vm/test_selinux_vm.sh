@@ -76,10 +76,10 @@ MCS=$TEST_TMP/mcs
 mkdir -p "$MCS"
 echo own >"$MCS/own"
 echo other >"$MCS/other"
-chcon "$MLABEL" "$MCS/own" && chcon "$OTHER" "$MCS/other" || {
+if ! chcon "$MLABEL" "$MCS/own" || ! chcon "$OTHER" "$MCS/other"; then
 	echo "Bail out! chcon failed"
 	exit 1
-}
+fi
 
 # new_bundle DIR ARGS_JSON PROCESS_LABEL MOUNT_LABEL: the shared rootfs, a
 # tmpfs /tmp, $MCS at /run
@@ -123,6 +123,7 @@ t_ps_exec()
 	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" run --detach --bundle "$b" "$id"
 	pid=$("$AGENTRUN" --root "$AR_ROOT" state "$id" | jq -r .pid)
 	assert_eq "$(ps -o label= -p "$pid")" "$LABEL" "ps -Z of the container process"
+	# shellcheck disable=SC2009 # ps -Z is what is shown
 	ps -eZ | grep -F "$LABEL" | sed 's/^/# ps -eZ: /'
 	# mqueue takes no context=: its root is relabelled after the mount
 	assert_eq "$(stat -c %C "/proc/$pid/root/dev/mqueue")" "$MLABEL" "/dev/mqueue's label"
