@@ -65,6 +65,11 @@ install_debian() {
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
 	pkgs="$pkgs apparmor" # apparmor_parser: test_apparmor (-Q), test_apparmor_vm (loads profiles in the VM)
+	# test_selinux_vm: the policy, semodule (builds the test policy into a
+	# copy of the store), load_policy, setenforce (in the VM only). They do
+	# not enable SELinux here: Debian's kernel boots AppArmor unless given
+	# security=selinux, and nothing of them touches the boot configuration
+	pkgs="$pkgs selinux-policy-default policycoreutils selinux-utils"
 	pkgs="$pkgs chromium chromium-driver" # test_sandbox_ui_browser (with playwright-core from npm)
 	pkgs="$pkgs socat" # test_sandbox_claude: Claude Code's own sandbox (bubblewrap + socat)
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging

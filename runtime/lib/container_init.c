@@ -328,7 +328,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 			       l->host_pid, l->bundle, AR_STATUS_CREATED,
 			       err) < 0)
 		goto fail_late;
-	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
+	if (ar_selinux_set_exec_label(p->selinux_label, l->selinux, err) < 0)
 		goto fail_late;
 	if (ar_landlock_apply(cfg, l->o->landlock, err) < 0)
 		goto fail_late;
@@ -343,7 +343,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		goto fail_late;
 	}
 	execve(exe, p->args.v, env);
-	ar_error_set(err, errno, "exec `%s`", exe);
+	ar_selinux_exec_error(err, errno, exe, p->selinux_label, l->selinux);
 fail_late:
 	if (l->use_fifo) {
 		/* for `agentrun start`, which reads up to EOF */

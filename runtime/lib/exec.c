@@ -84,6 +84,7 @@ struct exec_ctx {
 	bool relay_tty;
 	bool setgroups_denied;
 	bool apparmor; /* AppArmor enabled on the host (apparmor.h) */
+	bool selinux; /* SELinux enabled on the host (selinux_label.h) */
 	bool in_cgroup; /* the joiner was born in the container's cgroup */
 	char *cgroup_path; /* the container's, or its --cgroup sub-cgroup */
 };
@@ -441,7 +442,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 		return -1;
 	if (ar_process_prepare_fds(c->o->preserve_fds, err) < 0)
 		return -1;
-	if (ar_selinux_set_exec_label(p->selinux_label, err) < 0)
+	if (ar_selinux_set_exec_label(p->selinux_label, c->selinux, err) < 0)
 		return -1;
 	if (!c->o->detach && ar_die_with_runtime(c->sync_fd, err) < 0)
 		return -1;
@@ -451,7 +452,8 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	if (c->seccomp && load_seccomp(c, err) < 0)
 		return -1;
 	execve(exe, p->args.v, env);
-	return ar_error_set(err, errno, "exec `%s`", exe);
+	return ar_selinux_exec_error(err, errno, exe, p->selinux_label,
+				     c->selinux);
 }
 
 /* The cgroup the process joins: the container's, or with --cgroup SUB
@@ -626,6 +628,7 @@ int ar_container_exec(const struct ar_exec_opts *o, int *exit_status,
 		goto out;
 	}
 	c.apparmor = ar_apparmor_enabled();
+	c.selinux = ar_selinux_enabled();
 	if (build_process(&c, err) < 0)
 		goto out;
 	if (exec_cgroup(&c, err) < 0)

@@ -178,6 +178,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return -1;
 	l->apparmor = cfg->process.apparmor_profile &&
 		      *cfg->process.apparmor_profile && ar_apparmor_enabled();
+	l->selinux = cfg->process.selinux_label &&
+		     *cfg->process.selinux_label && ar_selinux_enabled();
 	/* NOTIFY_SOCKET: bound into the container's own mount namespace
 	 * (without one nothing is mounted: not proxied) */
 	if (o->notify_socket && !o->config) {

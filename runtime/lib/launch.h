@@ -53,6 +53,9 @@ struct ar_launch {
 	/* process.apparmorProfile applies: AppArmor is enabled on the host
 	 * (apparmor.h), as seen before the clone */
 	bool apparmor;
+	/* process.selinuxLabel applies: SELinux is enabled on the host
+	 * (selinux_label.h), as seen before the clone */
+	bool selinux;
 	int notify_fd;
 	bool setgroups_denied; /* by the runtime when it writes the maps;
 				* the container process gets it from GO */

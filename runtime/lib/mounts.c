@@ -253,6 +253,22 @@ static int mount_fs_on_fd(int tfd, const char *source, const char *type,
 	return mount(source, p, type, flags, data);
 }
 
+/* linux.mountLabel on a filesystem that takes no context= (mqueue): the
+ * new mount's root gets the label, as runc does. */
+static int relabel_mount_root(struct ar_rootfs_ctx *ctx, const char *dest,
+			      size_t i, struct ar_error *err)
+{
+	const char *label = ctx->cfg->linux_.mount_label;
+	_cleanup_close_ int fd = -1;
+
+	if (!label || !*label || !ar_selinux_enabled())
+		return 0;
+	fd = ar_open_in_root(ctx->rootfd, dest, O_RDONLY | O_DIRECTORY, 0, err);
+	if (fd < 0 || ar_selinux_relabel_fd(fd, dest, label, err) < 0)
+		return ar_error_wrap(err, "mounts[%zu]", i);
+	return 0;
+}
+
 static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 			  size_t i, const char *type,
 			  const struct ar_mount_flags *mf, const char *data,
@@ -297,6 +313,9 @@ static int mount_fs_entry(struct ar_rootfs_ctx *ctx, const struct oci_mount *m,
 		return mount_error(err, errno, source, dest, i);
 	if (ar_check_inside_root(ctx, tfd, dest, err) < 0)
 		return ar_error_wrap(err, "mounts[%zu]", i);
+	if (ar_selinux_relabel_after_mount(type) &&
+	    relabel_mount_root(ctx, dest, i, err) < 0)
+		return -1;
 
 	if (!mf->propagation && !mf->rec_attr_set && !mf->rec_attr_clr &&
 	    !mf->attr_set && !mf->attr_clr && !mf->copy_up)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -119,11 +120,15 @@ static int write_exec_attr(const char *label, struct ar_error *err)
 }
 #endif
 
-int ar_selinux_set_exec_label(const char *label, struct ar_error *err)
+int ar_selinux_set_exec_label(const char *label, bool enabled,
+			      struct ar_error *err)
 {
 	if (!is_set(label))
 		return 0;
-	if (!ar_selinux_enabled())
+	/* `enabled` is what the runtime saw before the clone: here, in the
+	 * container, its selinuxfs is not mounted (asking here ignored every
+	 * label on SELinux hosts) */
+	if (!enabled)
 		return 0; /* ignored without SELinux, as crun and runc */
 #ifdef HAVE_SELINUX
 	return write_exec_attr(label, err);
@@ -133,11 +138,27 @@ int ar_selinux_set_exec_label(const char *label, struct ar_error *err)
 #endif
 }
 
+int ar_selinux_exec_error(struct ar_error *err, int errnum, const char *exe,
+			  const char *label, bool enabled)
+{
+	if (is_set(label) && enabled && (errnum == EACCES || errnum == EPERM))
+		return ar_error_set(
+			err, errnum,
+			"exec `%s` into process.selinuxLabel `%s` (does the SELinux policy allow this transition, and with noNewPrivileges nnp_transition? the kernel log has the AVC denial)",
+			exe, label);
+	return ar_error_set(err, errnum, "exec `%s`", exe);
+}
+
 char *ar_selinux_mount_data(const char *data, const char *type,
 			    const char *label)
 {
+	/* mqueue: its superblock is the IPC namespace's, set up with the
+	 * namespace, so a context= that differs from it fails the mount with
+	 * EINVAL ("same superblock, different security settings"); its root
+	 * is relabelled after the mount instead (ar_selinux_relabel_mount) */
 	static const char *const no_context[] = { "proc",    "sysfs", "cgroup",
-						  "cgroup2", "bind",  "none" };
+						  "cgroup2", "bind",  "none",
+						  "mqueue" };
 	char *out;
 
 	if (!is_set(label) || !type)
@@ -151,4 +172,24 @@ char *ar_selinux_mount_data(const char *data, const char *type,
 		     is_set(data) ? "," : "", label) < 0)
 		return NULL;
 	return out;
+}
+
+bool ar_selinux_relabel_after_mount(const char *type)
+{
+	return type && strcmp(type, "mqueue") == 0;
+}
+
+int ar_selinux_relabel_fd(int fd, const char *what, const char *label,
+			  struct ar_error *err)
+{
+	if (!is_set(label) || !ar_selinux_enabled())
+		return 0;
+	/* the label as a file label (go-selinux's SetFileLabel): the kernel
+	 * checks relabelfrom/relabelto against the loaded policy */
+	if (fsetxattr(fd, "security.selinux", label, strlen(label), 0) < 0)
+		return ar_error_set(
+			err, errno,
+			"linux.mountLabel: relabel %s to `%s` (security.selinux)",
+			what, label);
+	return 0;
 }
