@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_systemd.h"
 #include "cgroup_file.h"
 #include "log.h"
 #include "utils.h"
@@ -39,6 +40,8 @@ struct ar_cgroup {
 	int mountfd;
 	char *rel; /* relative to the mount ("/a/b") */
 	unsigned req, avail; /* controllers needed, and those available */
+	/* the systemd manager: the scope asked for (cgroup_systemd.h) */
+	char *unit, *slice;
 };
 
 /* ---- where ---- */
@@ -592,6 +595,8 @@ void ar_cgroup_free(struct ar_cgroup *cg)
 		close(cg->mountfd);
 	free(cg->path);
 	free(cg->rel);
+	free(cg->unit);
+	free(cg->slice);
 	free(cg);
 }
 
@@ -640,6 +645,15 @@ int ar_cgroup_plan(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 	}
 	if (ar_cgroup_resources_ctrls(o->resources, &cg->req, err) < 0)
 		return -1;
+	if (o->manager == AR_CGROUP_MGR_SYSTEMD) {
+		/* the path is systemd's choice: known once the scope is
+		 * made (ar_cgroup_make) */
+		if (ar_systemd_unit_names(o->cgroups_path, o->id, o->rootless,
+					  &cg->slice, &cg->unit, err) < 0)
+			return -1;
+		*out = ar_steal_ptr(&guard);
+		return 0;
+	}
 	if (!mount)
 		mount = ar_cgroup_mount();
 	if (!mount) {
@@ -722,6 +736,95 @@ static void drop_plan(struct ar_cgroup *cg)
 	cg->dirfd = -1;
 }
 
+/* The container process's cgroup v2 path ("/a/b") from
+ * /proc/PID/cgroup. */
+static int pid_cgroup(pid_t pid, char **out, struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64], *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (ar_read_file_at(AT_FDCWD, path, AR_CG_FILE_MAX, &buf, NULL, err) <
+	    0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "0::/", 4) == 0 && line[4]) {
+			*out = ar_xstrdup(line + 3);
+			return 0;
+		}
+	return ar_error_set_plain(
+		err, ENOENT, "%s has no cgroup v2 entry below the root", path);
+}
+
+/* The systemd manager: the scope with o->pid in it, then, in its
+ * delegated cgroup, every limit and the device program as for cgroupfs
+ * (systemd holds the limits it can express too, so that a reload of
+ * systemd keeps them). */
+static int make_systemd(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+			struct ar_error *err)
+{
+	_cleanup_free_ char *desc = NULL;
+	const char *mount = ar_cgroup_mount();
+	unsigned missing;
+	struct ar_systemd_scope s = {
+		.unit = cg->unit,
+		.slice = cg->slice,
+		.pid = o->pid,
+		.rootless = o->rootless,
+		.resources = o->resources,
+	};
+
+	if (o->pid <= 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"systemd cgroup manager: no process to put in %s",
+			cg->unit);
+	if (!mount)
+		return ar_error_set_plain(
+			err, ENOENT,
+			"systemd cgroup manager: no cgroup2 file system is mounted");
+	desc = ar_xasprintf("agentrun container %s", o->id);
+	s.description = desc;
+	if (ar_systemd_start_scope(&s, err) < 0)
+		return -1;
+	if (pid_cgroup(o->pid, &cg->rel, err) < 0)
+		return ar_error_wrap(err, "systemd scope %s", cg->unit);
+	cg->mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->mountfd < 0)
+		return ar_error_set(err, errno, "open `%s`", mount);
+	cg->dirfd = openat(cg->mountfd, cg->rel + 1,
+			   O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (cg->dirfd < 0)
+		return ar_error_set(err, errno, "open the cgroup of %s (%s%s)",
+				    cg->unit, mount, cg->rel);
+	cg->path = ar_xasprintf("%s%s", mount, cg->rel);
+	/* Delegate=yes: the scope has what its slice can hand down */
+	cg->avail = read_ctrls(cg->dirfd, "cgroup.controllers");
+	missing = cg->req & ~cg->avail;
+	if (missing && !o->ignore_unavailable) {
+		char names[128];
+
+		mask_names(missing, names, sizeof(names));
+		ar_error_set_plain(
+			err, EOPNOTSUPP,
+			"cannot apply linux.resources: cgroup controller(s) %s not delegated to %s (set the annotation %s=true or %s=1 to run without them)",
+			names, cg->unit, AR_CGROUP_IGNORE_ANNOTATION,
+			AR_CGROUP_IGNORE_ENV);
+		drop_plan(cg);
+		return -1;
+	}
+	if (ar_cgroup_apply_resources(cg->dirfd, o->resources, cg->avail, err) <
+		    0 ||
+	    apply_devices(o, cg->dirfd, err) < 0) {
+		ar_error_wrap(err, "cgroup `%s`", cg->path);
+		drop_plan(cg);
+		return -1;
+	}
+	ar_debug("cgroup %s (systemd %s) ready", cg->path, cg->unit);
+	return 0;
+}
+
 int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 		   struct ar_error *err)
 {
@@ -729,6 +832,8 @@ int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 	_cleanup_free_ char *why = NULL;
 	bool created = false;
 
+	if (cg->unit && !cg->path)
+		return make_systemd(cg, o, err);
 	if (!cg->path || cg->dirfd >= 0)
 		return 0;
 	/* ENOENT: a parent was removed under us by the delete of its last

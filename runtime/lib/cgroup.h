@@ -118,13 +118,18 @@ struct ar_cgroup;
  *                               the container becomes our sibling.
  *                               No cgroupsPath: BASE/agentrun-ID; relative
  *                               "a/b": BASE/a/b; absolute: as root.
- *   "slice:prefix:name"         (systemd form, either manager; there is no
- *                               systemd D-Bus support, so it is mapped the
- *                               way systemd would lay it out:
+ *   "slice:prefix:name"         (systemd form, cgroupfs manager: mapped
+ *                               the way systemd would lay it out:
  *                               a-b.slice -> /a.slice/a-b.slice, unit
  *                               prefix-name.scope inside it; an empty slice
  *                               is system.slice, or user.slice rootless;
  *                               rootless it is below the delegated base)
+ *   systemd manager             a transient scope asked of systemd over
+ *                               D-Bus (cgroup_systemd.h) with o->pid in it
+ *                               (required): the plan has no path, make
+ *                               starts the scope, reads its cgroup from
+ *                               /proc/PID/cgroup and writes the limits and
+ *                               the device program into it
  *
  * A cgroup is made whenever the v2 tree is writable, with or without
  * controllers (cgroup.procs, cgroup.freeze, cgroup.kill and the device
