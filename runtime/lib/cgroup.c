@@ -44,6 +44,8 @@ struct ar_cgroup {
 	char *unit, *slice;
 };
 
+static int enter_fd(int dirfd, pid_t pid, struct ar_error *err);
+
 /* ---- where ---- */
 
 const char *ar_cgroup_mount(void)
@@ -246,6 +248,8 @@ void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
 	o->ignore_unavailable = env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
 				env_true(oci_config_annotation(
 					cfg, AR_CGROUP_IGNORE_ANNOTATION));
+	o->systemd_subgroup = oci_config_annotation(
+		cfg, AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION);
 }
 
 static unsigned parse_ctrl_list(const char *buf)
@@ -757,6 +761,44 @@ static int pid_cgroup(pid_t pid, char **out, struct ar_error *err)
 		err, ENOENT, "%s has no cgroup v2 entry below the root", path);
 }
 
+/* run.oci.systemd.subgroup: the process moves from the scope into its
+ * child NAME, then the scope hands its controllers down (a cgroup with
+ * processes cannot: the "no internal processes" rule). */
+static int enter_subgroup(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+			  struct ar_error *err)
+{
+	const char *sub = o->systemd_subgroup;
+	_cleanup_free_ char *rel = NULL;
+	int fd;
+
+	if (strchr(sub, '/') || strcmp(sub, ".") == 0 ||
+	    strcmp(sub, "..") == 0 || strncmp(sub, "cgroup.", 7) == 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"annotation " AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION
+			" `%s`: not a cgroup name",
+			sub);
+	if (mkdirat(cg->dirfd, sub, 0755) < 0 && errno != EEXIST)
+		return ar_error_set(err, errno, "create cgroup `%s/%s`",
+				    cg->rel, sub);
+	fd = openat(cg->dirfd, sub,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup `%s/%s`", cg->rel,
+				    sub);
+	close(cg->dirfd);
+	cg->dirfd = fd;
+	rel = ar_xasprintf("%s/%s", cg->rel, sub);
+	free(cg->rel);
+	cg->rel = ar_steal_ptr(&rel);
+	if (enter_fd(cg->dirfd, o->pid, err) < 0 ||
+	    enable_ctrls(cg->mountfd, cg->rel,
+			 (AR_CG_DEFAULT | cg->req) & cg->avail, err) < 0)
+		return ar_error_wrap(err, "systemd scope %s, subgroup %s",
+				     cg->unit, sub);
+	return 0;
+}
+
 /* The systemd manager: the scope with o->pid in it, then, in its
  * delegated cgroup, every limit and the device program as for cgroupfs
  * (systemd holds the limits it can express too, so that a reload of
@@ -798,9 +840,12 @@ static int make_systemd(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 	if (cg->dirfd < 0)
 		return ar_error_set(err, errno, "open the cgroup of %s (%s%s)",
 				    cg->unit, mount, cg->rel);
-	cg->path = ar_xasprintf("%s%s", mount, cg->rel);
 	/* Delegate=yes: the scope has what its slice can hand down */
 	cg->avail = read_ctrls(cg->dirfd, "cgroup.controllers");
+	if (o->systemd_subgroup && *o->systemd_subgroup &&
+	    enter_subgroup(cg, o, err) < 0)
+		return -1;
+	cg->path = ar_xasprintf("%s%s", mount, cg->rel);
 	missing = cg->req & ~cg->avail;
 	if (missing && !o->ignore_unavailable) {
 		char names[128];

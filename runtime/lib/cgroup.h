@@ -56,6 +56,7 @@ enum ar_cgroup_mgr {
 
 #define AR_CGROUP_IGNORE_ANNOTATION "run.agentrun.cgroup.ignore-unavailable"
 #define AR_CGROUP_IGNORE_ENV "AGENTRUN_CGROUP_IGNORE_UNAVAILABLE"
+#define AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION "run.oci.systemd.subgroup"
 
 /* Controllers, as a bit mask. */
 enum ar_cgroup_ctrl {
@@ -82,6 +83,10 @@ struct ar_cgroup_opts {
 	const struct oci_device *devices;
 	size_t n_devices;
 	bool ignore_unavailable; /* see AR_CGROUP_IGNORE_* */
+	/* systemd manager: the annotation run.oci.systemd.subgroup (as
+	 * crun): the container's cgroup is this child of the scope; NULL
+	 * or "": the scope itself */
+	const char *systemd_subgroup;
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
 		    * or ar_cgroup_enter() later) */

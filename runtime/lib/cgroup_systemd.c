@@ -84,16 +84,22 @@ int ar_systemd_unit_names(const char *cgroups_path, const char *id,
 void ar_systemd_forget(const char *cgroup_path, bool rootless)
 {
 	struct ar_error e = AR_ERROR_INIT;
-	const char *unit = cgroup_path ? strrchr(cgroup_path, '/') : NULL;
-	size_t n;
+	_cleanup_free_ char *copy = NULL;
+	char *unit = NULL, *comp, *save = NULL;
 
-	if (!unit || !ar_systemd_built())
+	if (!cgroup_path || !ar_systemd_built())
 		return;
-	unit++;
-	n = strlen(unit);
-	if (n <= 6 || strcmp(unit + n - 6, ".scope") != 0)
-		return;
-	if (ar_systemd_stop_unit(unit, rootless, &e) < 0)
+	/* the last ".scope" component: a run.oci.systemd.subgroup is the
+	 * scope's child */
+	copy = ar_xstrdup(cgroup_path);
+	for (comp = strtok_r(copy, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		size_t n = strlen(comp);
+
+		if (n > 6 && strcmp(comp + n - 6, ".scope") == 0)
+			unit = comp;
+	}
+	if (unit && ar_systemd_stop_unit(unit, rootless, &e) < 0)
 		ar_debug("systemd: %s", e.msg);
 }
 

@@ -39,9 +39,12 @@ mkdir -p "$UW"
 chown "$U:$TEST_GID" "$UW"
 systemctl start "user@$U.service" >"$W/user-start.log" 2>&1
 echo "user@$U.service: $(systemctl is-active "user@$U.service") after $(($(date +%s) - T0)) s"
+systemd-analyze blame --no-pager 2>/dev/null | head -n 8 | sed 's/^/boot: /'
 
 # as_user CMD...: CMD in the user's systemd instance, in a delegated
-# service of its own (what a login session's processes have)
+# service of its own (what a login session's processes have).
+# KillMode=process: what CMD leaves running stays when it exits, as in a
+# login session (rootless podman's conmon stays in its caller's cgroup)
 as_user()
 {
 	runuser -u "$TEST_USER" -- env -i \
@@ -49,6 +52,7 @@ as_user()
 		HOME="$UW" XDG_RUNTIME_DIR="/run/user/$U" \
 		DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$U/bus" \
 		systemd-run --user --quiet --wait --pipe --collect -p Delegate=yes \
+		-p KillMode=process \
 		-E HOME="$UW" -E PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		-- "$@"
 }
@@ -125,6 +129,23 @@ t_direct_root_default_path()
 	assert_contains "$ERR" "slice:prefix:name"
 }
 vm_test "[root] --cgroup-manager=systemd without cgroupsPath: agentrun-ID.scope in system.slice; a path is refused" t_direct_root_default_path
+
+t_direct_root_subgroup()
+{
+	local b=$W/b-sub id=sdsub st=$W/state-root unit=agentrun-s-sdsub.scope cg pid
+	bundle "$b" 0
+	config_set "$b" '.linux.cgroupsPath="system.slice:agentrun-s:sdsub" | .annotations["run.oci.systemd.subgroup"]="container"'
+	defer "$AGENTRUN" --root "$st" delete --force "$id"
+	assert_status 0 "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	cg=/sys/fs/cgroup/system.slice/$unit/container
+	pid=$(jq -r .agentrun.pid "$st/$id/state.json")
+	assert_eq "$(sed -n 's/^0:://p' "/proc/$pid/cgroup")" "/system.slice/$unit/container" "the process is in the subgroup"
+	assert_eq "$(cat "$cg/memory.max")" 50331648 "memory.max of $cg"
+	assert_eq "$(cat "/sys/fs/cgroup/system.slice/$unit/cgroup.procs")" "" "the scope itself holds no process"
+	assert_status 0 "$AGENTRUN" --root "$st" delete --force "$id"
+	assert_eq "$(systemctl show -P LoadState "$unit")" not-found "the unit is gone after delete"
+}
+vm_test "[root] run.oci.systemd.subgroup=container: the process and limits in SCOPE/container" t_direct_root_subgroup
 
 t_direct_rootless()
 {
