@@ -278,6 +278,13 @@ int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
  * Returns 1 when cp has the systemd form, 0 when not, -1 on error. */
 int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
 			   struct ar_error *err);
+/* The systemd manager's unit: "slice:prefix:name" (NULL cgroupsPath:
+ * ":agentrun:ID") -> the slice ("system.slice" / "user.slice" when empty)
+ * and the unit ("prefix-name.scope", "name.scope" without a prefix),
+ * malloc'ed. Anything else is an error naming the form. */
+int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
+			   bool rootless, char **slice, char **unit,
+			   struct ar_error *err);
 /* The cgroup2 mount point ("/sys/fs/cgroup" or "/sys/fs/cgroup/unified"),
  * NULL when there is none. */
 const char *ar_cgroup_mount(void);

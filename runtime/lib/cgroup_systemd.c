@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The systemd cgroup manager: transient scopes over D-Bus
  * (cgroup_systemd.h). */
-#define _GNU_SOURCE
+#include "config.h"
+
 #include "cgroup_systemd.h"
 
 #include <errno.h>
@@ -11,75 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cgroup.h"
-#include "config.h"
 #include "log.h"
 #include "utils.h"
 
 /* How long systemd gets to start or stop a unit (a slow VM takes
  * seconds). */
 #define SD_JOB_TIMEOUT_USEC (60ull * 1000 * 1000)
-
-static int check_part(const char *cp, const char *part, const char *what,
-		      struct ar_error *err)
-{
-	if (strcmp(part, ".") == 0 || strcmp(part, "..") == 0 ||
-	    strchr(part, '/'))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: invalid %s `%s` for a systemd unit",
-			cp, what, part);
-	return 0;
-}
-
-int ar_systemd_unit_names(const char *cgroups_path, const char *id,
-			  bool rootless, char **slice, char **unit,
-			  struct ar_error *err)
-{
-	_cleanup_free_ char *dflt = NULL, *s = NULL, *prefix = NULL;
-	_cleanup_free_ char *probe = NULL, *layout = NULL;
-	const char *cp = cgroups_path, *c1, *c2, *name;
-
-	*slice = *unit = NULL;
-	if (!cp || !*cp)
-		cp = dflt = ar_xasprintf(":agentrun:%s", id);
-	c1 = strchr(cp, ':');
-	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	if (strchr(cp, '/') || !c2 || strchr(c2 + 1, ':'))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: the systemd cgroup manager expects \"slice:prefix:name\" (e.g. \"system.slice:agentrun:ID\"); use --cgroup-manager=cgroupfs for a cgroup path",
-			cp);
-	s = ar_xasprintf("%.*s", (int)(c1 - cp), cp);
-	prefix = ar_xasprintf("%.*s", (int)(c2 - c1 - 1), c1 + 1);
-	name = c2 + 1;
-	if (!*name)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: no unit name after the second ':'",
-			cp);
-	if (check_part(cp, s, "slice", err) < 0 ||
-	    check_part(cp, prefix, "prefix", err) < 0 ||
-	    check_part(cp, name, "name", err) < 0)
-		return -1;
-	if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".slice") == 0)
-		return ar_error_set_plain(
-			err, EOPNOTSUPP,
-			"linux.cgroupsPath `%s`: a slice as the container's unit is not supported by the systemd cgroup manager (name a scope: \"slice:prefix:name\")",
-			cp);
-	if (!*s) {
-		free(s);
-		s = ar_xstrdup(rootless ? "user.slice" : "system.slice");
-	}
-	/* the same slice syntax checks as the cgroupfs layout */
-	probe = ar_xasprintf("%s:%s:%s", s, prefix, name);
-	if (ar_cgroup_systemd_path(probe, rootless, &layout, err) < 0)
-		return -1;
-	*unit = *prefix ? ar_xasprintf("%s-%s.scope", prefix, name) :
-			  ar_xasprintf("%s.scope", name);
-	*slice = ar_steal_ptr(&s);
-	return 0;
-}
 
 void ar_systemd_forget(const char *cgroup_path, bool rootless)
 {
@@ -361,69 +299,20 @@ static int watch_jobs(sd_bus *bus, struct job_wait *w, sd_bus_slot **slot,
 	return 0;
 }
 
-/* One (sv) property with a uint64 value. */
-static int prop_u64(sd_bus_message *m, const char *name, uint64_t v)
-{
-	return sd.sd_bus_message_append(m, "(sv)", name, "t", v);
-}
-
-/* The limits systemd can hold as unit properties (the others are
- * written into the delegated cgroup by cgroup.c). */
-static int append_limits(sd_bus_message *m, const struct oci_resources *r,
+/* The limits as uint64 properties (cgroup.c converts them). */
+static int append_limits(sd_bus_message *m, const struct ar_systemd_scope *s,
 			 struct ar_error *err)
 {
-	int rc = 0;
+	for (size_t i = 0; i < s->n_props; i++) {
+		int r = sd.sd_bus_message_append(m, "(sv)", s->props[i].name,
+						 "t", s->props[i].value);
 
-	if (!r)
-		return 0;
-	if (r->memory.limit.set && r->memory.limit.v > 0)
-		rc = rc < 0 ? rc :
-			      prop_u64(m, "MemoryMax",
-				       (uint64_t)r->memory.limit.v);
-	if (r->memory.reservation.set && r->memory.reservation.v > 0)
-		rc = rc < 0 ? rc :
-			      prop_u64(m, "MemoryLow",
-				       (uint64_t)r->memory.reservation.v);
-	if (r->memory.swap.set) {
-		int64_t swap;
-		bool set;
-
-		if (ar_cgroup_swap_to_v2(
-			    r->memory.swap.v,
-			    r->memory.limit.set ? r->memory.limit.v : -1, &swap,
-			    &set, err) < 0)
-			return -1;
-		if (set && swap >= 0)
-			rc = rc < 0 ? rc :
-				      prop_u64(m, "MemorySwapMax",
-					       (uint64_t)swap);
+		if (r < 0)
+			return ar_error_set(
+				err, -r,
+				"systemd cgroup manager: add %s to the request",
+				s->props[i].name);
 	}
-	if (r->cpu.shares.set && r->cpu.shares.v > 0)
-		rc = rc < 0 ? rc :
-			      prop_u64(m, "CPUWeight",
-				       ar_cgroup_shares_to_weight(
-					       r->cpu.shares.v));
-	if (r->cpu.quota.set && r->cpu.quota.v > 0) {
-		uint64_t period = r->cpu.period.set && r->cpu.period.v ?
-					  r->cpu.period.v :
-					  100000;
-		/* systemd's quota is per second of wall time */
-		uint64_t per_sec = (uint64_t)r->cpu.quota.v * 1000000 / period;
-
-		rc = rc < 0 ? rc : prop_u64(m, "CPUQuotaPerSecUSec", per_sec);
-		rc = rc < 0 ? rc : prop_u64(m, "CPUQuotaPeriodUSec", period);
-	}
-	if (r->pids.present && r->pids.limit > 0)
-		rc = rc < 0 ? rc :
-			      prop_u64(m, "TasksMax", (uint64_t)r->pids.limit);
-	if (r->block_io.weight.set && r->block_io.weight.v > 0)
-		rc = rc < 0 ? rc :
-			      prop_u64(m, "IOWeight",
-				       ar_cgroup_blkio_to_io_weight(
-					       r->block_io.weight.v));
-	if (rc < 0)
-		return ar_error_set(
-			err, -rc, "systemd cgroup manager: build the request");
 	return 0;
 }
 
@@ -452,7 +341,7 @@ static int build_start(sd_bus *bus, const struct ar_systemd_scope *s,
 	if (r < 0)
 		return ar_error_set(
 			err, -r, "systemd cgroup manager: build the request");
-	if (append_limits(m, s->resources, err) < 0)
+	if (append_limits(m, s, err) < 0)
 		return -1;
 	r = sd.sd_bus_message_close_container(m);
 	if (r >= 0)
@@ -490,7 +379,7 @@ int ar_systemd_start_scope(const struct ar_systemd_scope *s,
 				"systemd cgroup manager: unit %s exists already (another container of that cgroupsPath?)",
 				s->unit);
 		return ar_error_set_plain(
-			err, -r,
+			err, EIO,
 			"systemd cgroup manager: StartTransientUnit %s in %s: %s",
 			s->unit, s->slice,
 			e.message ? e.message : strerror(-r));
@@ -540,7 +429,7 @@ int ar_systemd_stop_unit(const char *unit, bool rootless, struct ar_error *err)
 			    &e, "org.freedesktop.systemd1.NoSuchUnit"))
 			return 0;
 		return ar_error_set_plain(
-			err, -r, "systemd cgroup manager: StopUnit %s: %s",
+			err, EIO, "systemd cgroup manager: StopUnit %s: %s",
 			unit, e.message ? e.message : strerror(-r));
 	}
 	r = sd.sd_bus_message_read(reply, "o", &jp);

@@ -13,9 +13,10 @@
  * StartTransientUnit("prefix-name.scope", "fail") with Slice, Delegate=yes,
  * PIDs=[the container process], DefaultDependencies=no,
  * CollectMode=inactive-or-failed and the limits systemd can hold
- * (MemoryMax, MemoryHigh, MemoryLow, MemorySwapMax, CPUWeight,
- * CPUQuotaPerSecUSec, CPUQuotaPeriodUSec, TasksMax, IOWeight), then waits
- * for its job's JobRemoved. cgroup.c writes every limit into the scope's
+ * (MemoryMax, MemoryLow, MemorySwapMax, CPUWeight, CPUQuotaPerSecUSec,
+ * CPUQuotaPeriodUSec, TasksMax, IOWeight: cgroup.c converts them), then
+ * waits for its job's JobRemoved. The unit and slice names come from
+ * ar_cgroup_systemd_unit() (cgroup.c). cgroup.c writes every limit into the scope's
  * cgroup afterwards, as for cgroupfs. The unit goes away by itself when
  * its cgroup is empty (delete kills everything in it); StopUnit is sent
  * at delete for a scope that systemd still has.
@@ -24,21 +25,20 @@
 #define AGENTRUN_CGROUP_SYSTEMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
-#include "oci_config.h"
 
 /* true when this build has the systemd manager (sd-bus headers). */
 bool ar_systemd_built(void);
 
-/* "slice:prefix:name" (NULL cgroupsPath: ":agentrun:ID") -> the slice
- * ("system.slice" / "user.slice" when empty) and the unit
- * ("prefix-name.scope", "name.scope" without a prefix), malloc'ed.
- * Anything else is an error naming the form. */
-int ar_systemd_unit_names(const char *cgroups_path, const char *id,
-			  bool rootless, char **slice, char **unit,
-			  struct ar_error *err);
+/* A unit property with a uint64 value ("MemoryMax", ...). */
+struct ar_systemd_prop {
+	const char *name;
+	uint64_t value;
+};
 
 struct ar_systemd_scope {
 	const char *unit; /* "prefix-name.scope" */
@@ -46,7 +46,9 @@ struct ar_systemd_scope {
 	const char *description;
 	pid_t pid;
 	bool rootless; /* the user's instance instead of the system's */
-	const struct oci_resources *resources; /* NULL = none */
+	/* the limits systemd holds, converted from linux.resources */
+	const struct ar_systemd_prop *props;
+	size_t n_props;
 };
 
 /* Start the scope with pid in it and wait for the job; 0, or -1 with

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "cgroup.h"
-#include "cgroup_systemd.h"
 #include "parse_resources_doc.h"
 #include "unit.h"
 #include "utils.h"
@@ -157,7 +156,7 @@ static void check_unit(const char *cp, bool rootless, const char *slice,
 	struct ar_error err = AR_ERROR_INIT;
 	char *s = NULL, *u = NULL;
 
-	CHECK(ar_systemd_unit_names(cp, "ID", rootless, &s, &u, &err) == 0);
+	CHECK(ar_cgroup_systemd_unit(cp, "ID", rootless, &s, &u, &err) == 0);
 	CHECK_STR_EQ(s, slice);
 	CHECK_STR_EQ(u, unit);
 	free(s);
@@ -169,7 +168,7 @@ static void check_unit_fails(const char *cp, const char *msg)
 	struct ar_error err = AR_ERROR_INIT;
 	char *s = NULL, *u = NULL;
 
-	CHECK(ar_systemd_unit_names(cp, "ID", false, &s, &u, &err) < 0);
+	CHECK(ar_cgroup_systemd_unit(cp, "ID", false, &s, &u, &err) < 0);
 	CHECK_STR_CONTAINS(err.msg, msg);
 	CHECK(s == NULL && u == NULL);
 }
