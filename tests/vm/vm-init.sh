@@ -140,7 +140,9 @@ find_ports()
 }
 
 # the host's units the guest has no use for, or that would slow its boot
-# down under TCG (udev: devtmpfs has the nodes already)
+# down under TCG (udev: devtmpfs has the nodes already; podman's units are
+# in the host's default.target.wants, which run-in-vm.target inherits as
+# the default target; modprobe@: a module loads when its node is opened)
 SYSTEMD_MASK="docker.socket podman.socket avahi-daemon.socket apparmor.service
 systemd-pstore.service systemd-timesyncd.service systemd-udevd.service
 systemd-udev-trigger.service systemd-udevd-control.socket
@@ -150,7 +152,9 @@ systemd-journal-catalog-update.service systemd-update-done.service
 keyboard-setup.service console-setup.service systemd-binfmt.service
 proc-sys-fs-binfmt_misc.automount systemd-remount-fs.service
 systemd-ask-password-console.path systemd-ask-password-wall.path
-getty.target timers.target"
+getty.target timers.target podman.service podman-restart.service
+podman-auto-update.service modprobe@dm_mod.service modprobe@loop.service
+modprobe@fuse.service modprobe@drm.service modprobe@efi_pstore.service"
 
 # boot_systemd: systemd as PID 1, default.target = run-in-vm.target
 boot_systemd()
