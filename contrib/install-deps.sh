@@ -54,7 +54,7 @@ family="${ID:-} ${ID_LIKE:-}"
 install_debian() {
 	# Build.
 	pkgs="build-essential autoconf automake libtool pkg-config
-	      libyajl-dev libseccomp-dev libcap-dev libssl-dev libmicrohttpd-dev
+	      libyajl-dev libseccomp-dev libcap-dev libssl-dev libmicrohttpd-dev libsystemd-dev
 	      clang clang-format git"
 	# Tests.
 	pkgs="$pkgs jq busybox-static uidmap crun runc podman bubblewrap
@@ -82,8 +82,10 @@ install_debian() {
 		# tests/vm/run-in-vm boots linux-image-amd64 (the kernel and its
 		# modules) under qemu-system-x86, unpacked with xz-utils (and
 		# busybox-static, uidmap, util-linux above); docker.io,
-		# containerd: started only inside the VM tests (no_autostart)
-		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils docker.io containerd" ;;
+		# containerd: started only inside the VM tests (no_autostart);
+		# systemd, dbus-user-session: PID 1 of run-in-vm --systemd and the
+		# user instance of test_systemd_vm
+		amd64) pkgs="$pkgs qemu-system-x86 linux-image-amd64 xz-utils docker.io containerd systemd dbus-user-session" ;;
 		*) say "VM tests need an amd64 host; skipping the VM packages on $arch" ;;
 		esac
 	fi
@@ -156,7 +158,7 @@ autostart_done() {
 
 install_fedora() {
 	pkgs="gcc make autoconf automake libtool pkgconf-pkg-config
-	      yajl-devel libseccomp-devel libcap-devel openssl-devel libmicrohttpd-devel
+	      yajl-devel libseccomp-devel libcap-devel openssl-devel libmicrohttpd-devel systemd-devel
 	      clang clang-tools-extra compiler-rt libasan libubsan git
 	      jq busybox shadow-utils crun runc podman bubblewrap slirp4netns
 	      fuse-overlayfs python3 python3-jsonschema iproute tmux

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "apparmor.h"
+#include "cgroup_systemd.h"
 #include "cli.h"
 #include "exe_protect.h"
 #include "init.h"
@@ -81,8 +82,9 @@ static void usage(FILE *out)
 }
 
 /* The optional features line in crun's form: only what this build has
- * and enforces (+EBPF: linux.resources.devices as a device program; no
- * "+SYSTEMD", which needs systemd's D-Bus API; +APPARMOR only on a host
+ * and enforces (+EBPF: linux.resources.devices as a device program;
+ * +SYSTEMD: the systemd cgroup manager, built with sd-bus's header
+ * (cgroup_systemd.c); +APPARMOR only on a host
  * whose AppArmor is enabled: elsewhere profiles are ignored, as crun
  * ignores them). Tools grep it. */
 static void print_version(struct ar_global_opts *g)
@@ -91,14 +93,15 @@ static void print_version(struct ar_global_opts *g)
 	       "commit: %s\n"
 	       "rundir: %s\n"
 	       "spec: 1.2.0\n"
-	       "%s%s+CAP +SECCOMP +EBPF +YAJL\n",
+	       "%s%s+CAP +SECCOMP +EBPF %s+YAJL\n",
 	       PACKAGE_VERSION, GIT_COMMIT, cli_state_root(g),
 #ifdef HAVE_SELINUX
 	       "+SELINUX ",
 #else
 	       "",
 #endif
-	       ar_apparmor_enabled() ? "+APPARMOR " : "");
+	       ar_apparmor_enabled() ? "+APPARMOR " : "",
+	       ar_systemd_built() ? "+SYSTEMD " : "");
 }
 
 enum {

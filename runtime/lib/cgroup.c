@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_systemd.h"
 #include "cgroup_file.h"
 #include "log.h"
 #include "utils.h"
@@ -39,7 +40,11 @@ struct ar_cgroup {
 	int mountfd;
 	char *rel; /* relative to the mount ("/a/b") */
 	unsigned req, avail; /* controllers needed, and those available */
+	/* the systemd manager: the scope asked for (cgroup_systemd.h) */
+	char *unit, *slice;
 };
+
+static int enter_fd(int dirfd, pid_t pid, struct ar_error *err);
 
 /* ---- where ---- */
 
@@ -177,6 +182,67 @@ int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
 	return 1;
 }
 
+static int check_part(const char *cp, const char *part, const char *what,
+		      struct ar_error *err)
+{
+	if (strcmp(part, ".") == 0 || strcmp(part, "..") == 0 ||
+	    strchr(part, '/'))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: invalid %s `%s` for a systemd unit",
+			cp, what, part);
+	return 0;
+}
+
+int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
+			   bool rootless, char **slice, char **unit,
+			   struct ar_error *err)
+{
+	_cleanup_free_ char *dflt = NULL, *s = NULL, *prefix = NULL;
+	_cleanup_free_ char *probe = NULL, *layout = NULL;
+	const char *cp = cgroups_path, *c1, *c2, *name;
+
+	*slice = *unit = NULL;
+	if (!cp || !*cp)
+		cp = dflt = ar_xasprintf(":agentrun:%s", id);
+	c1 = strchr(cp, ':');
+	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (strchr(cp, '/') || !c2 || strchr(c2 + 1, ':'))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: the systemd cgroup manager expects \"slice:prefix:name\" (e.g. \"system.slice:agentrun:ID\"); use --cgroup-manager=cgroupfs for a cgroup path",
+			cp);
+	s = ar_xasprintf("%.*s", (int)(c1 - cp), cp);
+	prefix = ar_xasprintf("%.*s", (int)(c2 - c1 - 1), c1 + 1);
+	name = c2 + 1;
+	if (!*name)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: no unit name after the second ':'",
+			cp);
+	if (check_part(cp, s, "slice", err) < 0 ||
+	    check_part(cp, prefix, "prefix", err) < 0 ||
+	    check_part(cp, name, "name", err) < 0)
+		return -1;
+	if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".slice") == 0)
+		return ar_error_set_plain(
+			err, EOPNOTSUPP,
+			"linux.cgroupsPath `%s`: a slice as the container's unit is not supported by the systemd cgroup manager (name a scope: \"slice:prefix:name\")",
+			cp);
+	if (!*s) {
+		free(s);
+		s = ar_xstrdup(rootless ? "user.slice" : "system.slice");
+	}
+	/* the same slice syntax checks as the cgroupfs layout */
+	probe = ar_xasprintf("%s:%s:%s", s, prefix, name);
+	if (ar_cgroup_systemd_path(probe, rootless, &layout, err) < 0)
+		return -1;
+	*unit = *prefix ? ar_xasprintf("%s-%s.scope", prefix, name) :
+			  ar_xasprintf("%s.scope", name);
+	*slice = ar_steal_ptr(&s);
+	return 0;
+}
+
 int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 			   const char *base, char **out, struct ar_error *err)
 {
@@ -243,6 +309,8 @@ void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
 	o->ignore_unavailable = env_true(getenv(AR_CGROUP_IGNORE_ENV)) ||
 				env_true(oci_config_annotation(
 					cfg, AR_CGROUP_IGNORE_ANNOTATION));
+	o->systemd_subgroup = oci_config_annotation(
+		cfg, AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION);
 }
 
 static unsigned parse_ctrl_list(const char *buf)
@@ -592,6 +660,8 @@ void ar_cgroup_free(struct ar_cgroup *cg)
 		close(cg->mountfd);
 	free(cg->path);
 	free(cg->rel);
+	free(cg->unit);
+	free(cg->slice);
 	free(cg);
 }
 
@@ -640,6 +710,15 @@ int ar_cgroup_plan(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 	}
 	if (ar_cgroup_resources_ctrls(o->resources, &cg->req, err) < 0)
 		return -1;
+	if (o->manager == AR_CGROUP_MGR_SYSTEMD) {
+		/* the path is systemd's choice: known once the scope is
+		 * made (ar_cgroup_make) */
+		if (ar_cgroup_systemd_unit(o->cgroups_path, o->id, o->rootless,
+					   &cg->slice, &cg->unit, err) < 0)
+			return -1;
+		*out = ar_steal_ptr(&guard);
+		return 0;
+	}
 	if (!mount)
 		mount = ar_cgroup_mount();
 	if (!mount) {
@@ -722,6 +801,198 @@ static void drop_plan(struct ar_cgroup *cg)
 	cg->dirfd = -1;
 }
 
+/* The container process's cgroup v2 path ("/a/b") from
+ * /proc/PID/cgroup. */
+static int pid_cgroup(pid_t pid, char **out, struct ar_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	char path[64], *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (ar_read_file_at(AT_FDCWD, path, AR_CG_FILE_MAX, &buf, NULL, err) <
+	    0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "0::/", 4) == 0 && line[4]) {
+			*out = ar_xstrdup(line + 3);
+			return 0;
+		}
+	return ar_error_set_plain(
+		err, ENOENT, "%s has no cgroup v2 entry below the root", path);
+}
+
+/* The limits systemd can hold as unit properties (the others are only
+ * written into the scope's cgroup); *n of at most AR_SD_MAX_PROPS. */
+#define AR_SD_MAX_PROPS 8
+static int systemd_props(const struct oci_resources *r,
+			 struct ar_systemd_prop *p, size_t *n,
+			 struct ar_error *err)
+{
+	*n = 0;
+	if (!r)
+		return 0;
+	if (r->memory.limit.set && r->memory.limit.v > 0)
+		p[(*n)++] =
+			(struct ar_systemd_prop){ "MemoryMax",
+						  (uint64_t)r->memory.limit.v };
+	if (r->memory.reservation.set && r->memory.reservation.v > 0)
+		p[(*n)++] = (struct ar_systemd_prop){
+			"MemoryLow", (uint64_t)r->memory.reservation.v
+		};
+	if (r->memory.swap.set) {
+		int64_t swap;
+		bool set;
+
+		if (ar_cgroup_swap_to_v2(
+			    r->memory.swap.v,
+			    r->memory.limit.set ? r->memory.limit.v : -1, &swap,
+			    &set, err) < 0)
+			return -1;
+		if (set && swap >= 0)
+			p[(*n)++] = (struct ar_systemd_prop){ "MemorySwapMax",
+							      (uint64_t)swap };
+	}
+	if (r->cpu.shares.set && r->cpu.shares.v > 0)
+		p[(*n)++] = (struct ar_systemd_prop){
+			"CPUWeight", ar_cgroup_shares_to_weight(r->cpu.shares.v)
+		};
+	if (r->cpu.quota.set && r->cpu.quota.v > 0) {
+		uint64_t period = r->cpu.period.set && r->cpu.period.v ?
+					  r->cpu.period.v :
+					  100000;
+
+		/* systemd's quota is per second of wall time */
+		p[(*n)++] =
+			(struct ar_systemd_prop){ "CPUQuotaPerSecUSec",
+						  (uint64_t)r->cpu.quota.v *
+							  1000000 / period };
+		p[(*n)++] = (struct ar_systemd_prop){ "CPUQuotaPeriodUSec",
+						      period };
+	}
+	if (r->pids.present && r->pids.limit > 0)
+		p[(*n)++] = (struct ar_systemd_prop){ "TasksMax",
+						      (uint64_t)r->pids.limit };
+	if (r->block_io.weight.set && r->block_io.weight.v > 0)
+		p[(*n)++] = (struct ar_systemd_prop){
+			"IOWeight",
+			ar_cgroup_blkio_to_io_weight(r->block_io.weight.v)
+		};
+	return 0;
+}
+
+/* run.oci.systemd.subgroup: the process moves from the scope into its
+ * child NAME, then the scope hands its controllers down (a cgroup with
+ * processes cannot: the "no internal processes" rule). */
+static int enter_subgroup(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+			  struct ar_error *err)
+{
+	const char *sub = o->systemd_subgroup;
+	_cleanup_free_ char *rel = NULL;
+	int fd;
+
+	if (strchr(sub, '/') || strcmp(sub, ".") == 0 ||
+	    strcmp(sub, "..") == 0 || strncmp(sub, "cgroup.", 7) == 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"annotation " AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION
+			" `%s`: not a cgroup name",
+			sub);
+	if (mkdirat(cg->dirfd, sub, 0755) < 0 && errno != EEXIST)
+		return ar_error_set(err, errno, "create cgroup `%s/%s`",
+				    cg->rel, sub);
+	fd = openat(cg->dirfd, sub,
+		    O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return ar_error_set(err, errno, "open cgroup `%s/%s`", cg->rel,
+				    sub);
+	close(cg->dirfd);
+	cg->dirfd = fd;
+	rel = ar_xasprintf("%s/%s", cg->rel, sub);
+	free(cg->rel);
+	cg->rel = ar_steal_ptr(&rel);
+	if (enter_fd(cg->dirfd, o->pid, err) < 0 ||
+	    enable_ctrls(cg->mountfd, cg->rel,
+			 (AR_CG_DEFAULT | cg->req) & cg->avail, err) < 0)
+		return ar_error_wrap(err, "systemd scope %s, subgroup %s",
+				     cg->unit, sub);
+	return 0;
+}
+
+/* The systemd manager: the scope with o->pid in it, then, in its
+ * delegated cgroup, every limit and the device program as for cgroupfs
+ * (systemd holds the limits it can express too, so that a reload of
+ * systemd keeps them). */
+static int make_systemd(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
+			struct ar_error *err)
+{
+	_cleanup_free_ char *desc = NULL;
+	const char *mount = ar_cgroup_mount();
+	unsigned missing;
+	struct ar_systemd_prop props[AR_SD_MAX_PROPS];
+	struct ar_systemd_scope s = {
+		.unit = cg->unit,
+		.slice = cg->slice,
+		.pid = o->pid,
+		.rootless = o->rootless,
+		.props = props,
+	};
+
+	if (o->pid <= 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"systemd cgroup manager: no process to put in %s",
+			cg->unit);
+	if (!mount)
+		return ar_error_set_plain(
+			err, ENOENT,
+			"systemd cgroup manager: no cgroup2 file system is mounted");
+	if (systemd_props(o->resources, props, &s.n_props, err) < 0)
+		return -1;
+	desc = ar_xasprintf("agentrun container %s", o->id);
+	s.description = desc;
+	if (ar_systemd_start_scope(&s, err) < 0)
+		return -1;
+	if (pid_cgroup(o->pid, &cg->rel, err) < 0)
+		return ar_error_wrap(err, "systemd scope %s", cg->unit);
+	cg->mountfd = open(mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cg->mountfd < 0)
+		return ar_error_set(err, errno, "open `%s`", mount);
+	cg->dirfd = openat(cg->mountfd, cg->rel + 1,
+			   O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (cg->dirfd < 0)
+		return ar_error_set(err, errno, "open the cgroup of %s (%s%s)",
+				    cg->unit, mount, cg->rel);
+	/* Delegate=yes: the scope has what its slice can hand down */
+	cg->avail = read_ctrls(cg->dirfd, "cgroup.controllers");
+	if (o->systemd_subgroup && *o->systemd_subgroup &&
+	    enter_subgroup(cg, o, err) < 0)
+		return -1;
+	cg->path = ar_xasprintf("%s%s", mount, cg->rel);
+	missing = cg->req & ~cg->avail;
+	if (missing && !o->ignore_unavailable) {
+		char names[128];
+
+		mask_names(missing, names, sizeof(names));
+		ar_error_set_plain(
+			err, EOPNOTSUPP,
+			"cannot apply linux.resources: cgroup controller(s) %s not delegated to %s (set the annotation %s=true or %s=1 to run without them)",
+			names, cg->unit, AR_CGROUP_IGNORE_ANNOTATION,
+			AR_CGROUP_IGNORE_ENV);
+		drop_plan(cg);
+		return -1;
+	}
+	if (ar_cgroup_apply_resources(cg->dirfd, o->resources, cg->avail, err) <
+		    0 ||
+	    apply_devices(o, cg->dirfd, err) < 0) {
+		ar_error_wrap(err, "cgroup `%s`", cg->path);
+		drop_plan(cg);
+		return -1;
+	}
+	ar_debug("cgroup %s (systemd %s) ready", cg->path, cg->unit);
+	return 0;
+}
+
 int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 		   struct ar_error *err)
 {
@@ -729,6 +1000,8 @@ int ar_cgroup_make(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 	_cleanup_free_ char *why = NULL;
 	bool created = false;
 
+	if (cg->unit && !cg->path)
+		return make_systemd(cg, o, err);
 	if (!cg->path || cg->dirfd >= 0)
 		return 0;
 	/* ENOENT: a parent was removed under us by the delete of its last

@@ -56,6 +56,7 @@ enum ar_cgroup_mgr {
 
 #define AR_CGROUP_IGNORE_ANNOTATION "run.agentrun.cgroup.ignore-unavailable"
 #define AR_CGROUP_IGNORE_ENV "AGENTRUN_CGROUP_IGNORE_UNAVAILABLE"
+#define AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION "run.oci.systemd.subgroup"
 
 /* Controllers, as a bit mask. */
 enum ar_cgroup_ctrl {
@@ -82,6 +83,10 @@ struct ar_cgroup_opts {
 	const struct oci_device *devices;
 	size_t n_devices;
 	bool ignore_unavailable; /* see AR_CGROUP_IGNORE_* */
+	/* systemd manager: the annotation run.oci.systemd.subgroup (as
+	 * crun): the container's cgroup is this child of the scope; NULL
+	 * or "": the scope itself */
+	const char *systemd_subgroup;
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
 		    * or ar_cgroup_enter() later) */
@@ -118,13 +123,18 @@ struct ar_cgroup;
  *                               the container becomes our sibling.
  *                               No cgroupsPath: BASE/agentrun-ID; relative
  *                               "a/b": BASE/a/b; absolute: as root.
- *   "slice:prefix:name"         (systemd form, either manager; there is no
- *                               systemd D-Bus support, so it is mapped the
- *                               way systemd would lay it out:
+ *   "slice:prefix:name"         (systemd form, cgroupfs manager: mapped
+ *                               the way systemd would lay it out:
  *                               a-b.slice -> /a.slice/a-b.slice, unit
  *                               prefix-name.scope inside it; an empty slice
  *                               is system.slice, or user.slice rootless;
  *                               rootless it is below the delegated base)
+ *   systemd manager             a transient scope asked of systemd over
+ *                               D-Bus (cgroup_systemd.h) with o->pid in it
+ *                               (required): the plan has no path, make
+ *                               starts the scope, reads its cgroup from
+ *                               /proc/PID/cgroup and writes the limits and
+ *                               the device program into it
  *
  * A cgroup is made whenever the v2 tree is writable, with or without
  * controllers (cgroup.procs, cgroup.freeze, cgroup.kill and the device
@@ -267,6 +277,13 @@ int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 /* "slice:prefix:name" -> "/a.slice/a-b.slice/prefix-name.scope".
  * Returns 1 when cp has the systemd form, 0 when not, -1 on error. */
 int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
+			   struct ar_error *err);
+/* The systemd manager's unit: "slice:prefix:name" (NULL cgroupsPath:
+ * ":agentrun:ID") -> the slice ("system.slice" / "user.slice" when empty)
+ * and the unit ("prefix-name.scope", "name.scope" without a prefix),
+ * malloc'ed. Anything else is an error naming the form. */
+int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
+			   bool rootless, char **slice, char **unit,
 			   struct ar_error *err);
 /* The cgroup2 mount point ("/sys/fs/cgroup" or "/sys/fs/cgroup/unified"),
  * NULL when there is none. */

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_systemd.h"
 #include "container_init.h"
 #include "crash_point.h"
 #include "hooks.h"
@@ -653,6 +654,8 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 		return 0;
 	if (ar_cgroup_destroy(ar_cgroup_path(l.cgroup), err) < 0)
 		return -1;
+	if (o->systemd_cgroup)
+		ar_systemd_forget(ar_cgroup_path(l.cgroup), l.rootless);
 	return ar_state_remove(l.state_fds[0], o->id, err);
 }
 
@@ -999,6 +1002,8 @@ int ar_container_delete(const char *root, const char *id, bool force,
 	}
 	if (e.st->cgroup_path && ar_cgroup_destroy(e.st->cgroup_path, err) < 0)
 		goto out;
+	if (e.st->systemd_cgroup)
+		ar_systemd_forget(e.st->cgroup_path, e.st->rootless);
 	ar_crash_point("delete-cgroup-removed");
 	r = ar_state_remove(e.rootfd, id, err);
 	if (r == 0 && e.st->has_poststop_hooks)

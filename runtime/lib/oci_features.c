@@ -14,6 +14,7 @@
 
 #include "apparmor.h"
 #include "capabilities.h"
+#include "cgroup_systemd.h"
 #include "json_gen.h"
 #include "oci_config.h"
 #include "selinux_label.h"
@@ -134,8 +135,8 @@ static void gen_linux(struct jgen *g)
 	jg_map_open(g);
 	jg_key_bool(g, "v1", false);
 	jg_key_bool(g, "v2", true);
-	jg_key_bool(g, "systemd", false);
-	jg_key_bool(g, "systemdUser", false);
+	jg_key_bool(g, "systemd", ar_systemd_built());
+	jg_key_bool(g, "systemdUser", ar_systemd_built());
 	jg_key_bool(g, "rdma", true);
 	jg_map_close(g);
 

@@ -24,7 +24,8 @@ and any other CODE is a finding.  The errno forms:
                             r = mkdir(...) < 0 ? errno : 0)
   -NAME                     NAME = f(...) earlier in the function, f an API
                             that returns a negative errno (seccomp_*, of
-                            libseccomp)
+                            libseccomp; sd.sd_bus_*, sd-bus through
+                            cgroup_systemd.c's table)
   -NAME->error              the negative errno of a netlink error message
   NAME                      a parameter: every call of its function in the
                             file passes an errno form or an E* constant
@@ -52,7 +53,7 @@ import sys
 DIRS = ("runtime", "spec", "hooks")
 CALL_RE = re.compile(r"\bar_error_set(_plain)?\s*\(")
 POSITIVE_ERRNO_API = r"(?:pthread_\w+|posix_spawn\w*|posix_fallocate|posix_fadvise)"
-NEGATIVE_ERRNO_API = r"(?:seccomp_\w+)"
+NEGATIVE_ERRNO_API = r"(?:seccomp_\w+|sd\.sd_bus_\w+)"
 IDENT = r"[A-Za-z_]\w*"
 
 

@@ -150,6 +150,49 @@ UNIT_TEST(systemd_path)
 	check_path_fails("a.slice:p:..", "invalid unit name");
 }
 
+static void check_unit(const char *cp, bool rootless, const char *slice,
+		       const char *unit)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	char *s = NULL, *u = NULL;
+
+	CHECK(ar_cgroup_systemd_unit(cp, "ID", rootless, &s, &u, &err) == 0);
+	CHECK_STR_EQ(s, slice);
+	CHECK_STR_EQ(u, unit);
+	free(s);
+	free(u);
+}
+
+static void check_unit_fails(const char *cp, const char *msg)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	char *s = NULL, *u = NULL;
+
+	CHECK(ar_cgroup_systemd_unit(cp, "ID", false, &s, &u, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, msg);
+	CHECK(s == NULL && u == NULL);
+}
+
+/* the systemd manager's unit and slice (cgroup_systemd.c) */
+UNIT_TEST(systemd_unit_names)
+{
+	check_unit("machine.slice:libpod:abc", false, "machine.slice",
+		   "libpod-abc.scope");
+	check_unit(":p:n", false, "system.slice", "p-n.scope");
+	check_unit(":p:n", true, "user.slice", "p-n.scope");
+	check_unit("x.slice::n", false, "x.slice", "n.scope");
+	check_unit(NULL, false, "system.slice", "agentrun-ID.scope");
+	check_unit("", true, "user.slice", "agentrun-ID.scope");
+	check_unit_fails("/a/b", "slice:prefix:name");
+	check_unit_fails("a/b", "slice:prefix:name");
+	check_unit_fails("a:b", "slice:prefix:name");
+	check_unit_fails("a:b:c:d", "slice:prefix:name");
+	check_unit_fails("a.slice:p:", "no unit name");
+	check_unit_fails("a.slice:p:..", "invalid name");
+	check_unit_fails("a.slice::sub.slice", "not supported");
+	check_unit_fails("foo:b:c", "invalid systemd slice");
+}
+
 UNIT_TEST(resources_ctrls)
 {
 	struct oci_config *cfg = oci_config_new();

@@ -13,12 +13,17 @@
 #     for --user, then the command, with stdout and stderr on the virtio
 #     ports the host named "stdout" and "stderr"; its exit status goes to
 #     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_USER (UID[:GID] or empty) and VM_TERM;
+# With --systemd (VM_SYSTEMD=1) stage 2 writes run-in-vm.target and
+# run-in-vm.service into the overlay's /etc and execs systemd as PID 1:
+# systemd mounts cgroup2 and /dev's file systems, and the service runs
+# this file's stage "command" (the ports, the command, its status,
+# poweroff) once basic.target and the system bus are up.
+# ctl/config sets VM_CWD, VM_USER (UID[:GID] or empty), VM_SYSTEMD and VM_TERM;
 # ctl/cmd exports the --env variables and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
 BB=/bin/busybox
-[ "$1" = stage2 ] && BB=/run/vm/busybox
+[ "$1" = stage2 ] || [ "$1" = command ] && BB=/run/vm/busybox
 CTL=/run/vm/ctl
 NINEP=trans=virtio,version=9p2000.L,msize=524288
 
@@ -117,10 +122,93 @@ add_user()
 	CGROUP=$service/init.scope
 }
 
+# find_ports: OUT and ERR, the virtio ports the host named stdout, stderr
+find_ports()
+{
+	OUT='' ERR=''
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		for p in /sys/class/virtio-ports/*; do
+			case $($BB cat "$p/name" 2>/dev/null) in
+			stdout) OUT=/dev/${p##*/} ;;
+			stderr) ERR=/dev/${p##*/} ;;
+			esac
+		done
+		[ -c "$OUT" ] && [ -c "$ERR" ] && break
+		$BB usleep 50000
+	done
+	[ -c "$OUT" ] && [ -c "$ERR" ] || die "no virtio ports named stdout and stderr"
+}
+
+# the host's units the guest has no use for, or that would slow its boot
+# down under TCG (udev: devtmpfs has the nodes already; podman's units are
+# in the host's default.target.wants, which run-in-vm.target inherits as
+# the default target; modprobe@: a module loads when its node is opened)
+SYSTEMD_MASK="docker.socket podman.socket avahi-daemon.socket apparmor.service
+systemd-pstore.service systemd-timesyncd.service systemd-udevd.service
+systemd-udev-trigger.service systemd-udevd-control.socket
+systemd-udevd-kernel.socket systemd-hwdb-update.service
+systemd-random-seed.service systemd-firstboot.service ldconfig.service
+systemd-journal-catalog-update.service systemd-update-done.service
+keyboard-setup.service console-setup.service systemd-binfmt.service
+proc-sys-fs-binfmt_misc.automount systemd-remount-fs.service
+systemd-ask-password-console.path systemd-ask-password-wall.path
+getty.target timers.target podman.service podman-restart.service
+podman-auto-update.service modprobe@dm_mod.service modprobe@loop.service
+modprobe@fuse.service modprobe@drm.service modprobe@efi_pstore.service"
+
+# boot_systemd: systemd as PID 1, default.target = run-in-vm.target
+boot_systemd()
+{
+	u=/etc/systemd/system
+	$BB mkdir -p $u
+	for m in $SYSTEMD_MASK; do $BB ln -sf /dev/null "$u/$m"; done
+	$BB cat >$u/run-in-vm.target <<-EOT
+		[Unit]
+		Description=run-in-vm
+		Requires=basic.target
+		Wants=run-in-vm.service dbus.socket
+		After=basic.target
+		AllowIsolate=yes
+	EOT
+	$BB cat >$u/run-in-vm.service <<-EOT
+		[Unit]
+		Description=run-in-vm command
+		Wants=dbus.socket
+		After=basic.target dbus.socket
+		[Service]
+		Type=exec
+		ExecStart=/run/vm/busybox sh /run/vm/init command
+		StandardInput=null
+	EOT
+	$BB ln -sf run-in-vm.target $u/default.target
+	echo run-in-vm >/etc/hostname
+	mark "systemd starting"
+	exec /lib/systemd/systemd
+}
+
+# stage "command" (--systemd): run-in-vm.service
+command_stage()
+{
+	. $CTL/config
+	find_ports
+	mark "systemd reached run-in-vm.service"
+	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
+	mark "command started"
+	$BB env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root USER=root LOGNAME=root TERM="$VM_TERM" LANG=C.UTF-8 \
+		/bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
+		</dev/null >"$OUT" 2>"$ERR"
+	echo $? >$CTL/status
+	mark "command exited with status $($BB cat $CTL/status)"
+	$BB sync
+	$BB poweroff -f
+}
+
 stage2()
 {
 	mark "switched root (stage 2)"
 	. $CTL/config
+	[ "$VM_SYSTEMD" = 1 ] && boot_systemd
 	$BB mount -t cgroup2 -o nsdelegate,memory_recursiveprot cgroup2 /sys/fs/cgroup ||
 		die "cannot mount cgroup2"
 	enable_all /sys/fs/cgroup
@@ -150,18 +238,7 @@ stage2()
 	$BB hostname run-in-vm
 	$BB ip link set lo up || die "cannot bring up lo"
 
-	OUT='' ERR=''
-	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		for p in /sys/class/virtio-ports/*; do
-			case $($BB cat "$p/name" 2>/dev/null) in
-			stdout) OUT=/dev/${p##*/} ;;
-			stderr) ERR=/dev/${p##*/} ;;
-			esac
-		done
-		[ -c "$OUT" ] && [ -c "$ERR" ] && break
-		$BB usleep 50000
-	done
-	[ -c "$OUT" ] && [ -c "$ERR" ] || die "no virtio ports named stdout and stderr"
+	find_ports
 	mark "devices, cgroup2 and ports ready"
 
 	NAME=root HOME_DIR=/root CGROUP=/sys/fs/cgroup DROP='' XDG_RUNTIME_DIR=''
@@ -196,5 +273,9 @@ stage2()
 	$BB poweroff -f
 }
 
-if [ "$1" = stage2 ]; then stage2; else stage1; fi
+case $1 in
+stage2) stage2 ;;
+command) command_stage ;;
+*) stage1 ;;
+esac
 die "init fell through"
