@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "placeholder.h"
 #include "protect.h"
 
 struct sb_hostexec_placeholder {
@@ -55,10 +56,8 @@ struct sb_hostexec {
 /* A directory granted --rw while the sandbox ran (agentrun sandbox allow,
  * sandbox_grant.h): walked like a start-time --rw one, from the time of
  * its grant on. */
-struct sb_hostexec_dir {
-	char *dir; /* real path */
-	struct timespec since;
-};
+/* struct sb_hostexec_dir (a directory and the time from which its
+ * changes count): placeholder.h, which holds the keeper's list of them */
 
 /* What the check reads (all borrowed). */
 struct sb_hostexec_input {

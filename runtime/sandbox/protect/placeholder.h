@@ -29,9 +29,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "error.h"
-#include "host_exec_check.h"
 
 #define SB_PLACEHOLDER_XATTR "user.agentrun.placeholder"
 
@@ -49,6 +49,13 @@ struct sb_placeholder {
  * the keeper, a fork of agentrun (the caller's memory as it was at
  * sb_placeholders_keep), its standard fds on /dev/null. */
 typedef void (*sb_keeper_orphan_fn)(void *arg);
+
+/* A directory whose changes the end-of-run check walks
+ * (host_exec_check.h), from a time on: a live --rw grant. */
+struct sb_hostexec_dir {
+	char *dir; /* real path */
+	struct timespec since;
+};
 
 struct sb_placeholders {
 	struct sb_placeholder *v;
