@@ -13,7 +13,7 @@
 # too), the key reached the mock through --secret, the CLI's state from
 # run 1 is on the host and run 2 works with it. Non-interactive modes
 # (codex exec, gemini -p, opencode run): the interactive screens (trust,
-# onboarding, ^Z) are in the transcript of docs/sandbox.md "Agent profiles".
+# onboarding, ^Z/fg) were driven in tmux by hand (issue 30's closing note).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
