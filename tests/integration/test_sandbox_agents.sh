@@ -76,15 +76,43 @@ assert c["projects"][sys.argv[2]]["trust_level"] == "trusted", c
 ' "$TEST_TMP/codex.toml" "$odd"
 }
 
+# sb_run_env NAME=VALUE [SANDBOX OPTIONS] -- CMD: sb_run with NAME set
+# in the caller's environment (as_test_user clears it)
+sb_run_env()
+{
+	local kv=$1
+	shift
+	if [ "$MODE" = root ]; then
+		(export "${kv?}" && sb_run "$@")
+	else
+		as_test_user env HOME="$H" "$kv" \
+			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty "$@"
+	fi
+}
+
 # Gemini CLI's trust dialog: "Failed to save trust settings. Exiting
-# Gemini CLI." (trustedFolders.json is read-only).
+# Gemini CLI." (trustedFolders.json is read-only). Its API key was passed
+# in as it is: the agent could read it and send it anywhere allowed.
 t_gemini_config()
 {
 	sb_home "$1"
 	sb_home_own
 	profile gemini
-	assert_status 0 sb_run --profile "$PROFILE" -- printenv GEMINI_CLI_TRUST_WORKSPACE
-	assert_eq "$OUT" "true"
+	assert_status 0 sb_run_env GEMINI_API_KEY=real-gemini-key --profile "$PROFILE" -- \
+		sh -c 'echo "$GEMINI_CLI_TRUST_WORKSPACE $GEMINI_API_KEY"'
+	assert_match "$OUT" '^true agentrun-secret-[0-9a-f]+$'
+}
+
+# opencode's providers' keys were passed in as they are.
+t_opencode_keys()
+{
+	sb_home "$1"
+	sb_home_own
+	profile opencode
+	assert_status 0 sb_run_env ANTHROPIC_API_KEY=real-anthropic-key --profile "$PROFILE" -- \
+		printenv ANTHROPIC_API_KEY
+	assert_match "$OUT" '^agentrun-secret-[0-9a-f]+$'
 }
 
 # opencode 1.18 fetches its model catalogue from models.opencode.ai
@@ -173,7 +201,7 @@ t_gemini_e2e()
 			bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
 			timeout 300 "$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty \
 			--profile "$PROFILE" --ro "$NPM_CACHE/gemini" \
-			--net allow=127.0.0.1:$PORT -- "$BIN" --yolo -p "run git status"
+			--secret GEMINI_API_KEY=http://127.0.0.1:$PORT -- "$BIN" --yolo -p "run git status"
 		e2e_check "real-gemini-$run"
 		[ -s "$H/.gemini/projects.json" ] || fail "run $run left no ~/.gemini/projects.json on the host"
 	done
@@ -205,8 +233,9 @@ t_opencode_e2e()
 for mode in user root; do
 	run_test "codex profile: workspace trusted inside only, no daemon, packages read-only ($mode)" t_codex_config "$mode"
 	run_test "codex profile: a workspace path with a quote and a newline stays one TOML key ($mode)" t_codex_config_odd_workspace "$mode"
-	run_test "gemini profile: the workspace trusted for the run ($mode)" t_gemini_config "$mode"
+	run_test "gemini profile: the workspace trusted for the run, the API key a placeholder ($mode)" t_gemini_config "$mode"
 	run_test "opencode profile: its model catalogue models.opencode.ai allowed ($mode)" t_opencode_catalogue "$mode"
+	run_test "opencode profile: the providers' keys are placeholders inside ($mode)" t_opencode_keys "$mode"
 done
 run_test "codex exec twice against a mock: git status honours the global excludes" t_codex_e2e
 run_test "gemini -p twice against a mock: its shell tool runs git status" t_gemini_e2e
