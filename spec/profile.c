@@ -14,20 +14,9 @@
 #include "utils.h"
 
 static const char *const known_keys[] = {
-	"description",
-	"ro",
-	"rw",
-	"hide",
-	"env",
-	"etc",
-	"net",
-	"workspace",
-	"landlock",
-	"publish",
-	"nested",
-	"secret",
-	"agent_channel",
-	"upstream_proxy",
+	"description", "ro",	    "rw",     "hide",	       "env",
+	"etc",	       "etc_files", "net",    "workspace",     "landlock",
+	"publish",     "nested",    "secret", "agent_channel", "upstream_proxy",
 	NULL,
 };
 
@@ -43,7 +32,7 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 
 			return jt_fail(
 				c, NULL,
-				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, net, workspace, landlock, publish, nested, secret, agent_channel, upstream_proxy)",
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, etc_files, net, workspace, landlock, publish, nested, secret, agent_channel, upstream_proxy)",
 				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
@@ -118,6 +107,71 @@ static int check_etc(const struct jt_ctx *c, const struct oci_strv *v)
 	return 0;
 }
 
+/*
+ * "etc_files": {"NAME": "TEXT", ...}: files the sandbox's own /etc holds,
+ * generated (NAME relative to /etc, plain names, at most 64 files of 64 KiB).
+ */
+static int parse_etc_files(const struct jt_ctx *c, const struct jt_node *doc,
+			   struct oci_profile *p)
+{
+	const struct jt_node *o = jt_get(doc, "etc_files");
+	size_t i = 0;
+
+	if (!o)
+		return 0;
+	if (jt_as_object(c, o, JT_KEY(NULL, "etc_files")) < 0)
+		return -1;
+	if (o->n > 64)
+		return jt_fail(c, JT_KEY(NULL, "etc_files"),
+			       "at most 64 files, got %u", o->n);
+	p->etc_files_name.v =
+		oci_arena_calloc(&p->arena, o->n + 1, sizeof(char *));
+	p->etc_files_text.v =
+		oci_arena_calloc(&p->arena, o->n + 1, sizeof(char *));
+	jt_foreach(m, o) {
+		const struct jt_path *at =
+			JT_KEY(JT_KEY(NULL, "etc_files"), m->key);
+		char tmp[JT_SHORT_MAX];
+
+		if (!oci_etc_file_name_ok(m->key))
+			return jt_fail(
+				c, JT_KEY(NULL, "etc_files"),
+				"\"%s\": expected a file name relative to /etc made of plain names (e.g. \"tool/config.toml\")",
+				jt_short(m->key, tmp, sizeof(tmp)));
+		if (m->type != JT_STRING)
+			return jt_fail(c, at, "expected a string, got %s",
+				       jt_type_name(m));
+		if (m->u.str.len != strlen(m->u.str.s) || m->u.str.len > 65536)
+			return jt_fail(
+				c, at,
+				"expected at most 64 KiB of text without NUL");
+		p->etc_files_name.v[i] = oci_arena_strdup(&p->arena, m->key);
+		p->etc_files_text.v[i] =
+			oci_arena_strdup(&p->arena, m->u.str.s);
+		i++;
+	}
+	p->etc_files_name.n = p->etc_files_text.n = i;
+	return 0;
+}
+
+bool oci_etc_file_name_ok(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0 || len > 255 || s[0] == '/' || s[len - 1] == '/')
+		return false;
+	for (const char *c = s; c;
+	     c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL) {
+		size_t n = strcspn(c, "/");
+
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+	}
+	/* etc/passwd and etc/group are the sandbox's own */
+	return strcmp(s, "passwd") != 0 && strcmp(s, "group") != 0;
+}
+
 /* "net": "none" | "host" | {"allow": ["PATTERN", ...]} */
 static int parse_net(const struct jt_ctx *c, const struct jt_node *doc,
 		     struct oci_profile *p)
@@ -156,7 +210,7 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_strv(c, doc, NULL, "hide", &p->hide) < 0 ||
 	    jt_member_strv(c, doc, NULL, "env", &p->env) < 0 ||
 	    jt_member_strv(c, doc, NULL, "etc", &p->etc) < 0 ||
-	    parse_net(c, doc, p) < 0 ||
+	    parse_etc_files(c, doc, p) < 0 || parse_net(c, doc, p) < 0 ||
 	    jt_member_strv(c, doc, NULL, "publish", &p->publish) < 0 ||
 	    jt_member_strv(c, doc, NULL, "secret", &p->secret) < 0 ||
 	    jt_member_string(c, doc, NULL, "upstream_proxy",

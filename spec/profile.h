@@ -12,6 +12,9 @@
  *     "hide": ["~/.claude/statsig"],           hidden even inside a bind
  *     "env":  ["ANTHROPIC_API_KEY", "FOO=bar", "LC_*"],
  *     "etc":  ["gitconfig"],                   extra /etc entries
+ *     "etc_files": {"codex/config.toml": "..."}  generated /etc files;
+ *                                              ${WORKSPACE} in the text is
+ *                                              the workspace's path
  *     "net":  "none",                          "none" or "host", or
  *     "net":  {"allow": ["api.example.com", "*.example.org:443"]}
  *                                              egress allowlist proxy
@@ -49,6 +52,9 @@ struct oci_profile {
 	struct oci_strv hide;
 	struct oci_strv env;
 	struct oci_strv etc;
+	/* "etc_files": names (relative to /etc) and their texts, parallel */
+	struct oci_strv etc_files_name;
+	struct oci_strv etc_files_text;
 	char *net; /* NULL, "none" or "host" */
 	struct oci_strv net_allow; /* "net": {"allow": [...]}; checked by
 				    * the sandbox (egress_policy.h) */
@@ -73,6 +79,9 @@ int oci_profile_parse(const char *json, size_t len, const char *filename,
 int oci_profile_load_file(const char *path, struct oci_profile **out,
 			  struct ar_error *err);
 void oci_profile_free(struct oci_profile *p);
+/* An "etc_files" name: relative to /etc, plain names (no "", ".", "..",
+ * no leading or trailing '/'), not passwd or group. */
+bool oci_etc_file_name_ok(const char *s);
 
 /* The embedded agent seccomp profile (contrib/seccomp/agent-default.json)
  * as a struct allocated from `a`, for configs built in C. */

@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "init.h"
@@ -38,6 +39,30 @@ static int wait_status_code(int st)
  * control (an orphaned process group) the kernel discards SIGTSTP, and
  * without a terminal there is no job to stop: the program is continued
  * at once (as when it was pid 1, which ignored the stop). */
+/* Is our own terminal still there? A hung-up one fails every ioctl (EIO). */
+static bool terminal_alive(void)
+{
+	struct termios t;
+
+	return tcgetattr(STDIN_FILENO, &t) == 0 ||
+	       tcgetattr(STDOUT_FILENO, &t) == 0;
+}
+
+/*
+ * Our terminal is gone (its window closed, the ssh connection lost): hang
+ * up the command's as a terminal emulator does, by closing the pty's
+ * master: the kernel sends SIGHUP to its session and foreground group, and
+ * writes to it fail with EIO instead of blocking on a buffer nobody reads
+ * (an agent blocked there never ran its SIGHUP or SIGTERM handler).
+ * Returns false, the master's new state.
+ */
+static bool hang_up(int master)
+{
+	ar_debug("the terminal hung up: hanging up the command's");
+	close(master);
+	return false;
+}
+
 static void job_stop(int init_fd, struct ar_tty_relay *relay, bool tty)
 {
 	char c = AR_INIT_CONT;
@@ -116,7 +141,7 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		}
 		if (exited) {
 			/* drain what the container wrote before exiting */
-			while (ar_tty_pump(master, STDOUT_FILENO) > 0)
+			while (ar_tty_pump(master, STDOUT_FILENO, NULL) > 0)
 				;
 			master_open = false;
 			continue;
@@ -144,10 +169,14 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 							exited = true;
 						}
 					}
-				} else if (sig == SIGWINCH && master >= 0) {
+				} else if (sig == SIGWINCH && master_open) {
 					ar_tty_relay_winsize(&relay);
 				} else {
 					kill(pid, sig);
+					/* our terminal hung up: the command's too */
+					if (sig == SIGHUP && master_open &&
+					    !terminal_alive())
+						master_open = hang_up(master);
 				}
 			}
 		}
@@ -184,13 +213,20 @@ int ar_supervise(pid_t pid, int master, const sigset_t *mask, int nfd,
 		if (watch_idx >= 0 && pfd[watch_idx].revents &&
 		    !watch->ready(watch->arg))
 			watching = false;
-		if (master_idx >= 0 && pfd[master_idx].revents) {
-			if (ar_tty_pump(master, STDOUT_FILENO) == 0)
-				master_open = false;
+		if (master_idx >= 0 && master_open && pfd[master_idx].revents) {
+			bool gone = false;
+
+			if (ar_tty_pump(master, STDOUT_FILENO, &gone) == 0)
+				master_open = gone ? hang_up(master) : false;
 		}
-		if (stdin_idx >= 0 && pfd[stdin_idx].revents) {
-			if (ar_tty_pump(STDIN_FILENO, master) == 0)
-				ar_tty_relay_stdin_eof(&relay);
+		if (stdin_idx >= 0 && master_open && pfd[stdin_idx].revents) {
+			if (ar_tty_pump(STDIN_FILENO, master, NULL) == 0) {
+				/* in raw mode a read of 0 is no ^D: a hangup */
+				if (relay.raw && !terminal_alive())
+					master_open = hang_up(master);
+				else
+					ar_tty_relay_stdin_eof(&relay);
+			}
 		}
 	}
 	if (master >= 0)

@@ -195,7 +195,7 @@ void ar_tty_relay_winsize(struct ar_tty_relay *r)
 		ioctl(r->master, TIOCSWINSZ, &ws);
 }
 
-int ar_tty_pump(int from, int to)
+int ar_tty_pump(int from, int to, bool *write_failed)
 {
 	char buf[16384];
 	ssize_t n;
@@ -207,7 +207,10 @@ int ar_tty_pump(int from, int to)
 		return (errno == EAGAIN) ? -1 : 0; /* EIO: slave side closed */
 	if (n == 0)
 		return 0;
-	if (ar_write_all(to, buf, (size_t)n) < 0)
+	if (ar_write_all(to, buf, (size_t)n) < 0) {
+		if (write_failed)
+			*write_failed = true;
 		return 0;
+	}
 	return (int)n;
 }

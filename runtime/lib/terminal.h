@@ -57,7 +57,8 @@ void ar_tty_relay_stdin_eof(struct ar_tty_relay *r);
 /* Copy our terminal's window size to the pty (SIGWINCH). */
 void ar_tty_relay_winsize(struct ar_tty_relay *r);
 /* Copy what is readable from `from` to `to`. Returns bytes copied, 0 at
- * EOF (or EIO of a master whose slaves are all closed), -1 on EAGAIN. */
-int ar_tty_pump(int from, int to);
+ * EOF (or EIO of a master whose slaves are all closed) or when writing to
+ * `to` failed (then *write_failed is set, when not NULL), -1 on EAGAIN. */
+int ar_tty_pump(int from, int to, bool *write_failed);
 
 #endif

@@ -103,3 +103,39 @@ char *ar_sandbox_group(const struct ar_sandbox_host *h)
 	return ar_xasprintf("root:x:0:\n%s:x:%u:%s\nnogroup:x:65534:\n",
 			    h->group, (unsigned)h->gid, h->user);
 }
+
+char *sb_etc_file_text(const char *tmpl, const char *workspace)
+{
+	static const char var[] = "${WORKSPACE}";
+	_cleanup_free_ char *esc = NULL;
+	size_t n = 0, cap = strlen(workspace) * 6 + 1;
+	const char *p, *hit;
+	char *out = NULL, *o;
+	size_t count = 0, len;
+
+	esc = ar_xmalloc(cap);
+	for (const unsigned char *c = (const unsigned char *)workspace; *c;
+	     c++) {
+		if (*c == '"' || *c == '\\') {
+			esc[n++] = '\\';
+			esc[n++] = (char)*c;
+		} else if (*c < 0x20 || *c == 0x7f) {
+			n += (size_t)snprintf(esc + n, cap - n, "\\u%04x", *c);
+		} else {
+			esc[n++] = (char)*c;
+		}
+	}
+	esc[n] = '\0';
+	for (p = tmpl; (hit = strstr(p, var)); p = hit + sizeof(var) - 1)
+		count++;
+	len = strlen(tmpl) + count * n + 1;
+	out = o = ar_xmalloc(len);
+	for (p = tmpl; (hit = strstr(p, var)); p = hit + sizeof(var) - 1) {
+		memcpy(o, p, (size_t)(hit - p));
+		o += hit - p;
+		memcpy(o, esc, n);
+		o += n;
+	}
+	strcpy(o, p);
+	return out;
+}

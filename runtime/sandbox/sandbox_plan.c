@@ -802,6 +802,24 @@ static void protections(struct sb_plan *p)
 				    "home=tmpfs");
 }
 
+/* The profile's "etc_files", ${WORKSPACE} replaced (sandbox_etc.h). */
+static void etc_files(struct sb_plan *p)
+{
+	const struct oci_profile *pf = p->o.profile;
+	size_t n = pf ? pf->etc_files_name.n : 0;
+
+	p->etc_names.v = oci_arena_calloc(&p->arena, n + 1, sizeof(char *));
+	p->etc_texts.v = oci_arena_calloc(&p->arena, n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *t =
+			sb_etc_file_text(pf->etc_files_text.v[i], p->workspace);
+
+		p->etc_names.v[i] = pf->etc_files_name.v[i];
+		p->etc_texts.v[i] = oci_arena_strdup(&p->arena, t);
+	}
+	p->etc_names.n = p->etc_texts.n = n;
+}
+
 static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		     struct ar_error *err)
 {
@@ -897,7 +915,9 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	 * miss only). --print-bundle and --audit/--learn need it, and a
 	 * session keeps the full config on disk for exec. */
 	p->seccomp_deferred = run && !p->observe && !o->name && !p->nested;
-	p->rootfs = sb_rootfs_content(&p->arena, h, run ? p->mounts : NULL,
+	etc_files(p);
+	p->rootfs = sb_rootfs_content(&p->arena, h, &p->etc_names,
+				      &p->etc_texts, run ? p->mounts : NULL,
 				      run ? p->n_mounts : 0);
 	protections(p);
 	return 0;

@@ -139,6 +139,8 @@ static void mount_points(struct sb_rootfs *r, size_t links_from,
 
 struct ar_rootfs_content sb_rootfs_content(struct ar_arena *a,
 					   const struct ar_sandbox_host *h,
+					   const struct oci_strv *etc_names,
+					   const struct oci_strv *etc_texts,
 					   const struct oci_mount *mounts,
 					   size_t n_mounts)
 {
@@ -155,6 +157,22 @@ struct ar_rootfs_content sb_rootfs_content(struct ar_arena *a,
 	    false);
 	add(&r, "etc/group", AR_ROOTFS_FILE, 0644, oci_arena_strdup(a, group),
 	    false);
+	/* a profile's generated files, their directories first */
+	for (size_t i = 0; etc_names && i < etc_names->n; i++) {
+		const char *rel =
+			oci_arena_printf(a, "etc/%s", etc_names->v[i]);
+
+		for (const char *p = strchr(rel + 4, '/'); p;
+		     p = strchr(p + 1, '/'))
+			if (!listed(&r, rel, (size_t)(p - rel)))
+				add(&r,
+				    oci_arena_strndup(a, rel,
+						      (size_t)(p - rel)),
+				    AR_ROOTFS_DIR, 0755, NULL, false);
+		if (!listed(&r, rel, strlen(rel)))
+			add(&r, rel, AR_ROOTFS_FILE, 0644, etc_texts->v[i],
+			    false);
+	}
 	/* Merged /usr: /bin -> usr/bin and friends, as on the host. */
 	links_from = r.n;
 	for (size_t i = 0; i < AR_ARRAY_SIZE(links); i++) {

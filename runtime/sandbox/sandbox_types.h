@@ -129,6 +129,8 @@ struct sb_plan {
 	struct ar_arena arena; /* everything below that is not malloc'd */
 
 	const char *workspace; /* real path */
+	/* the profile's "etc_files" for the rootfs, ${WORKSPACE} replaced */
+	struct oci_strv etc_names, etc_texts;
 	bool workspace_home; /* --workspace ~ (or above): said loudly */
 	enum ar_sandbox_net net; /* NONE, HOST or ALLOW */
 	bool publish; /* --publish (command line or profile) */

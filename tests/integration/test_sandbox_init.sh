@@ -137,6 +137,46 @@ t_job_control()
 		fail "the sandbox did not end: $(tmux_screen)"
 }
 
+# The terminal closes under a running agent (the tmux window killed, the
+# ssh connection lost): the agent's terminal must hang up too, as a
+# terminal emulator's does. Gemini CLI, blocked writing to a terminal
+# nobody read any more, lived on after its tmux session was killed, and
+# after a SIGTERM of agentrun, until a SIGKILL. Here a command that
+# ignores SIGHUP and SIGTERM and writes without end (`yes` ends at its
+# first write error).
+t_terminal_hangup()
+{
+	local mode=$1 shell=$TEST_TMP/hup-$1.sh mark=hup$RANDOM$RANDOM pid
+	require_cmd tmux pgrep
+	sb_home "$mode"
+	sb_home_own
+	TMUX_SOCK=$TEST_TMP/tmux-hup-$mode.sock
+	if [ "$mode" = root ]; then
+		printf '#!/bin/sh\ncd "%s" && exec env -i PATH="%s" HOME="%s" TERM=xterm PS1="$ " bash --norc -i\n' \
+			"$WS" "$PATH" "$H" >"$shell"
+	else
+		printf '#!/bin/sh\ncd "%s" && exec setpriv --reuid=%s --regid=%s --init-groups env -i PATH="%s" HOME="%s" XDG_RUNTIME_DIR="%s" TERM=xterm PS1="$ " bash --norc -i\n' \
+			"$WS" "$TEST_UID" "$TEST_GID" "$PATH" "$H" "$TEST_XDG_RUNTIME_DIR" >"$shell"
+	fi
+	chmod 0755 "$shell"
+	defer tmux -S "$TMUX_SOCK" kill-server
+	tmux -S "$TMUX_SOCK" new-session -d -s hup -x 120 -y 30 "$shell"
+	local root=$AR_ROOT
+	[ "$mode" = root ] || root=$AR_USER_ROOT
+	tmux -S "$TMUX_SOCK" send-keys -t hup "$AGENTRUN --root $root sandbox -- sh -c 'trap \"\" HUP TERM; exec yes $mark'" Enter
+	wait_until 30 sh -c "tmux -S '$TMUX_SOCK' capture-pane -p -t hup | grep -q '^$mark'"
+	pid=$(pgrep -f "^$AGENTRUN --root $root sandbox -- sh -c trap" | head -n 1)
+	[ -n "$pid" ] || fail "no agentrun process found"
+	defer kill -KILL "$pid"
+	tmux -S "$TMUX_SOCK" kill-session -t hup
+	local i
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	fail "the sandbox lived on 20 s after its terminal closed: $(ps -o pid,stat,wchan:20,args --ppid "$pid" -p "$pid" 2>&1)"
+}
+
 run_test "sandbox init: pid 1 is init, the command pid 2 (rootless)" t_pid1_is_init user
 run_test "sandbox init: pid 1 is init, the command pid 2 (root)" t_pid1_is_init root
 run_test "sandbox init: orphans are reaped (rootless)" t_orphans_reaped user
@@ -147,4 +187,6 @@ run_test "sandbox init: pid 1 holds nothing of the runtime's memory (rootless)" 
 run_test "sandbox init: pid 1 holds nothing of the runtime's memory (root)" t_pid1_holds_no_secret root
 run_test "sandbox init: ^Z stops the agent and gives the shell back, fg continues it (rootless)" t_job_control user
 run_test "sandbox init: ^Z stops the agent and gives the shell back, fg continues it (root)" t_job_control root
+run_test "sandbox init: the terminal closed, the agent's terminal hangs up (rootless)" t_terminal_hangup user
+run_test "sandbox init: the terminal closed, the agent's terminal hangs up (root)" t_terminal_hangup root
 finish

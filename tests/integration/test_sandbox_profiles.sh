@@ -11,37 +11,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-# As root the cache lives where the test user can read it whatever the
-# build tree's parents allow (a clone in a mode-700 home), and is kept
-# between runs; otherwise in the build tree.
-if [ "$(id -u)" = 0 ]; then
-	NPM_CACHE=${AR_TEST_NPM_CACHE:-/var/cache/agentrun-test/npm}
-else
-	NPM_CACHE=${AR_TEST_NPM_CACHE:-$TOP_BUILDDIR/tests/work/npm}
-fi
-
-# npm_cli NAME PACKAGE CMD: install PACKAGE (once), set BIN to CMD in it
-npm_cli()
-{
-	local name=$1 pkg=$2 cmd=$3 dir=$NPM_CACHE/$1
-	require_cmd npm node
-	BIN=$dir/node_modules/.bin/$cmd
-	if [ ! -x "$BIN" ]; then
-		mkdir -p "$NPM_CACHE"
-		chmod 0755 "$NPM_CACHE" "$(dirname "$NPM_CACHE")" 2>/dev/null || true
-		rm -rf "$dir.tmp"
-		timeout 600 npm install --prefix "$dir.tmp" --no-audit --no-fund \
-			--loglevel=error "$pkg" >"$TEST_TMP/npm-$name.log" 2>&1 ||
-			skip "npm install $pkg failed (registry unreachable?): $(tail -n 3 "$TEST_TMP/npm-$name.log")"
-		rm -rf "$dir"
-		mv "$dir.tmp" "$dir"
-	fi
-	[ -x "$BIN" ] || skip "$pkg has no $cmd"
-	chmod -R a+rX "$dir"
-	as_test_user test -x "$BIN" ||
-		skip "$BIN is not executable by $TEST_USER (a parent directory is not searchable by others?)"
-}
-
 # profile_version NAME PACKAGE CMD PATTERN
 profile_version()
 {

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for spec/profile.c: sandbox profile files. */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "profile.h"
+#include "sandbox_etc.h"
 #include "unit.h"
 
 static struct oci_profile *parse(const char *json, struct ar_error *err)
@@ -75,6 +77,20 @@ UNIT_TEST(errors_name_the_path)
 		{ "{\"etc\": [\"../shadow\"]}", "p.json: etc[0]: " },
 		{ "{\"etc\": [\"/etc/shadow\"]}", "p.json: etc[0]: " },
 		{ "{\"workspace\": \"x\"}", "p.json: workspace: " },
+		{ "{\"etc_files\": [\"a\"]}", "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"a\": 1}}", "p.json: etc_files.a: " },
+		{ "{\"etc_files\": {\"../shadow\": \"x\"}}",
+		  "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"a/../../x\": \"x\"}}",
+		  "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"/etc/x\": \"x\"}}",
+		  "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"a//b\": \"x\"}}", "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"a/\": \"x\"}}", "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"passwd\": \"x\"}}",
+		  "p.json: etc_files: " },
+		{ "{\"etc_files\": {\"a\": \"x\\u0000y\"}}",
+		  "p.json: etc_files.a: " },
 		{ "{\"landlock\": \"yes\"}", "p.json: landlock: " },
 		{ "[1]", "p.json" },
 		{ "{\"ro\": ", "invalid JSON" },
@@ -88,6 +104,47 @@ UNIT_TEST(errors_name_the_path)
 		oci_profile_free(p);
 		CHECK_STR_CONTAINS(err.msg, cases[i].msg);
 	}
+}
+
+UNIT_TEST(etc_files)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_profile *p =
+		parse("{\"etc_files\": {\"codex/config.toml\": \"a = 1\\n\","
+		      " \"x.json\": \"{}\"}}",
+		      &err);
+
+	CHECK(p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	CHECK_INT_EQ(p->etc_files_name.n, 2);
+	CHECK_INT_EQ(p->etc_files_text.n, 2);
+	CHECK_STR_EQ(p->etc_files_name.v[0], "codex/config.toml");
+	CHECK_STR_EQ(p->etc_files_text.v[0], "a = 1\n");
+	CHECK_STR_EQ(p->etc_files_name.v[1], "x.json");
+	oci_profile_free(p);
+}
+
+/* ${WORKSPACE} goes into a double-quoted TOML or JSON string: a path with
+ * a quote, a backslash or a newline must not end the string and add
+ * keys of its own (a workspace named `x"]\nnotify = ["sh"` would). */
+UNIT_TEST(etc_file_text_escapes_the_workspace)
+{
+	char *t =
+		sb_etc_file_text("[projects.\"${WORKSPACE}\"]\n", "/home/u/p");
+
+	CHECK_STR_EQ(t, "[projects.\"/home/u/p\"]\n");
+	free(t);
+	t = sb_etc_file_text("a=\"${WORKSPACE}\" b=\"${WORKSPACE}\"",
+			     "/x\"]\nnotify = [\"sh\"\\\t");
+	CHECK_STR_EQ(t, "a=\"/x\\\"]\\u000anotify = [\\\"sh\\\"\\\\\\u0009\""
+			" b=\"/x\\\"]\\u000anotify = [\\\"sh\\\"\\\\\\u0009\"");
+	free(t);
+	t = sb_etc_file_text("no variable", "/w");
+	CHECK_STR_EQ(t, "no variable");
+	free(t);
 }
 
 UNIT_TEST(contrib_profiles_parse)
