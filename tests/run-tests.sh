@@ -16,7 +16,8 @@
 #   UNIT_TESTS    unit-test binaries, relative to TOP_BUILDDIR
 #                 (e.g. "tests/unit/test_parse tests/unit/test_state")
 #   AGENTRUN      the binary under test (default: $TOP_BUILDDIR/agentrun)
-#   TEST_TIMEOUT  seconds each file may run before it is killed (default 300)
+#   TEST_TIMEOUT  seconds each file may run before it is killed (default
+#                 300; a file's header line "# test-timeout: N" sets its own)
 #   TEST_TIMEOUT_VM  the same for the VM files (default 900)
 #   TEST_VM_PARALLEL  1 (default): the VM files (test_*_vm*.sh, each boots
 #                 a throwaway VM, tests/vm/run-in-vm) run one after the
@@ -128,14 +129,25 @@ exec_file()
 	echo "$rc $((SECONDS - t0))"
 }
 
+# file_limit FILE DEFAULT: the file's own limit, a header line
+# "# test-timeout: SECONDS" (the real agent CLIs: minutes of node start
+# on a loaded machine), else DEFAULT
+file_limit()
+{
+	local n
+	n=$(sed -n '1,30s/^# test-timeout: \([0-9][0-9]*\)$/\1/p' "$1" 2>/dev/null | head -n 1)
+	echo "${n:-$2}"
+}
+
 # run_file NAME CMD...: run one test file, then report it.
 run_file()
 {
-	local name=$1 log=$work/log res
+	local name=$1 log=$work/log res limit=$TEST_TIMEOUT
 	shift
+	[ "$1" != bash ] || limit=$(file_limit "$2" "$TEST_TIMEOUT")
 	echo "=== $name"
-	res=$(exec_file "$log" "$TEST_TIMEOUT" "$@")
-	report_file "$name" "$log" "${res% *}" "${res#* }" "$TEST_TIMEOUT"
+	res=$(exec_file "$log" "$limit" "$@")
+	report_file "$name" "$log" "${res% *}" "${res#* }" "$limit"
 }
 
 # run_file_vm NAME CMD...: a VM file in turn with the others

@@ -230,14 +230,21 @@ t_opencode_e2e()
 	done
 }
 
-for mode in user root; do
-	run_test "codex profile: workspace trusted inside only, no daemon, packages read-only ($mode)" t_codex_config "$mode"
-	run_test "codex profile: a workspace path with a quote and a newline stays one TOML key ($mode)" t_codex_config_odd_workspace "$mode"
-	run_test "gemini profile: the workspace trusted for the run, the API key a placeholder ($mode)" t_gemini_config "$mode"
-	run_test "opencode profile: its model catalogue models.opencode.ai allowed ($mode)" t_opencode_catalogue "$mode"
-	run_test "opencode profile: the providers' keys are placeholders inside ($mode)" t_opencode_keys "$mode"
-done
-run_test "codex exec twice against a mock: git status honours the global excludes" t_codex_e2e
-run_test "gemini -p twice against a mock: its shell tool runs git status" t_gemini_e2e
-run_test "opencode run twice against a mock: git status honours the global excludes" t_opencode_e2e
+# AGENTS_ONLY: which part (test_sandbox_agents_{codex,gemini,opencode}.sh
+# run one real CLI each: a file of its own for the time limit)
+case ${AGENTS_ONLY:-profiles} in
+profiles)
+	for mode in user root; do
+		run_test "codex profile: workspace trusted inside only, no daemon, packages read-only ($mode)" t_codex_config "$mode"
+		run_test "codex profile: a workspace path with a quote and a newline stays one TOML key ($mode)" t_codex_config_odd_workspace "$mode"
+		run_test "gemini profile: the workspace trusted for the run, the API key a placeholder ($mode)" t_gemini_config "$mode"
+		run_test "opencode profile: its model catalogue models.opencode.ai allowed ($mode)" t_opencode_catalogue "$mode"
+		run_test "opencode profile: the providers' keys are placeholders inside ($mode)" t_opencode_keys "$mode"
+	done
+	;;
+codex) run_test "codex exec twice against a mock: git status honours the global excludes" t_codex_e2e ;;
+gemini) run_test "gemini -p twice against a mock: its shell tool runs git status" t_gemini_e2e ;;
+opencode) run_test "opencode run twice against a mock: git status honours the global excludes" t_opencode_e2e ;;
+*) fail "AGENTS_ONLY=$AGENTS_ONLY: profiles, codex, gemini or opencode" ;;
+esac
 finish
