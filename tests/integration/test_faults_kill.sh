@@ -246,6 +246,16 @@ kill_tag()
 	done
 }
 
+# The agent also marks its repository's directories as placeholders
+# (the xattr a placeholder carries, naming the directory itself): the
+# check of a killed run at the next start leaves a leftover placeholder's
+# content alone, and must not take these for one.
+FORGE_MARK='
+import os, sys
+for d in sys.argv[1:]:
+    st = os.stat(d)
+    os.setxattr(d, "user.agentrun.placeholder", b"%d:%d" % (st.st_dev, st.st_ino))'
+
 start_agent()
 {
 	local mode=$1 tag=$2 root=$AR_ROOT
@@ -255,7 +265,8 @@ start_agent()
 	tagged "$mode" "$tag" "$@" "$AGENTRUN" --root "$root" sandbox --no-tty -- sh -c '
 		git init -q evil && printf "#!/bin/sh\necho hook >>%s\n" "$1" >evil/.git/hooks/pre-commit &&
 		chmod +x evil/.git/hooks/pre-commit && git -C evil config core.fsmonitor "echo fsmonitor >>$1; false" &&
-		echo e >evil/e && touch ready && exec sleep 9874' _ "$MARK" \
+		{ python3 -c "$2" evil/.git/hooks evil/.git evil 2>/dev/null || true; } &&
+		echo e >evil/e && touch ready && exec sleep 9874' _ "$MARK" "$FORGE_MARK" \
 		>"$TEST_TMP/sb-$tag.out" 2>"$TEST_TMP/sb-$tag.err" &
 	wait_until 60 test -e "$WS/ready"
 }

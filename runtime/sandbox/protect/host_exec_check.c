@@ -228,6 +228,39 @@ static bool changed(const struct hx_ctx *c, const struct stat *st)
 		st->st_ctim.tv_nsec > s->tv_nsec);
 }
 
+/* The check of a killed run at the next start (no plan: run_record.c):
+ * path is in a directory still marked as a placeholder (the killed run's,
+ * swept only after this check). The agent could not write there; what is
+ * inside is the host's, e.g. the user's .idea/workspace.xml. Only the
+ * workspace's own placeholder names count (sb_protect_placeholder_name):
+ * those the agent could neither make nor mark (read-only for the run); a
+ * directory it made elsewhere, marked by it with the xattr, is checked as
+ * any other (test_faults_kill: the agent marks its repository). */
+static bool in_leftover_placeholder(const struct hx_ctx *c, const char *path)
+{
+	_cleanup_free_ char *d = ar_xstrdup(path);
+	const char *ws = c->in->workspace;
+	size_t wl = strlen(ws);
+
+	while (ar_path_under(d, ws) && strcmp(d, ws) != 0) {
+		const char *rel = d + wl + (ws[wl - 1] == '/' ? 0 : 1);
+		bool top = sb_protect_placeholder_name(rel);
+		_cleanup_close_ int fd =
+			top ? open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC) :
+			      -1;
+		char *slash;
+
+		if (fd >= 0 && sb_placeholder_marked(fd))
+			return true;
+		slash = strrchr(d, '/');
+		if (!slash || slash == d)
+			break;
+		*slash = '\0';
+	}
+	return false;
+}
+
 /* Left alone: opted in with --rw, or read-only or under a placeholder
  * for the whole run (the agent could not write there: a change is the
  * host's own, e.g. an editor's .vscode/settings.json). */
@@ -237,6 +270,8 @@ static bool opted_in(const struct hx_ctx *c, const char *path)
 		sb_protect_find(c->in->protect, path);
 
 	if (e && (e->kind == SB_PROT_RO || e->kind == SB_PROT_ABSENT))
+		return true;
+	if (!c->in->protect && in_leftover_placeholder(c, path))
 		return true;
 	for (size_t i = 0; i < c->n_optin; i++)
 		if (ar_path_under(path, c->optin[i]))

@@ -68,6 +68,13 @@ static bool marked(int fd, const struct stat *st)
 	return strcmp(got, want) == 0;
 }
 
+bool sb_placeholder_marked(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && marked(fd, &st);
+}
+
 static bool empty_dir(int fd)
 {
 	int d = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

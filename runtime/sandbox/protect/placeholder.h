@@ -50,6 +50,9 @@ struct sb_placeholder {
  * sb_placeholders_keep), its standard fds on /dev/null. */
 typedef void (*sb_keeper_orphan_fn)(void *arg);
 
+/* fd is a directory marked as a placeholder (by a mark naming it). */
+bool sb_placeholder_marked(int fd);
+
 /* A directory whose changes the end-of-run check walks
  * (host_exec_check.h), from a time on: a live --rw grant. */
 struct sb_hostexec_dir {

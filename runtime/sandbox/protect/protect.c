@@ -263,6 +263,30 @@ static const struct {
 	{ "commondir", SB_PROT_WATCH, "git redirect file" },
 };
 
+bool sb_protect_placeholder_name(const char *rel)
+{
+	for (size_t i = 0; i < AR_ARRAY_SIZE(root_names); i++)
+		if (root_names[i].missing == MISSING_PLACEHOLDER &&
+		    strcmp(rel, root_names[i].name) == 0)
+			return true;
+	for (size_t i = 0; i < AR_ARRAY_SIZE(project_agent_names); i++)
+		if (project_agent_names[i].missing == MISSING_PLACEHOLDER &&
+		    strcmp(rel, project_agent_names[i].name) == 0)
+			return true;
+	if (strcmp(rel, ".claude") == 0)
+		return true;
+	if (strncmp(rel, ".claude/", 8) == 0)
+		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++)
+			if (strcmp(rel + 8, claude_names[i]) == 0)
+				return true;
+	if (strncmp(rel, ".git/", 5) == 0)
+		for (size_t i = 0; i < AR_ARRAY_SIZE(gitdir_names); i++)
+			if (gitdir_names[i].missing == SB_PROT_ABSENT &&
+			    strcmp(rel + 5, gitdir_names[i].name) == 0)
+				return true;
+	return false;
+}
+
 static void gitdir(struct plan_ctx *c, const char *g, int depth)
 {
 	_cleanup_free_ char *wt = NULL;

@@ -91,6 +91,11 @@ void sb_protect_claude_files(const char *ws);
 /* The names protected inside a project's .claude (settings.json,
  * settings.local.json, commands, agents); sets *n. */
 const char *const *sb_protect_claude_names(size_t *n);
+
+/* rel (relative to a workspace) is where the workspace's own run makes a
+ * placeholder when it is missing: .vscode, .idea, .mcp.json, .claude
+ * (and its protected names), .gemini, .codex, .git/hooks, .git/info, ... */
+bool sb_protect_placeholder_name(const char *rel);
 /* After the run: remove and report watched files the agent created
  * (the placeholders' mount points: placeholder.h). Returns how many
  * watched files were found. */
