@@ -343,7 +343,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		goto fail_late;
 	}
 	execve(exe, p->args.v, env);
-	ar_selinux_exec_error(err, errno, exe, p->selinux_label, l->selinux);
+	ar_selinux_exec_error(err, exe, p->selinux_label, l->selinux);
 fail_late:
 	if (l->use_fifo) {
 		/* for `agentrun start`, which reads up to EOF */

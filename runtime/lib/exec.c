@@ -452,8 +452,7 @@ static int exec_setup(struct exec_ctx *c, struct ar_error *err)
 	if (c->seccomp && load_seccomp(c, err) < 0)
 		return -1;
 	execve(exe, p->args.v, env);
-	return ar_selinux_exec_error(err, errno, exe, p->selinux_label,
-				     c->selinux);
+	return ar_selinux_exec_error(err, exe, p->selinux_label, c->selinux);
 }
 
 /* The cgroup the process joins: the container's, or with --cgroup SUB

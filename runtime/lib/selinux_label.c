@@ -138,9 +138,11 @@ int ar_selinux_set_exec_label(const char *label, bool enabled,
 #endif
 }
 
-int ar_selinux_exec_error(struct ar_error *err, int errnum, const char *exe,
+int ar_selinux_exec_error(struct ar_error *err, const char *exe,
 			  const char *label, bool enabled)
 {
+	int errnum = errno; /* of the failed execve, just before */
+
 	if (is_set(label) && enabled && (errnum == EACCES || errnum == EPERM))
 		return ar_error_set(
 			err, errnum,

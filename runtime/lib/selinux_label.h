@@ -34,10 +34,11 @@ int ar_selinux_check_labels(const char *what, const char *process_label,
 int ar_selinux_set_exec_label(const char *label, bool enabled,
 			      struct ar_error *err);
 
-/* The error of a failed execve(exe) (errnum): with a label applied, an
- * EACCES or EPERM names the label and the likely cause (the policy denies
- * the transition or, under noNewPrivileges, nnp_transition). */
-int ar_selinux_exec_error(struct ar_error *err, int errnum, const char *exe,
+/* The error of a failed execve(exe), called right after it (errno):
+ * with a label applied, an EACCES or EPERM names the label and the likely
+ * cause (the policy denies the transition or, under noNewPrivileges,
+ * nnp_transition). */
+int ar_selinux_exec_error(struct ar_error *err, const char *exe,
 			  const char *label, bool enabled);
 
 /* The fs-specific mount data for a mount of `type` with `label`:

@@ -75,14 +75,17 @@ UNIT_TEST(exec_error_names_the_label)
 {
 	struct ar_error err = AR_ERROR_INIT;
 
-	ar_selinux_exec_error(&err, EACCES, "/bin/sh", "u:r:t:s0", true);
+	errno = EACCES;
+	ar_selinux_exec_error(&err, "/bin/sh", "u:r:t:s0", true);
 	CHECK(strstr(err.msg, "process.selinuxLabel `u:r:t:s0`") != NULL);
 	CHECK(strstr(err.msg, "Permission denied") != NULL);
 	ar_error_clear(&err);
-	ar_selinux_exec_error(&err, EACCES, "/bin/sh", "u:r:t:s0", false);
+	errno = EACCES;
+	ar_selinux_exec_error(&err, "/bin/sh", "u:r:t:s0", false);
 	CHECK(strstr(err.msg, "selinux") == NULL);
 	ar_error_clear(&err);
-	ar_selinux_exec_error(&err, ENOENT, "/bin/sh", "u:r:t:s0", true);
+	errno = ENOENT;
+	ar_selinux_exec_error(&err, "/bin/sh", "u:r:t:s0", true);
 	CHECK(strstr(err.msg, "selinux") == NULL);
 	ar_error_clear(&err);
 }

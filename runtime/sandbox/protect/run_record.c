@@ -24,9 +24,9 @@
 #define MAGIC "agentrun-unchecked-run 1"
 #define MAX_RECORD (256 * 1024)
 
-char *sb_run_record_dir(const char *home, char *const *environ)
+char *sb_run_record_dir(const char *home, char *const *envp)
 {
-	for (char *const *e = environ; e && *e; e++)
+	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
 			return ar_xasprintf("%s/agentrun/unchecked", *e + 15);
 	return ar_xasprintf("%s/.local/state/agentrun/unchecked", home);
@@ -169,7 +169,7 @@ static char *read_all(int fd, size_t *len)
 
 /* One record nobody holds: checked, then removed. */
 static bool recover_one(int dfd, const char *name, const char *home,
-			char *const *environ)
+			char *const *envp)
 {
 	_cleanup_close_ int fd =
 		openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -218,7 +218,7 @@ static bool recover_one(int dfd, const char *name, const char *home,
 			.protect = NULL,
 			.workspace = ws,
 			.home = home,
-			.environ = environ,
+			.environ = envp,
 			.rw = rw,
 			.n_rw = n_rw,
 		};
@@ -230,7 +230,7 @@ static bool recover_one(int dfd, const char *name, const char *home,
 }
 
 size_t sb_run_record_recover(const char *dir, const char *home,
-			     char *const *environ)
+			     char *const *envp)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d;
@@ -256,7 +256,7 @@ size_t sb_run_record_recover(const char *dir, const char *home,
 			continue;
 		}
 		if (e->d_name[0] != '.' &&
-		    recover_one(dirfd(d), e->d_name, home, environ))
+		    recover_one(dirfd(d), e->d_name, home, envp))
 			n++;
 	}
 	closedir(d);

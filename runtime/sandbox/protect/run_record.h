@@ -38,7 +38,7 @@ struct sb_run_record {
 
 /* The directory of the records: $XDG_STATE_HOME/agentrun/unchecked, or
  * HOME/.local/state/agentrun/unchecked (allocated). */
-char *sb_run_record_dir(const char *home, char *const *environ);
+char *sb_run_record_dir(const char *home, char *const *envp);
 
 /* Before the container starts: the record written and locked (its fd
  * O_CLOEXEC; the keeper keeps it open). Failing to write it is a
@@ -54,6 +54,6 @@ void sb_run_record_end(struct sb_run_record *r);
  * now, with a warning naming the run, then removed. Returns how many
  * runs were checked. */
 size_t sb_run_record_recover(const char *dir, const char *home,
-			     char *const *environ);
+			     char *const *envp);
 
 #endif
