@@ -50,8 +50,12 @@ stage1()
 	$BB mkdir -p /newroot/run /newroot/tmp
 	$BB mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run || die "cannot mount /run"
 	$BB mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp || die "cannot mount /tmp"
-	$BB mkdir -p /newroot/run/vm/ctl
+	$BB mkdir -p /newroot/run/vm/ctl /newroot/run/vm/root
 	$BB mount -o move /ctl /newroot/run/vm/ctl
+	# the overlay's lower layer stays reachable (read-only) at
+	# /run/vm/root: a guest root that remounts it read-write and writes
+	# meets QEMU's readonly export (test_sandbox_vm.sh attacks it)
+	$BB mount -o move /lower /newroot/run/vm/root
 	$BB cp $BB /init /newroot/run/vm/
 	$BB mkdir -p "/newroot$VM_SHARE" &&
 		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
@@ -93,10 +97,13 @@ stage2()
 	find_ports
 	uid=${VM_USER%%:*} gid=${VM_USER#*:}
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
-	# drop to the user (no capability left), cd, read the command, exec it
-	$BB env -i /usr/bin/setpriv --reuid="$uid" --regid="$gid" --clear-groups \
-		--inh-caps=-all --bounding-set=-all --no-new-privs -- \
-		/bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
+	# drop to the user (no capability left; 0:0 with --vm-guest-root:
+	# the guest's full root, what a guest kernel exploit would give),
+	# cd, read the command, exec it
+	DROP="/usr/bin/setpriv --reuid=$uid --regid=$gid --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
+	[ "$uid" = 0 ] && DROP=''
+	# shellcheck disable=SC2086 # DROP is a word list
+	$BB env -i $DROP /bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
 		</dev/null >"$OUT" 2>"$ERR"
 	echo $? >$CTL/status
 	$BB sync
