@@ -805,10 +805,11 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 
 	if (!o->vm) {
 		if (o->vm_guest_root || o->vm_kernel)
-			return ar_error_set_plain(
-				err, EINVAL,
-				"sandbox: %s needs --vm",
-				o->vm_kernel ? "--vm-kernel" : "--vm-guest-root");
+			return ar_error_set_plain(err, EINVAL,
+						  "sandbox: %s needs --vm",
+						  o->vm_kernel ?
+							  "--vm-kernel" :
+							  "--vm-guest-root");
 		return 0;
 	}
 	if (p->net != AR_SANDBOX_NET_NONE)
@@ -990,8 +991,7 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		_cleanup_free_ char *with_vm = ar_xasprintf(
 			"%s,%s", ar_vm_mode(&p->vm), p->protections);
 
-		snprintf(p->protections, sizeof(p->protections), "%s",
-			 with_vm);
+		snprintf(p->protections, sizeof(p->protections), "%s", with_vm);
 	}
 	return 0;
 }

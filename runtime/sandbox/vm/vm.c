@@ -90,7 +90,8 @@ static void kvm_check(struct ar_vm *vm)
 {
 	vm->kvm = false;
 	if (access("/dev/kvm", F_OK) < 0)
-		snprintf(vm->why_tcg, sizeof(vm->why_tcg), "there is no /dev/kvm");
+		snprintf(vm->why_tcg, sizeof(vm->why_tcg),
+			 "there is no /dev/kvm");
 	else if (access("/dev/kvm", R_OK | W_OK) < 0)
 		snprintf(vm->why_tcg, sizeof(vm->why_tcg),
 			 "/dev/kvm is not read-writable by uid %u (group kvm)",
@@ -156,7 +157,8 @@ int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 	 * is not installed) the source tree's */
 	{
 		const char *dirs[] = { lib && *lib ? lib : AGENTRUN_VM_DIR,
-				       lib && *lib ? NULL : AGENTRUN_VM_SRCDIR };
+				       lib && *lib ? NULL :
+						     AGENTRUN_VM_SRCDIR };
 
 		for (size_t i = 0; i < 2 && dirs[i] && !vm->lib; i++) {
 			free(helper);
