@@ -10,6 +10,7 @@
 # rootless. Under TCG a boot takes ~10 s on the loaded dev host.
 # Skipped where QEMU, the guest kernel or busybox-static are missing
 # (tests/vm/run-in-vm --check), or AGENTRUN_SKIP_VM=1.
+# shellcheck disable=SC2034 # SB_ENV is read by sb_run (sandbox-lib.sh)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
@@ -22,7 +23,7 @@ VMLIB=$TEST_TMP/vmlib
 mkdir -p "$VMLIB"
 cp "$TOP_SRCDIR/runtime/sandbox/vm/agentrun-vm" "$TOP_SRCDIR/runtime/sandbox/vm/vm-init.sh" "$VMLIB/"
 chmod -R a+rX "$VMLIB"
-KVER=$(ls /boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -rV | while read -r v; do
+KVER=$(printf '%s\n' /boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -rV | while read -r v; do
 	[ -r "/lib/modules/$v/modules.dep" ] && echo "$v" && break
 done)
 
@@ -89,7 +90,7 @@ t_vm_attack()
 {
 	vm_home user
 	local before_etc
-	before_etc=$(ls -la /etc | md5sum)
+	before_etc=$(find /etc -maxdepth 1 -printf '%p %s %T@\n' | sort | md5sum)
 	cat >"$WS/attack.sh" <<'EOS'
 set -u
 id -u
@@ -128,7 +129,7 @@ EOS
 	assert_not_contains "$OUT" "9p-top-write-ok"
 	assert_not_contains "$OUT" "hook-written" "a git hook written"
 	assert_eq "$(cat "$H/.bashrc")" "# the user's own" "the home's rc file"
-	assert_eq "$(ls -la /etc | md5sum)" "$before_etc" "/etc of the host"
+	assert_eq "$(find /etc -maxdepth 1 -printf '%p %s %T@\n' | sort | md5sum)" "$before_etc" "/etc of the host"
 	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a git hook reached the host: $(cat "$WS/.git/hooks/pre-commit")"
 	# (the end-of-run check disarms what reached .git/config, as without --vm)
 	! grep -Eq '^[[:space:]]*hooksPath' "$WS/.git/config" 2>/dev/null ||
