@@ -161,12 +161,19 @@ t_vm_refusals()
 	assert_status '!0' sb_run --vm --vm-kernel /nonexistent/vmlinuz-0.0 -- sh -c 'echo RAN'
 	assert_not_contains "$OUT" RAN
 	assert_contains "$ERR" "not readable"
+	# doctor says which (KVM here would be vm(kvm))
+	assert_status 0 sb_as_mode doctor
+	assert_match "$OUT" "(^|$NL)ok +vm +sandbox --vm: vm\((kvm|tcg, slow)\)"
 	SB_ENV=(AGENTRUN_VM_DIR=/nonexistent)
 	assert_status '!0' sb_run --vm -- sh -c 'echo RAN'
 	assert_not_contains "$OUT" RAN
 	assert_contains "$ERR" "AGENTRUN_VM_DIR"
+	assert_status 0 sb_as_mode doctor
+	assert_match "$OUT" "(^|$NL)warn +vm +sandbox --vm: unavailable: the helper scripts"
 }
-run_test "--vm refuses what the guest cannot carry yet, and fails without its kernel or helpers (root)" t_vm_refusals root
-run_test "--vm refuses what the guest cannot carry yet, and fails without its kernel or helpers (rootless)" t_vm_refusals user
+NL=$'\n'
+
+run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (root)" t_vm_refusals root
+run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (rootless)" t_vm_refusals user
 
 finish
