@@ -68,6 +68,12 @@ static void sandbox_usage(FILE *out)
 		"  --overlay            copy-on-write workspace: changes stay outside it\n"
 		"                       until `agentrun commit NAME` (see changes, diff,\n"
 		"                       discard)\n"
+		"  --vm                 run CMD in a guest kernel (QEMU) inside the\n"
+		"                       sandbox; --net none only (docs/vm.md)\n"
+		"  --vm-kernel FILE     the guest kernel (default: the newest\n"
+		"                       /boot/vmlinuz-* with modules)\n"
+		"  --vm-guest-root      CMD runs as root in the guest (its writes\n"
+		"                       outside the workspace stay in the guest)\n"
 		"  --name NAME          a session: `agentrun sandbox exec NAME -- CMD`\n"
 		"                       joins it, `list` shows it, `stop NAME` ends it;\n"
 		"                       also the --overlay's name (default: sandbox-DATE)\n"
@@ -129,6 +135,9 @@ enum {
 	OPT_NO_AGENT_CHANNEL,
 	OPT_SHADOW,
 	OPT_ASK_TIMEOUT,
+	OPT_VM,
+	OPT_VM_KERNEL,
+	OPT_VM_GUEST_ROOT,
 };
 
 static void list_add(struct ar_sandbox_list *l, const char *v)
@@ -166,6 +175,9 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 		{ "no-agent-channel", no_argument, NULL, OPT_NO_AGENT_CHANNEL },
 		{ "shadow", no_argument, NULL, OPT_SHADOW },
 		{ "ask-timeout", required_argument, NULL, OPT_ASK_TIMEOUT },
+		{ "vm", no_argument, NULL, OPT_VM },
+		{ "vm-kernel", required_argument, NULL, OPT_VM_KERNEL },
+		{ "vm-guest-root", no_argument, NULL, OPT_VM_GUEST_ROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -248,6 +260,15 @@ int cmd_sandbox(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_OVERLAY:
 			o.overlay = true;
+			break;
+		case OPT_VM:
+			o.vm = true;
+			break;
+		case OPT_VM_KERNEL:
+			o.vm_kernel = optarg;
+			break;
+		case OPT_VM_GUEST_ROOT:
+			o.vm_guest_root = true;
 			break;
 		case OPT_NAME:
 			o.name = optarg;

@@ -27,6 +27,7 @@
 #include "landlock.h"
 #include "log.h"
 #include "utils.h"
+#include "vm/vm.h"
 
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
@@ -455,6 +456,28 @@ static void check_cgroup(const struct ar_doctor_env *e,
 	    dir);
 }
 
+/* --vm (vm/vm.h): optional; says vm(kvm) or vm(tcg, slow) and why */
+static void check_vm(const struct ar_doctor_env *e, struct ar_doctor_result *r)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct ar_vm vm;
+
+	(void)e;
+	r->id = "vm";
+	r->name = "sandbox --vm";
+	if (ar_vm_probe(&vm, NULL, &err) < 0) {
+		set(r, AR_DOCTOR_WARN, NULL, "unavailable: %s",
+		    err.msg +
+			    (strncmp(err.msg, "sandbox: --vm: ", 15) ? 0 : 15));
+	} else if (vm.kvm) {
+		set(r, AR_DOCTOR_OK, NULL, "vm(kvm): kernel %s", vm.kernel);
+	} else {
+		set(r, AR_DOCTOR_OK, NULL, "vm(tcg, slow): %s; kernel %s",
+		    vm.why_tcg, vm.kernel);
+	}
+	ar_vm_release(&vm);
+}
+
 void ar_doctor_check(const struct ar_doctor_env *e, enum ar_doctor_check c,
 		     struct ar_doctor_result *r)
 {
@@ -472,6 +495,8 @@ void ar_doctor_check(const struct ar_doctor_env *e, enum ar_doctor_check c,
 		return check_seccomp(e, r);
 	case AR_DOCTOR_LANDLOCK:
 		return check_landlock(e, r);
+	case AR_DOCTOR_VM:
+		return check_vm(e, r);
 	case AR_DOCTOR_CGROUP:
 	case AR_DOCTOR_NCHECKS:
 		break;

@@ -52,6 +52,7 @@ enum ar_doctor_check {
 	AR_DOCTOR_SECCOMP,
 	AR_DOCTOR_LANDLOCK,
 	AR_DOCTOR_CGROUP,
+	AR_DOCTOR_VM, /* --vm: QEMU, a guest kernel; KVM or TCG */
 	AR_DOCTOR_NCHECKS
 };
 

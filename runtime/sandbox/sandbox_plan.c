@@ -714,6 +714,16 @@ static int check_etc_names(const char *const *v, size_t count, const char *what,
 	return 0;
 }
 
+/* the helpers, the kernel and (KVM) /dev/kvm, read-only but /dev/kvm */
+static void vm_mounts(struct sb_mounts *m, const struct ar_vm *vm)
+{
+	sb_bind_at(m, AR_VM_LIB_DEST, vm->lib, false);
+	sb_bind_at(m, AR_VM_KERNEL_DEST, vm->kernel, false);
+	if (vm->kvm)
+		sb_mount_add(m, "/dev/kvm", "bind", "/dev/kvm",
+			     SB_OPTS("bind", "rw", "nosuid", "noexec"));
+}
+
 /* The mount list, in the order that decides what wins (later entries
  * for the same path), then sorted parents first into the plan. */
 static int plan_mounts(struct sb_plan *p, struct ar_error *err)
@@ -776,12 +786,58 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		sb_persist_warn(&m, h, ws);
 	if (!r && p->net == AR_SANDBOX_NET_ALLOW)
 		sb_egress_mounts(&m);
+	if (!r && o->vm)
+		vm_mounts(&m, &p->vm);
 	if (r < 0) {
 		free(m.v);
 		return -1;
 	}
 	sb_mounts_finish(&m, &p->mounts, &p->n_mounts);
 	return 0;
+}
+
+/* --vm (vm/vm.h): what this first slice does not carry into the guest
+ * yet is refused, never dropped (docs/vm.md); then what the VM needs */
+static int vm_opts(struct sb_plan *p, struct ar_error *err)
+{
+	const struct ar_sandbox_opts *o = &p->o;
+	const char *what = NULL;
+
+	if (!o->vm) {
+		if (o->vm_guest_root || o->vm_kernel)
+			return ar_error_set_plain(err, EINVAL,
+						  "sandbox: %s needs --vm",
+						  o->vm_kernel ?
+							  "--vm-kernel" :
+							  "--vm-guest-root");
+		return 0;
+	}
+	if (p->net != AR_SANDBOX_NET_NONE)
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"sandbox: --vm: the guest has no network yet (no network device); --net %s%s is not available with --vm: use --net none (docs/vm.md)",
+			p->net == AR_SANDBOX_NET_HOST ? "host" : "allow",
+			o->net == AR_SANDBOX_NET_DEFAULT ?
+				" (the profile's \"net\")" :
+				"");
+	if (p->publish)
+		what = "--publish (the guest has no network yet)";
+	else if (p->observe)
+		what = "--audit/--learn (the syscall listener would see QEMU, not the guest)";
+	else if (p->nested)
+		what = "--nested";
+	else if (p->agent_channel)
+		what = "--agent-channel";
+	else if (o->name)
+		what = "--name/--detach (sandbox exec needs a guest agent)";
+	else if (p->shadow)
+		what = "--shadow";
+	if (what)
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"sandbox: --vm: %s is not available with --vm yet (docs/vm.md)",
+			what);
+	return ar_vm_probe(&p->vm, o->vm_kernel, err);
 }
 
 static void protections(struct sb_plan *p)
@@ -885,6 +941,8 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			"sandbox: --shadow and --learn: pick one (--learn allows every destination and writes a profile; --shadow evaluates one)");
 	if (p->shadow)
 		p->policy.ask = p->policy.shadow = true;
+	if (vm_opts(p, err) < 0)
+		return -1;
 	if (run && p->egress && ar_egress_policy_load_self(&p->policy, err) < 0)
 		return -1;
 	if (secrets_opts(p, err) < 0)
@@ -901,6 +959,14 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		sb_hostexec_prevent(&p->hostexec, &p->protect);
 	if (plan_mounts(p, err) < 0)
 		return -1;
+	if (o->vm) {
+		/* the mounts were made for the user's command (its exe);
+		 * the sandbox runs the helper, which boots the guest */
+		p->vm_argv = ar_vm_argv(&p->vm, o->vm_guest_root ? 0 : h->uid,
+					o->vm_guest_root ? 0 : h->gid,
+					p->workspace, o->argv);
+		p->o.argv = p->vm_argv;
+	}
 	p->cwd = visible_rw_or_ro(p, h->cwd) || strcmp(h->cwd, h->home) == 0 ?
 			 h->cwd :
 			 p->workspace;
@@ -920,6 +986,13 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 				      &p->etc_texts, run ? p->mounts : NULL,
 				      run ? p->n_mounts : 0);
 	protections(p);
+	if (o->vm) {
+		/* first: what the command sees first is the guest */
+		_cleanup_free_ char *with_vm = ar_xasprintf(
+			"%s,%s", ar_vm_mode(&p->vm), p->protections);
+
+		snprintf(p->protections, sizeof(p->protections), "%s", with_vm);
+	}
 	return 0;
 }
 
@@ -933,6 +1006,9 @@ int sb_plan_make(struct sb_plan *p, const struct ar_sandbox_opts *o,
 	p->overlay.lock_fd = -1;
 	if (plan_make(p, ro, err) == 0)
 		return 0;
+	ar_vm_release(&p->vm);
+	ar_vm_argv_free(p->vm_argv);
+	p->vm_argv = NULL;
 	/* a failed start leaves no overlay directory behind */
 	if (p->overlay.dir) {
 		struct ar_error ignored = AR_ERROR_INIT;
@@ -958,6 +1034,8 @@ void sb_plan_release(struct sb_plan *p)
 	ar_egress_policy_release(&p->policy);
 	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);
+	ar_vm_release(&p->vm);
+	ar_vm_argv_free(p->vm_argv);
 	ar_overlay_release(&p->overlay);
 	oci_arena_free(&p->arena);
 	memset(p, 0, sizeof(*p));

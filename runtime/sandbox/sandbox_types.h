@@ -21,6 +21,7 @@
 #include "overlay/overlay.h"
 #include "protect/protect.h"
 #include "rootfs_fill.h"
+#include "vm/vm.h"
 
 struct oci_profile;
 
@@ -66,6 +67,9 @@ struct ar_sandbox_opts {
 	 * -1 --no-agent-channel, 0 the profile's "agent_channel" (off) */
 	int agent_channel;
 	bool shadow; /* --shadow: the allowlist evaluated, not enforced */
+	bool vm; /* --vm: CMD in a guest kernel (vm/vm.h, docs/vm.md) */
+	bool vm_guest_root; /* --vm-guest-root: CMD is root in the guest */
+	const char *vm_kernel; /* --vm-kernel FILE (NULL: the newest) */
 };
 
 /* How one sandbox runs (the CLI's global options and --print-bundle). */
@@ -138,6 +142,10 @@ struct sb_plan {
 	bool nested; /* --nested or the profile's */
 	bool agent_channel; /* SANDBOX_AGENT_CHANNEL_FD=3 (control/) */
 	bool shadow; /* --shadow (sandbox_shadow.h) */
+	/* --vm: what the guest needs, found on the host; the command is
+	 * the helper agentrun-vm, the user's command after it (vm_argv) */
+	struct ar_vm vm;
+	char **vm_argv;
 	bool observe; /* --audit or --learn */
 	bool landlock;
 	/* the config leaves out linux.seccomp: the runtime loads the

@@ -26,13 +26,13 @@ t_all_checks_listed()
 	require_agentrun_as_test_user
 	assert_status 0 as_test_user "$AGENTRUN" doctor
 	local id
-	for id in userns subids overlay idmap seccomp landlock cgroup; do
+	for id in userns subids overlay idmap seccomp landlock cgroup vm; do
 		grep -Eq "^(ok|warn|FAIL|skip) +$id " <<<"$OUT" ||
 			fail "no line for the $id check in: $OUT"
 	done
 	grep -Eq "^ok +userns " <<<"$OUT" || fail "userns not ok: $OUT"
 	grep -Eq "^ok +seccomp " <<<"$OUT" || fail "seccomp not ok: $OUT"
-	[ "$(wc -l <<<"$OUT")" = 7 ] || fail "expected 7 lines: $OUT"
+	[ "$(wc -l <<<"$OUT")" = 8 ] || fail "expected 8 lines: $OUT"
 }
 
 t_disabled_userns_sysctl()

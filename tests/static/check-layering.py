@@ -49,6 +49,7 @@ FOLDER_RANK = {
     "runtime/sandbox/audit": 30,
     "runtime/sandbox/egress": 20,
     "runtime/sandbox/overlay": 20,
+    "runtime/sandbox/vm": 20,       # --vm: what the guest needs on the host; only runtime/lib below
     "runtime/sandbox/protect": 10,
     # Below the sandbox: one level as far as this order goes (their own
     # order is the circle check's business).

@@ -1,0 +1,117 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# vm-init.sh — PID 1 of an `agentrun sandbox --vm` guest (busybox sh);
+# agentrun-vm puts it into the initramfs as /init.  Two stages:
+#   1 (initramfs): load the modules of /modules/order; mount the sandbox's
+#     root (9p tag "root", read-only) as the lower layer of an overlay on
+#     tmpfs (writes outside the workspace stay in the guest's memory);
+#     fresh tmpfs on /run and /tmp; the control share (tag "ctl") on
+#     /run/vm/ctl; the workspace (tag "share", read-write) at its path;
+#     switch_root into the overlay.
+#   2 (the new root): /dev/pts, /dev/shm, loopback, the hostname, then the
+#     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
+#     virtio ports named "stdout" and "stderr"; its exit status goes to
+#     ctl/status and the VM powers off.
+# ctl/config sets VM_CWD, VM_SHARE, VM_USER; ctl/cmd exports the
+# environment and sets the command's arguments.
+# shellcheck shell=dash disable=SC1091,SC2015,SC2016
+
+BB=/bin/busybox
+[ "$1" = stage2 ] && BB=/run/vm/busybox
+CTL=/run/vm/ctl
+NINEP=trans=virtio,version=9p2000.L,msize=524288
+
+die()
+{
+	echo "agentrun vm guest: $*" >/dev/console
+	[ -d "$CTL" ] && echo "agentrun vm guest: $*" >>"$CTL/error"
+	$BB sync
+	$BB poweroff -f
+}
+
+stage1()
+{
+	export PATH=/bin
+	$BB mount -t proc proc /proc
+	$BB mount -t sysfs sysfs /sys
+	$BB mount -t devtmpfs devtmpfs /dev
+	while read -r m; do
+		$BB insmod "/modules/$m" || die "insmod $m failed"
+	done </modules/order
+	$BB mount -t 9p -o "$NINEP" ctl /ctl || die "cannot mount the control share"
+	CTL=/ctl
+	. /ctl/config
+	$BB mount -t 9p -o "$NINEP,ro,cache=loose" root /lower || die "cannot mount the sandbox's root (9p)"
+	$BB mount -t tmpfs -o mode=0755 tmpfs /rw || die "cannot mount the overlay's tmpfs"
+	$BB mkdir /rw/upper /rw/work
+	$BB mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
+		die "cannot mount the overlay on the sandbox's root"
+	$BB mkdir -p /newroot/run /newroot/tmp
+	$BB mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run || die "cannot mount /run"
+	$BB mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp || die "cannot mount /tmp"
+	$BB mkdir -p /newroot/run/vm/ctl /newroot/run/vm/root
+	$BB mount -o move /ctl /newroot/run/vm/ctl
+	# the overlay's lower layer stays reachable (read-only) at
+	# /run/vm/root: a guest root that remounts it read-write and writes
+	# meets QEMU's readonly export (test_sandbox_vm.sh attacks it)
+	$BB mount -o move /lower /newroot/run/vm/root
+	$BB cp $BB /init /newroot/run/vm/
+	$BB mkdir -p "/newroot$VM_SHARE" &&
+		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
+		die "cannot mount the workspace at $VM_SHARE"
+	for d in dev proc sys; do $BB mount -o move /$d /newroot/$d; done
+	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
+}
+
+# find_ports: OUT and ERR, the virtio ports the host named stdout, stderr
+find_ports()
+{
+	OUT='' ERR=''
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		for p in /sys/class/virtio-ports/*; do
+			case $($BB cat "$p/name" 2>/dev/null) in
+			stdout) OUT=/dev/${p##*/} ;;
+			stderr) ERR=/dev/${p##*/} ;;
+			esac
+		done
+		[ -c "$OUT" ] && [ -c "$ERR" ] && break
+		$BB usleep 50000
+	done
+	[ -c "$OUT" ] && [ -c "$ERR" ] || die "no virtio ports named stdout and stderr"
+}
+
+stage2()
+{
+	. $CTL/config
+	$BB mkdir -p /dev/pts /dev/shm
+	$BB mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts /dev/pts
+	$BB ln -sf pts/ptmx /dev/ptmx
+	$BB mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm
+	$BB ln -sf /proc/self/fd /dev/fd
+	$BB ln -sf /proc/self/fd/0 /dev/stdin
+	$BB ln -sf /proc/self/fd/1 /dev/stdout
+	$BB ln -sf /proc/self/fd/2 /dev/stderr
+	$BB hostname agentrun-sandbox
+	$BB ip link set lo up 2>/dev/null
+	find_ports
+	uid=${VM_USER%%:*} gid=${VM_USER#*:}
+	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
+	# drop to the user (no capability left; 0:0 with --vm-guest-root:
+	# the guest's full root, what a guest kernel exploit would give),
+	# cd, read the command, exec it
+	DROP="/usr/bin/setpriv --reuid=$uid --regid=$gid --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
+	[ "$uid" = 0 ] && DROP=''
+	# shellcheck disable=SC2086 # DROP is a word list
+	$BB env -i $DROP /bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
+		</dev/null >"$OUT" 2>"$ERR"
+	echo $? >$CTL/status
+	$BB sync
+	$BB poweroff -f
+}
+
+case $1 in
+stage2) stage2 ;;
+*) stage1 ;;
+esac
+die "init fell through"

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `agentrun sandbox --vm` (docs/vm.md): the sandbox's command runs in a
+ * guest kernel under QEMU, and QEMU runs inside the prepared sandbox as
+ * its command. This file finds what the VM needs on the host (QEMU, the
+ * guest kernel and its modules, static busybox, the helper scripts of
+ * runtime/sandbox/vm/) and picks the accelerator; the plan
+ * (sandbox_plan.c) binds what it found into the sandbox and makes the
+ * helper the command.
+ */
+#ifndef AGENTRUN_SANDBOX_VM_H
+#define AGENTRUN_SANDBOX_VM_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* where the plan shows the helper directory and the kernel inside */
+#define AR_VM_LIB_DEST "/run/agentrun-vm"
+#define AR_VM_KERNEL_DEST "/run/agentrun-vm-kernel"
+
+struct ar_vm {
+	char *qemu; /* qemu-system-x86_64 (a host path visible inside) */
+	char *kernel; /* the guest kernel, host path */
+	char *kver; /* its version: /lib/modules/KVER */
+	char *lib; /* the helper directory (agentrun-vm, vm-init.sh) */
+	bool kvm; /* else TCG */
+	char why_tcg[160]; /* why not KVM */
+};
+
+/* Find QEMU, the guest kernel (`kernel`: a file, NULL: the newest
+ * /boot/vmlinuz-* with modules), busybox and the helpers; fail with the
+ * reason and the fix (never a fallback to no VM). */
+int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err);
+void ar_vm_release(struct ar_vm *vm);
+
+/* "vm(kvm)" or "vm(tcg, slow)" */
+const char *ar_vm_mode(const struct ar_vm *vm);
+
+/* The sandbox's command: the helper with its options, then CMD. Each
+ * string malloc'd, the vector NULL-ended; free with ar_vm_argv_free. */
+char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
+		  const char *workspace, char *const *cmd);
+void ar_vm_argv_free(char **v);
+
+/* The kernel version of a /boot/vmlinuz-KVER name (NULL if not one);
+ * malloc'd. */
+char *ar_vm_kernel_version(const char *path);
+
+#endif

