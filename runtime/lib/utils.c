@@ -268,6 +268,28 @@ int ar_parse_i64(const char *s, long long *out)
 	return 0;
 }
 
+int ar_open_dir_p(const char *path)
+{
+	_cleanup_free_ char *copy = ar_xstrdup(path);
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *save = NULL;
+
+	for (char *part = strtok_r(copy, "/", &save); part && fd >= 0;
+	     part = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
+			close(fd);
+			return -1;
+		}
+		next = openat(fd, part,
+			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
 int ar_mkdir_p(const char *path, mode_t mode)
 {
 	_cleanup_free_ char *copy = ar_xstrdup(path);

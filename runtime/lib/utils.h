@@ -120,6 +120,10 @@ int ar_write_file_replace_at(int dirfd, const char *name, const void *data,
 int ar_parse_u64(const char *s, unsigned long long *out);
 int ar_parse_i64(const char *s, long long *out);
 
+/* mkdir -p of an absolute path by fd (0700 for what it makes), refusing a
+ * symbolic link on the way: an O_DIRECTORY fd of it, or -1 (errno). */
+int ar_open_dir_p(const char *path);
+
 /* mkdir -p with `mode` for every directory it makes; 0 or -1 (errno). */
 int ar_mkdir_p(const char *path, mode_t mode);
 

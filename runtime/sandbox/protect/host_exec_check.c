@@ -306,29 +306,6 @@ static char *esc(const char *s)
 	return out;
 }
 
-/* mkdir -p by fd, refusing symbolic links on the way */
-static int open_dir_p(const char *path)
-{
-	_cleanup_free_ char *copy = ar_xstrdup(path);
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char *save = NULL;
-
-	for (char *part = strtok_r(copy, "/", &save); part && fd >= 0;
-	     part = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
-			close(fd);
-			return -1;
-		}
-		next = openat(fd, part,
-			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-	}
-	return fd;
-}
-
 static int quarantine_open(struct hx_ctx *c)
 {
 	const char *state = NULL;
@@ -350,7 +327,7 @@ static int quarantine_open(struct hx_ctx *c)
 		       ar_xasprintf("%s/.local/state/agentrun/quarantine",
 				    c->in->home);
 	gmtime_r(&now, &tm);
-	bfd = open_dir_p(base);
+	bfd = ar_open_dir_p(base);
 	for (int i = 0; bfd >= 0 && i < 100; i++) {
 		size_t n = strftime(name, sizeof(name), "%Y%m%dT%H%M%SZ", &tm);
 

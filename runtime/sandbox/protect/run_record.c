@@ -32,29 +32,6 @@ char *sb_run_record_dir(const char *home, char *const *envp)
 	return ar_xasprintf("%s/.local/state/agentrun/unchecked", home);
 }
 
-/* mkdir -p by fd, refusing symbolic links on the way */
-static int open_dir_p(const char *path)
-{
-	_cleanup_free_ char *copy = ar_xstrdup(path);
-	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	char *save = NULL;
-
-	for (char *part = strtok_r(copy, "/", &save); part && fd >= 0;
-	     part = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
-			close(fd);
-			return -1;
-		}
-		next = openat(fd, part,
-			      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-	}
-	return fd;
-}
-
 static bool put(FILE *f, const char *s)
 {
 	return fputs(s, f) >= 0 && fputc('\0', f) != EOF;
@@ -64,7 +41,7 @@ void sb_run_record_begin(struct sb_run_record *r, const char *dir,
 			 const struct timespec *start, const char *workspace,
 			 const char *const *rw, size_t n_rw)
 {
-	_cleanup_close_ int dfd = open_dir_p(dir);
+	_cleanup_close_ int dfd = ar_open_dir_p(dir);
 	char tmp[64], name[96], num[64];
 	int fd = -1;
 	FILE *f;
