@@ -37,6 +37,10 @@ expected_files()
 	echo "$PODMANCONFDIR/agentrun.conf"
 	echo "$P/share/doc/agentrun/sandbox.md"
 	echo "$P/share/doc/agentrun/audit.md"
+	echo "$P/share/doc/agentrun/vm.md"
+	# the guest's side of `sandbox --vm`
+	echo "$P/share/agentrun/vm/agentrun-vm"
+	echo "$P/share/agentrun/vm/vm-init.sh"
 	echo "$P/share/agentrun/seccomp/agent-default.json"
 	for f in "$TOP_SRCDIR"/contrib/profiles/*.json; do
 		echo "$P/share/agentrun/profiles/${f##*/}"
