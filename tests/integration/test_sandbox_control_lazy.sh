@@ -13,66 +13,6 @@
 require_cmd jq curl pgrep
 [ -x "$PY" ] || skip "needs $PY"
 
-# ctl ARGS...: `agentrun sandbox ARGS` as MODE's user, MODE's state root
-ctl()
-{
-	if [ "$MODE" = root ]; then
-		"$AGENTRUN" --root "$AR_ROOT" sandbox "$@"
-	else
-		as_test_user "$AGENTRUN" --root "$AR_USER_ROOT" sandbox "$@"
-	fi
-}
-
-ctl_root_dir()
-{
-	if [ "$MODE" = root ]; then echo "$AR_ROOT"; else echo "$AR_USER_ROOT"; fi
-}
-
-# the ids of NAME's pending requests, one a line
-pending_ids()
-{
-	ctl requests "$1" --json 2>/dev/null | jq -r '.[].id'
-}
-
-# wait until NAME has a pending request other than those in $2 (ids,
-# space separated); prints its id
-wait_request()
-{
-	local name=$1 seen=" ${2:-} " id
-	for _ in $(seq 200); do
-		for id in $(pending_ids "$name"); do
-			case $seen in *" $id "*) ;; *) echo "$id"; return 0 ;; esac
-		done
-		sleep 0.05
-	done
-	fail "no new pending request in $name within 10 s: $(ctl requests "$name" 2>&1)"
-}
-
-# the agent's client, inside: one request through the proxy, its status
-# line and the reason header into FILE (written at once when done)
-write_client()
-{
-	cat >"$WS/get.sh" <<'EOF'
-#!/bin/sh
-# get.sh PORT FILE
-curl -sS -m 120 --noproxy '' -x http://127.0.0.1:3128 -o "$2.body" \
-	-w '%{http_code}\n' "http://127.0.0.1:$1/" >"$2.tmp" 2>&1
-cat "$2.body" >>"$2.tmp" 2>/dev/null
-mv "$2.tmp" "$2"
-EOF
-	chmod 0755 "$WS/get.sh"
-}
-
-ctl_setup()
-{
-	sb_home "$1"
-	mkdir -p "$H/srv"
-	echo served >"$H/srv/index.html"
-	write_client
-	sb_home_own
-	http_server "$H/srv"
-}
-
 # sb_debug_run OPTIONS...: sb_run with agentrun's --debug
 sb_debug_run()
 {
@@ -159,7 +99,7 @@ print(json.dumps(r))'
 t_lazy()
 {
 	local name=lazy$RANDOM mon ms id1 id2 ev dbg SOCK
-	ctl_setup "$1"
+	sb_serve_home "$1"
 	# unwatched: no thread started, said by --debug
 	assert_status 0 sb_debug_run -- true
 	assert_contains "$ERR" "its thread: none (nobody connected)"
