@@ -370,21 +370,24 @@ static int keeper_msg(struct sb_placeholders *ph, int sock)
 		};
 		return 0;
 	}
-	case 'r': /* revoked: its placeholders are agentrun's to remove */
+	case 'r': { /* revoked: its placeholders are agentrun's to remove */
+		size_t kept = 0;
+
 		if (fd >= 0)
 			close(fd);
-		for (size_t i = 0; i < ph->n;) {
-			if (!ph->v[i].grant ||
-			    strcmp(ph->v[i].grant, buf + 1)) {
-				i++;
+		for (size_t i = 0; i < ph->n; i++) {
+			if (ph->v[i].grant &&
+			    strcmp(ph->v[i].grant, buf + 1) == 0) {
+				close(ph->v[i].fd);
+				free(ph->v[i].path);
+				free(ph->v[i].grant);
 				continue;
 			}
-			close(ph->v[i].fd);
-			free(ph->v[i].path);
-			free(ph->v[i].grant);
-			ph->v[i] = ph->v[--ph->n];
+			ph->v[kept++] = ph->v[i];
 		}
+		ph->n = kept;
 		return 0;
+	}
 	default:
 		if (fd >= 0)
 			close(fd);

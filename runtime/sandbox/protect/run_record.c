@@ -165,7 +165,9 @@ static bool recover_one(int dfd, const char *name, const char *home,
 	if (fstat(fd, &st) < 0 || st.st_nlink == 0 || st.st_uid != geteuid())
 		return false;
 	buf = read_all(fd, &len);
-	magic = buf ? field(buf, len, &off) : NULL;
+	if (!buf)
+		return false; /* not a regular file, or too large: not ours */
+	magic = field(buf, len, &off);
 	sec = field(buf, len, &off);
 	nsec = field(buf, len, &off);
 	pid = field(buf, len, &off);
