@@ -9,6 +9,8 @@
 
 #include "cgroup.h"
 #include "cgroup_container.h"
+#include "cgroup_systemd.h"
+#include "cgroup_systemd_props.h"
 #include "state.h"
 #include "utils.h"
 
@@ -63,6 +65,25 @@ static int target_open(const char *root, const char *id, bool exclusive,
 	return 0;
 }
 
+/* The systemd manager: systemd holds the new limits too
+ * (SetUnitProperties, runtime), as runc and crun do, or a daemon-reload
+ * would put the unit's old ones back into the cgroup. */
+static int update_unit(const struct target *t, const struct oci_resources *r,
+		       struct ar_error *err)
+{
+	_cleanup_free_ char *unit = ar_systemd_unit_of_path(t->st->cgroup_path);
+	struct ar_systemd_props props = { 0 };
+	int ret;
+
+	if (!unit)
+		return 0;
+	ret = ar_systemd_resource_props(r, &props, err);
+	if (ret == 0)
+		ret = ar_systemd_set_props(unit, t->st->rootless, &props, err);
+	ar_systemd_props_free(&props);
+	return ret;
+}
+
 int ar_cgroup_container_update(const char *root, const char *id,
 			       const struct oci_resources *r,
 			       struct ar_error *err)
@@ -71,6 +92,8 @@ int ar_cgroup_container_update(const char *root, const char *id,
 
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
+	if (t.st->systemd_cgroup && update_unit(&t, r, err) < 0)
+		return ar_error_wrap(err, "update `%s`", id);
 	if (ar_cgroup_update(t.st->cgroup_path, r, err) < 0)
 		return ar_error_wrap(err, "update `%s`", id);
 	return 0;
