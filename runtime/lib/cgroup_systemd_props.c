@@ -168,7 +168,8 @@ int ar_systemd_resource_props(const struct oci_resources *r,
 						 SD_INFINITY);
 		ar_systemd_props_add_u64(out, "CPUQuotaPeriodUSec", period);
 	}
-	if (r->pids.present)
+	/* 0 leaves systemd's TasksMax as it is (runc) */
+	if (r->pids.present && r->pids.limit != 0)
 		ar_systemd_props_add_u64(out, "TasksMax",
 					 r->pids.limit > 0 ?
 						 (uint64_t)r->pids.limit :

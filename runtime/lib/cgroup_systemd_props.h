@@ -37,7 +37,8 @@ void ar_systemd_props_add_u64(struct ar_systemd_props *p, const char *name,
 
 /* The limits of r that systemd can hold, appended to out. A negative
  * (unlimited) memory, swap or pids limit or cpu quota is systemd's
- * "infinity" (UINT64_MAX): what `update --memory -1` asks for. */
+ * "infinity" (UINT64_MAX): what `update --memory -1` asks for; a pids
+ * limit of 0 is left out (as runc). */
 int ar_systemd_resource_props(const struct oci_resources *r,
 			      struct ar_systemd_props *out,
 			      struct ar_error *err);

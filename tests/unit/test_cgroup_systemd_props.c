@@ -195,6 +195,10 @@ UNIT_TEST(resource_props)
 	CHECK(find(&l, "CPUQuotaPerSecUSec") &&
 	      find(&l, "CPUQuotaPerSecUSec")->u == UINT64_MAX);
 	ar_systemd_props_free(&l);
+	/* pids.limit 0: systemd's TasksMax left as it is (runc) */
+	memset(&r, 0, sizeof(r));
+	r.pids.present = true;
+	CHECK(ar_systemd_resource_props(&r, &l, &err) == 0 && l.n == 0);
 	CHECK(ar_systemd_resource_props(NULL, &l, &err) == 0 && l.n == 0);
 }
 

@@ -297,13 +297,13 @@ t_update_reload()
 	assert_status 0 "$AGENTRUN" --root "$st" update --memory 64m --pids-limit 30 \
 		--cpu-quota 50000 --cpu-period 100000 "$id"
 	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max right after update"
-	assert_eq "$(systemctl show -P MemoryMax "$unit")" 67108864 "systemd's MemoryMax after update"
-	assert_eq "$(systemctl show -P TasksMax "$unit")" 30 "systemd's TasksMax after update"
-	assert_eq "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" 500ms "systemd's CPUQuotaPerSecUSec after update"
 	assert_status 0 systemctl daemon-reload
 	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max after systemctl daemon-reload"
 	assert_eq "$(cat "$cg/pids.max")" 30 "pids.max after systemctl daemon-reload"
 	assert_eq "$(cat "$cg/cpu.max")" "50000 100000" "cpu.max after systemctl daemon-reload"
+	assert_eq "$(systemctl show -P MemoryMax "$unit")" 67108864 "systemd's MemoryMax after update"
+	assert_eq "$(systemctl show -P TasksMax "$unit")" 30 "systemd's TasksMax after update"
+	assert_eq "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" 500ms "systemd's CPUQuotaPerSecUSec after update"
 	# back to no memory limit
 	assert_status 0 "$AGENTRUN" --root "$st" update --memory -1 "$id"
 	assert_status 0 systemctl daemon-reload
@@ -324,9 +324,9 @@ t_update_reload_rootless()
 	assert_status 0 as_user "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
 	cg=/sys/fs/cgroup/user.slice/user-$U.slice/user@$U.service/user.slice/$unit
 	assert_status 0 as_user "$AGENTRUN" --root "$st" update --memory 64m "$id"
-	assert_eq "$(user_ctl show -P MemoryMax "$unit")" 67108864 "the user's systemd holds the new MemoryMax"
 	assert_status 0 user_ctl daemon-reload
 	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max after systemctl --user daemon-reload"
+	assert_eq "$(user_ctl show -P MemoryMax "$unit")" 67108864 "the user's systemd holds the new MemoryMax"
 	assert_status 0 as_user "$AGENTRUN" --root "$st" delete --force "$id"
 }
 vm_test "[rootless] update of a user's systemd scope: the limit survives systemctl --user daemon-reload" t_update_reload_rootless
