@@ -23,6 +23,7 @@
 
 #include "cgroup.h"
 #include "cgroup_systemd.h"
+#include "cgroup_systemd_props.h"
 #include "cgroup_file.h"
 #include "log.h"
 #include "utils.h"
@@ -40,8 +41,10 @@ struct ar_cgroup {
 	int mountfd;
 	char *rel; /* relative to the mount ("/a/b") */
 	unsigned req, avail; /* controllers needed, and those available */
-	/* the systemd manager: the scope asked for (cgroup_systemd.h) */
+	/* the systemd manager: the scope asked for (cgroup_systemd.h) and
+	 * the org.systemd.property.* annotations, parsed at plan time */
 	char *unit, *slice;
+	struct ar_systemd_props annotation_props;
 };
 
 static int enter_fd(int dirfd, pid_t pid, struct ar_error *err);
@@ -182,67 +185,6 @@ int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
 	return 1;
 }
 
-static int check_part(const char *cp, const char *part, const char *what,
-		      struct ar_error *err)
-{
-	if (strcmp(part, ".") == 0 || strcmp(part, "..") == 0 ||
-	    strchr(part, '/'))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: invalid %s `%s` for a systemd unit",
-			cp, what, part);
-	return 0;
-}
-
-int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
-			   bool rootless, char **slice, char **unit,
-			   struct ar_error *err)
-{
-	_cleanup_free_ char *dflt = NULL, *s = NULL, *prefix = NULL;
-	_cleanup_free_ char *probe = NULL, *layout = NULL;
-	const char *cp = cgroups_path, *c1, *c2, *name;
-
-	*slice = *unit = NULL;
-	if (!cp || !*cp)
-		cp = dflt = ar_xasprintf(":agentrun:%s", id);
-	c1 = strchr(cp, ':');
-	c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-	if (strchr(cp, '/') || !c2 || strchr(c2 + 1, ':'))
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: the systemd cgroup manager expects \"slice:prefix:name\" (e.g. \"system.slice:agentrun:ID\"); use --cgroup-manager=cgroupfs for a cgroup path",
-			cp);
-	s = ar_xasprintf("%.*s", (int)(c1 - cp), cp);
-	prefix = ar_xasprintf("%.*s", (int)(c2 - c1 - 1), c1 + 1);
-	name = c2 + 1;
-	if (!*name)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"linux.cgroupsPath `%s`: no unit name after the second ':'",
-			cp);
-	if (check_part(cp, s, "slice", err) < 0 ||
-	    check_part(cp, prefix, "prefix", err) < 0 ||
-	    check_part(cp, name, "name", err) < 0)
-		return -1;
-	if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".slice") == 0)
-		return ar_error_set_plain(
-			err, EOPNOTSUPP,
-			"linux.cgroupsPath `%s`: a slice as the container's unit is not supported by the systemd cgroup manager (name a scope: \"slice:prefix:name\")",
-			cp);
-	if (!*s) {
-		free(s);
-		s = ar_xstrdup(rootless ? "user.slice" : "system.slice");
-	}
-	/* the same slice syntax checks as the cgroupfs layout */
-	probe = ar_xasprintf("%s:%s:%s", s, prefix, name);
-	if (ar_cgroup_systemd_path(probe, rootless, &layout, err) < 0)
-		return -1;
-	*unit = *prefix ? ar_xasprintf("%s-%s.scope", prefix, name) :
-			  ar_xasprintf("%s.scope", name);
-	*slice = ar_steal_ptr(&s);
-	return 0;
-}
-
 int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 			   const char *base, char **out, struct ar_error *err)
 {
@@ -311,6 +253,8 @@ void ar_cgroup_opts_from_config(struct ar_cgroup_opts *o,
 					cfg, AR_CGROUP_IGNORE_ANNOTATION));
 	o->systemd_subgroup = oci_config_annotation(
 		cfg, AR_CGROUP_SYSTEMD_SUBGROUP_ANNOTATION);
+	o->annotations = cfg->annotations.items;
+	o->n_annotations = cfg->annotations.n;
 }
 
 static unsigned parse_ctrl_list(const char *buf)
@@ -662,6 +606,7 @@ void ar_cgroup_free(struct ar_cgroup *cg)
 	free(cg->rel);
 	free(cg->unit);
 	free(cg->slice);
+	ar_systemd_props_free(&cg->annotation_props);
 	free(cg);
 }
 
@@ -714,7 +659,10 @@ int ar_cgroup_plan(const struct ar_cgroup_opts *o, struct ar_cgroup **out,
 		/* the path is systemd's choice: known once the scope is
 		 * made (ar_cgroup_make) */
 		if (ar_cgroup_systemd_unit(o->cgroups_path, o->id, o->rootless,
-					   &cg->slice, &cg->unit, err) < 0)
+					   &cg->slice, &cg->unit, err) < 0 ||
+		    ar_systemd_annotation_props(o->annotations,
+						o->n_annotations,
+						&cg->annotation_props, err) < 0)
 			return -1;
 		*out = ar_steal_ptr(&guard);
 		return 0;
@@ -822,65 +770,6 @@ static int pid_cgroup(pid_t pid, char **out, struct ar_error *err)
 		err, ENOENT, "%s has no cgroup v2 entry below the root", path);
 }
 
-/* The limits systemd can hold as unit properties (the others are only
- * written into the scope's cgroup); *n of at most AR_SD_MAX_PROPS. */
-#define AR_SD_MAX_PROPS 8
-static int systemd_props(const struct oci_resources *r,
-			 struct ar_systemd_prop *p, size_t *n,
-			 struct ar_error *err)
-{
-	*n = 0;
-	if (!r)
-		return 0;
-	if (r->memory.limit.set && r->memory.limit.v > 0)
-		p[(*n)++] =
-			(struct ar_systemd_prop){ "MemoryMax",
-						  (uint64_t)r->memory.limit.v };
-	if (r->memory.reservation.set && r->memory.reservation.v > 0)
-		p[(*n)++] = (struct ar_systemd_prop){
-			"MemoryLow", (uint64_t)r->memory.reservation.v
-		};
-	if (r->memory.swap.set) {
-		int64_t swap;
-		bool set;
-
-		if (ar_cgroup_swap_to_v2(
-			    r->memory.swap.v,
-			    r->memory.limit.set ? r->memory.limit.v : -1, &swap,
-			    &set, err) < 0)
-			return -1;
-		if (set && swap >= 0)
-			p[(*n)++] = (struct ar_systemd_prop){ "MemorySwapMax",
-							      (uint64_t)swap };
-	}
-	if (r->cpu.shares.set && r->cpu.shares.v > 0)
-		p[(*n)++] = (struct ar_systemd_prop){
-			"CPUWeight", ar_cgroup_shares_to_weight(r->cpu.shares.v)
-		};
-	if (r->cpu.quota.set && r->cpu.quota.v > 0) {
-		uint64_t period = r->cpu.period.set && r->cpu.period.v ?
-					  r->cpu.period.v :
-					  100000;
-
-		/* systemd's quota is per second of wall time */
-		p[(*n)++] =
-			(struct ar_systemd_prop){ "CPUQuotaPerSecUSec",
-						  (uint64_t)r->cpu.quota.v *
-							  1000000 / period };
-		p[(*n)++] = (struct ar_systemd_prop){ "CPUQuotaPeriodUSec",
-						      period };
-	}
-	if (r->pids.present && r->pids.limit > 0)
-		p[(*n)++] = (struct ar_systemd_prop){ "TasksMax",
-						      (uint64_t)r->pids.limit };
-	if (r->block_io.weight.set && r->block_io.weight.v > 0)
-		p[(*n)++] = (struct ar_systemd_prop){
-			"IOWeight",
-			ar_cgroup_blkio_to_io_weight(r->block_io.weight.v)
-		};
-	return 0;
-}
-
 /* run.oci.systemd.subgroup: the process moves from the scope into its
  * child NAME, then the scope hands its controllers down (a cgroup with
  * processes cannot: the "no internal processes" rule). */
@@ -929,14 +818,16 @@ static int make_systemd(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 	_cleanup_free_ char *desc = NULL;
 	const char *mount = ar_cgroup_mount();
 	unsigned missing;
-	struct ar_systemd_prop props[AR_SD_MAX_PROPS];
+	struct ar_systemd_props props = { 0 };
 	struct ar_systemd_scope s = {
 		.unit = cg->unit,
 		.slice = cg->slice,
 		.pid = o->pid,
 		.rootless = o->rootless,
-		.props = props,
+		.props = &props,
+		.annotations = &cg->annotation_props,
 	};
+	int r;
 
 	if (o->pid <= 0)
 		return ar_error_set_plain(
@@ -947,11 +838,15 @@ static int make_systemd(struct ar_cgroup *cg, const struct ar_cgroup_opts *o,
 		return ar_error_set_plain(
 			err, ENOENT,
 			"systemd cgroup manager: no cgroup2 file system is mounted");
-	if (systemd_props(o->resources, props, &s.n_props, err) < 0)
+	if (ar_systemd_resource_props(o->resources, &props, err) < 0) {
+		ar_systemd_props_free(&props);
 		return -1;
+	}
 	desc = ar_xasprintf("agentrun container %s", o->id);
 	s.description = desc;
-	if (ar_systemd_start_scope(&s, err) < 0)
+	r = ar_systemd_start_scope(&s, err);
+	ar_systemd_props_free(&props);
+	if (r < 0)
 		return -1;
 	if (pid_cgroup(o->pid, &cg->rel, err) < 0)
 		return ar_error_wrap(err, "systemd scope %s", cg->unit);

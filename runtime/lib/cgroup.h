@@ -87,6 +87,10 @@ struct ar_cgroup_opts {
 	 * crun): the container's cgroup is this child of the scope; NULL
 	 * or "": the scope itself */
 	const char *systemd_subgroup;
+	/* systemd manager: the org.systemd.property.* annotations among
+	 * these become unit properties (cgroup_systemd_props.h) */
+	const struct oci_kv *annotations;
+	size_t n_annotations;
 	pid_t pid; /* > 0: move this process in; <= 0: none (use
 		    * ar_cgroup_dirfd() with clone3 CLONE_INTO_CGROUP,
 		    * or ar_cgroup_enter() later) */

@@ -9,6 +9,9 @@
 
 #include "cgroup.h"
 #include "cgroup_container.h"
+#include "cgroup_file.h"
+#include "cgroup_systemd.h"
+#include "cgroup_systemd_props.h"
 #include "state.h"
 #include "utils.h"
 
@@ -63,6 +66,42 @@ static int target_open(const char *root, const char *id, bool exclusive,
 	return 0;
 }
 
+/* The systemd manager: systemd holds the new limits too
+ * (SetUnitProperties, runtime), as runc and crun do, or a daemon-reload
+ * would put the unit's old ones back into the cgroup. After the files
+ * were written (they validate the values). */
+static int update_unit(const struct target *t, const struct oci_resources *r,
+		       struct ar_error *err)
+{
+	_cleanup_free_ char *unit = ar_systemd_unit_of_path(t->st->cgroup_path);
+	struct ar_systemd_props props = { 0 };
+	struct oci_resources rr = *r;
+	int ret;
+
+	if (!unit)
+		return 0;
+	if (rr.memory.swap.set &&
+	    !(rr.memory.limit.set && rr.memory.limit.v != 0)) {
+		/* swap alone: systemd's MemorySwapMax is counted from the
+		 * memory limit the cgroup has now */
+		struct ar_error e = AR_ERROR_INIT;
+		_cleanup_close_ int fd = ar_cg_open(t->st->cgroup_path, &e);
+		uint64_t v;
+
+		if (fd >= 0 && ar_cg_read_u64(fd, "memory.max", &v, &e) == 0) {
+			rr.memory.limit.set = true;
+			rr.memory.limit.v = v == AR_CG_MAX || v > INT64_MAX ?
+						    -1 :
+						    (int64_t)v;
+		}
+	}
+	ret = ar_systemd_resource_props(&rr, &props, err);
+	if (ret == 0)
+		ret = ar_systemd_set_props(unit, t->st->rootless, &props, err);
+	ar_systemd_props_free(&props);
+	return ret;
+}
+
 int ar_cgroup_container_update(const char *root, const char *id,
 			       const struct oci_resources *r,
 			       struct ar_error *err)
@@ -71,7 +110,8 @@ int ar_cgroup_container_update(const char *root, const char *id,
 
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
-	if (ar_cgroup_update(t.st->cgroup_path, r, err) < 0)
+	if (ar_cgroup_update(t.st->cgroup_path, r, err) < 0 ||
+	    (t.st->systemd_cgroup && update_unit(&t, r, err) < 0))
 		return ar_error_wrap(err, "update `%s`", id);
 	return 0;
 }

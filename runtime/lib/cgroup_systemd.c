@@ -19,16 +19,13 @@
  * seconds). */
 #define SD_JOB_TIMEOUT_USEC (60ull * 1000 * 1000)
 
-void ar_systemd_forget(const char *cgroup_path, bool rootless)
+char *ar_systemd_unit_of_path(const char *cgroup_path)
 {
-	struct ar_error e = AR_ERROR_INIT;
 	_cleanup_free_ char *copy = NULL;
 	char *unit = NULL, *comp, *save = NULL;
 
-	if (!cgroup_path || !ar_systemd_built())
-		return;
-	/* the last ".scope" component: a run.oci.systemd.subgroup is the
-	 * scope's child */
+	if (!cgroup_path)
+		return NULL;
 	copy = ar_xstrdup(cgroup_path);
 	for (comp = strtok_r(copy, "/", &save); comp;
 	     comp = strtok_r(NULL, "/", &save)) {
@@ -37,6 +34,17 @@ void ar_systemd_forget(const char *cgroup_path, bool rootless)
 		if (n > 6 && strcmp(comp + n - 6, ".scope") == 0)
 			unit = comp;
 	}
+	return unit ? ar_xstrdup(unit) : NULL;
+}
+
+void ar_systemd_forget(const char *cgroup_path, bool rootless)
+{
+	struct ar_error e = AR_ERROR_INIT;
+	_cleanup_free_ char *unit = NULL;
+
+	if (!cgroup_path || !ar_systemd_built())
+		return;
+	unit = ar_systemd_unit_of_path(cgroup_path);
 	if (unit && ar_systemd_stop_unit(unit, rootless, &e) < 0)
 		ar_debug("systemd: %s", e.msg);
 }
@@ -65,6 +73,18 @@ int ar_systemd_stop_unit(const char *unit, bool rootless, struct ar_error *err)
 	return 0;
 }
 
+int ar_systemd_set_props(const char *unit, bool rootless,
+			 const struct ar_systemd_props *props,
+			 struct ar_error *err)
+{
+	(void)unit;
+	(void)rootless;
+	(void)props;
+	return ar_error_set_plain(
+		err, EOPNOTSUPP,
+		"this agentrun was built without the systemd cgroup manager (no libsystemd-dev at build time)");
+}
+
 #else
 
 #include <dlfcn.h>
@@ -81,6 +101,7 @@ int ar_systemd_stop_unit(const char *unit, bool rootless, struct ar_error *err)
 	X(sd_bus_flush_close_unref)                                            \
 	X(sd_bus_message_new_method_call)                                      \
 	X(sd_bus_message_append)                                               \
+	X(sd_bus_message_append_strv)                                          \
 	X(sd_bus_message_open_container)                                       \
 	X(sd_bus_message_close_container)                                      \
 	X(sd_bus_message_read)                                                 \
@@ -299,19 +320,55 @@ static int watch_jobs(sd_bus *bus, struct job_wait *w, sd_bus_slot **slot,
 	return 0;
 }
 
-/* The limits as uint64 properties (cgroup.c converts them). */
-static int append_limits(sd_bus_message *m, const struct ar_systemd_scope *s,
-			 struct ar_error *err)
+/* One property as "(sv)". */
+static int append_prop(sd_bus_message *m, const struct ar_systemd_prop *p)
 {
-	for (size_t i = 0; i < s->n_props; i++) {
-		int r = sd.sd_bus_message_append(m, "(sv)", s->props[i].name,
-						 "t", s->props[i].value);
+	int r;
+
+	switch (p->type) {
+	case 't':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "t", p->u);
+	case 'u':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "u",
+						(uint32_t)p->u);
+	case 'x':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "x", p->i);
+	case 'i':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "i",
+						(int32_t)p->i);
+	case 'b':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "b",
+						(int)(p->i != 0));
+	case 's':
+		return sd.sd_bus_message_append(m, "(sv)", p->name, "s", p->s);
+	case 'a':
+		r = sd.sd_bus_message_open_container(m, 'r', "sv");
+		if (r >= 0)
+			r = sd.sd_bus_message_append(m, "s", p->name);
+		if (r >= 0)
+			r = sd.sd_bus_message_open_container(m, 'v', "as");
+		if (r >= 0)
+			r = sd.sd_bus_message_append_strv(m, p->strv);
+		if (r >= 0)
+			r = sd.sd_bus_message_close_container(m);
+		if (r >= 0)
+			r = sd.sd_bus_message_close_container(m);
+		return r;
+	}
+	return -EINVAL;
+}
+
+static int append_props(sd_bus_message *m, const struct ar_systemd_props *ps,
+			struct ar_error *err)
+{
+	for (size_t i = 0; ps && i < ps->n; i++) {
+		int r = append_prop(m, &ps->v[i]);
 
 		if (r < 0)
 			return ar_error_set(
 				err, -r,
 				"systemd cgroup manager: add %s to the request",
-				s->props[i].name);
+				ps->v[i].name);
 	}
 	return 0;
 }
@@ -341,7 +398,8 @@ static int build_start(sd_bus *bus, const struct ar_systemd_scope *s,
 	if (r < 0)
 		return ar_error_set(
 			err, -r, "systemd cgroup manager: build the request");
-	if (append_limits(m, s, err) < 0)
+	if (append_props(m, s->props, err) < 0 ||
+	    append_props(m, s->annotations, err) < 0)
 		return -1;
 	r = sd.sd_bus_message_close_container(m);
 	if (r >= 0)
@@ -398,6 +456,46 @@ int ar_systemd_start_scope(const struct ar_systemd_scope *s,
 			"systemd cgroup manager: the job starting %s ended `%s` (journalctl -u %s)",
 			s->unit, w.result, s->unit);
 	ar_debug("systemd: %s started in %s", s->unit, s->slice);
+	return 0;
+}
+
+int ar_systemd_set_props(const char *unit, bool rootless,
+			 const struct ar_systemd_props *props,
+			 struct ar_error *err)
+{
+	_cleanup_bus_ sd_bus *bus = NULL;
+	_cleanup_msg_ sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	if (!props || props->n == 0)
+		return 0;
+	if (bus_open(rootless, &bus, err) < 0)
+		return -1;
+	r = sd.sd_bus_message_new_method_call(
+		bus, &m, "org.freedesktop.systemd1",
+		"/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager",
+		"SetUnitProperties");
+	if (r >= 0)
+		r = sd.sd_bus_message_append(m, "sb", unit, 1);
+	if (r >= 0)
+		r = sd.sd_bus_message_open_container(m, 'a', "(sv)");
+	if (r < 0)
+		return ar_error_set(
+			err, -r, "systemd cgroup manager: build the request");
+	if (append_props(m, props, err) < 0)
+		return -1;
+	r = sd.sd_bus_message_close_container(m);
+	if (r < 0)
+		return ar_error_set(
+			err, -r, "systemd cgroup manager: build the request");
+	r = sd.sd_bus_call(bus, m, SD_JOB_TIMEOUT_USEC, &e, &reply);
+	if (r < 0)
+		return ar_error_set_plain(
+			err, EIO,
+			"systemd cgroup manager: SetUnitProperties %s: %s",
+			unit, e.message ? e.message : strerror(-r));
+	ar_debug("systemd: %zu properties of %s set", props->n, unit);
 	return 0;
 }
 

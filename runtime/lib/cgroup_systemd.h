@@ -34,10 +34,23 @@
 /* true when this build has the systemd manager (sd-bus headers). */
 bool ar_systemd_built(void);
 
-/* A unit property with a uint64 value ("MemoryMax", ...). */
+/* A unit property as D-Bus carries it: type is its signature ('t'
+ * uint64, 'x' int64, 'u' uint32, 'i' int32, 'b' boolean in i, 's' string,
+ * 'a' an array of strings "as"). */
+#define AR_SD_PROP_NAME_MAX 64
 struct ar_systemd_prop {
-	const char *name;
-	uint64_t value;
+	char name[AR_SD_PROP_NAME_MAX];
+	char type;
+	uint64_t u; /* 't', 'u' */
+	int64_t i; /* 'x', 'i', 'b' */
+	char *s; /* 's' (owned) */
+	char **strv; /* 'a': NULL-terminated (owned) */
+};
+
+/* A growing list of them (cgroup_systemd_props.c). */
+struct ar_systemd_props {
+	struct ar_systemd_prop *v;
+	size_t n, cap;
 };
 
 struct ar_systemd_scope {
@@ -46,15 +59,29 @@ struct ar_systemd_scope {
 	const char *description;
 	pid_t pid;
 	bool rootless; /* the user's instance instead of the system's */
-	/* the limits systemd holds, converted from linux.resources */
-	const struct ar_systemd_prop *props;
-	size_t n_props;
+	/* the limits systemd holds (converted from linux.resources) */
+	const struct ar_systemd_props *props;
+	/* the org.systemd.property.* annotations: sent after agentrun's
+	 * own properties, as runc does (the last one of a name wins) */
+	const struct ar_systemd_props *annotations;
 };
 
 /* Start the scope with pid in it and wait for the job; 0, or -1 with
  * a message that says how to reach systemd or to use cgroupfs. */
 int ar_systemd_start_scope(const struct ar_systemd_scope *s,
 			   struct ar_error *err);
+
+/* SetUnitProperties(unit, runtime=true, props): what `update` does, so
+ * that systemd holds the new limits (a daemon-reload re-applies the
+ * unit's properties to its cgroup). No reachable systemd is an error. */
+int ar_systemd_set_props(const char *unit, bool rootless,
+			 const struct ar_systemd_props *props,
+			 struct ar_error *err);
+
+/* The unit of a cgroup path: its last ".scope" component (a
+ * run.oci.systemd.subgroup is the scope's child), malloc'ed; NULL when
+ * there is none. */
+char *ar_systemd_unit_of_path(const char *cgroup_path);
 
 /* StopUnit(unit) when systemd still has it; a unit that is gone (or no
  * reachable systemd) is success. Waits for the job. */

@@ -48,6 +48,28 @@ t_unit_name_form()
 }
 run_test "--cgroup-manager=systemd with a cgroupfs path: refused, naming the form" t_unit_name_form
 
+# runc's org.systemd.property.* annotations are read before anything
+# starts: a malformed one is an error naming it (systemd or not).
+t_bad_property_annotation()
+{
+	require_root
+	local b=$TEST_TMP/b4 id
+	id=$(unique_id)
+	make_bundle "$b"
+	config_set "$b" '.process.args=["true"] | .annotations["org.systemd.property.TimeoutStopUSec"]="uint64 12x"'
+	defer ar delete --force "$id"
+	assert_status '!0' ar --systemd-cgroup run --bundle "$b" "$id"
+	assert_contains "$ERR" "annotation org.systemd.property.TimeoutStopUSec=uint64 12x: not an integer"
+	config_set "$b" '.annotations={"org.systemd.property.Time_out": "true"}'
+	assert_status '!0' ar --systemd-cgroup run --bundle "$b" "$id"
+	assert_contains "$ERR" "annotation org.systemd.property.Time_out: the property name may hold ASCII letters only"
+	[ ! -e "$AR_ROOT/$id" ] || fail "a container was left behind"
+	# the cgroupfs manager ignores them, as runc and crun
+	config_set "$b" '.annotations={"org.systemd.property.TimeoutStopUSec": "uint64 12x"}'
+	assert_status 0 ar run --bundle "$b" "$id"
+}
+run_test "--systemd-cgroup: a malformed org.systemd.property.* annotation is an error naming it" t_bad_property_annotation
+
 t_rootless_no_user_systemd()
 {
 	local b=$TEST_TMP/b3 id

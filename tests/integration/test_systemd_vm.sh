@@ -12,6 +12,7 @@
 . "$TOP_SRCDIR/tests/vm/engines-host.sh"
 
 [ -x /lib/systemd/systemd ] || skip "systemd is not installed (apt-get install systemd)"
+VM_TESTS=${VM_TESTS:-'^t_(version|direct_[a-z_]+|podman_[a-z]+)$'}
 engines_vm_prepare
 engines_vm_run systemd-vm "$TOP_SRCDIR/tests/vm/test_systemd_vm.sh" --systemd
 engines_vm_finish

@@ -173,7 +173,7 @@ static void check_unit_fails(const char *cp, const char *msg)
 	CHECK(s == NULL && u == NULL);
 }
 
-/* the systemd manager's unit and slice (cgroup_systemd.c) */
+/* the systemd manager's unit and slice (cgroup_systemd_props.c) */
 UNIT_TEST(systemd_unit_names)
 {
 	check_unit("machine.slice:libpod:abc", false, "machine.slice",

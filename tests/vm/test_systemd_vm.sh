@@ -30,6 +30,49 @@ tar -C "$W/rootfs" -xf "$ENGINES_ROOTFS_TAR" || {
 	exit 1
 }
 
+# Docker with native.cgroupdriver=systemd, started now in the background
+# (minutes under emulation): containerd, then dockerd with the shipped
+# contrib/docker/daemon.json plus the systemd driver, agentrun through a
+# wrapper that logs its argv. $DW/up gets 1 once the image is imported.
+start_docker()
+{
+	local dw=$W/docker
+	mkdir -p "$dw/bin"
+	printf '#!/bin/sh\necho "$*" >>"%s"\nexec "%s" "$@"\n' "$dw/calls.log" "$AGENTRUN" >"$dw/bin/agentrun"
+	chmod 0755 "$dw/bin/agentrun"
+	sed "s|/usr/local/bin/agentrun|$dw/bin/agentrun|" "$TOP_SRCDIR/contrib/docker/daemon.json" |
+		jq '. + {"exec-opts": ["native.cgroupdriver=systemd"]}' >"$dw/daemon.json"
+	containerd >"$dw/containerd.log" 2>&1 &
+	(
+		for _ in $(seq 600); do
+			[ -S /run/containerd/containerd.sock ] && break
+			sleep 0.2
+		done
+		dockerd --config-file "$dw/daemon.json" --bridge=none --iptables=false \
+			--ip6tables=false --storage-driver=vfs \
+			--containerd=/run/containerd/containerd.sock >"$dw/dockerd.log" 2>&1 &
+		for _ in $(seq 1000); do
+			[ -S /var/run/docker.sock ] && break
+			sleep 0.2
+		done
+		if /usr/bin/docker info >"$dw/info" 2>&1 &&
+			/usr/bin/docker import "$ENGINES_ROOTFS_TAR" agentrun-test-busybox:latest \
+				>"$dw/import.log" 2>&1; then
+			echo "dockerd up and the image imported after $(($(date +%s) - T0)) s"
+			echo 1 >"$dw/up"
+		else
+			echo 0 >"$dw/up"
+		fi
+	) &
+	DOCKER_PID=$!
+}
+# only here, in the VM: the file bails out above unless systemd is PID 1
+if { [ -z "${VM_TESTS:-}" ] || [[ t_docker_systemd =~ $VM_TESTS ]]; } &&
+	command -v dockerd >/dev/null && command -v containerd >/dev/null &&
+	[ -x /usr/bin/docker ]; then
+	start_docker
+fi
+
 # the test user and its systemd instance (the system bus is up: the unit
 # run-in-vm.service is ordered after dbus.socket)
 ensure_test_user
@@ -239,6 +282,147 @@ t_podman_rootless()
 		unit "$TEST_USER" "$U" "$unit"
 }
 vm_test "[rootless] podman cgroup_manager=systemd: run --memory 40m in the user's libpod-ID.scope, stop removes it" t_podman_rootless
+
+# `agentrun update` of a container in a systemd scope: systemd must hold
+# the new limits too (SetUnitProperties), or a daemon-reload puts the
+# unit's old MemoryMax/TasksMax back into the cgroup.
+t_update_reload()
+{
+	local b=$W/b-upd id=sdupd st=$W/state-root unit=agentrun-t-sdupd.scope cg
+	bundle "$b" 0
+	config_set "$b" '.linux.cgroupsPath="system.slice:agentrun-t:sdupd"'
+	defer "$AGENTRUN" --root "$st" delete --force "$id"
+	assert_status 0 "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	cg=/sys/fs/cgroup/system.slice/$unit
+	assert_status 0 "$AGENTRUN" --root "$st" update --memory 64m --pids-limit 30 \
+		--cpu-quota 50000 --cpu-period 100000 "$id"
+	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max right after update"
+	assert_status 0 systemctl daemon-reload
+	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max after systemctl daemon-reload"
+	assert_eq "$(cat "$cg/pids.max")" 30 "pids.max after systemctl daemon-reload"
+	assert_eq "$(cat "$cg/cpu.max")" "50000 100000" "cpu.max after systemctl daemon-reload"
+	assert_eq "$(systemctl show -P MemoryMax "$unit")" 67108864 "systemd's MemoryMax after update"
+	assert_eq "$(systemctl show -P TasksMax "$unit")" 30 "systemd's TasksMax after update"
+	assert_eq "$(systemctl show -P CPUQuotaPerSecUSec "$unit")" 500ms "systemd's CPUQuotaPerSecUSec after update"
+	# back to no memory limit
+	assert_status 0 "$AGENTRUN" --root "$st" update --memory -1 "$id"
+	assert_status 0 systemctl daemon-reload
+	assert_eq "$(cat "$cg/memory.max")" max "memory.max after update --memory -1 and a reload"
+	assert_status 0 "$AGENTRUN" --root "$st" delete --force "$id"
+}
+vm_test "[root] update of a systemd scope: SetUnitProperties, the limits survive systemctl daemon-reload" t_update_reload
+
+t_update_reload_rootless()
+{
+	local b=$UW/b-updu id=sdupdu st=$UW/state unit=agentrun-u-sdupdu.scope cg
+	[ "$(systemctl is-active "user@$U.service")" = active ] ||
+		fail "user@$U.service did not start: $(cat "$W/user-start.log")"
+	bundle "$b" 1
+	config_set "$b" '.linux.cgroupsPath="user.slice:agentrun-u:sdupdu"'
+	chown "$U:$TEST_GID" "$b/config.json"
+	defer as_user "$AGENTRUN" --root "$st" delete --force "$id"
+	assert_status 0 as_user "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	cg=/sys/fs/cgroup/user.slice/user-$U.slice/user@$U.service/user.slice/$unit
+	assert_status 0 as_user "$AGENTRUN" --root "$st" update --memory 64m "$id"
+	assert_status 0 user_ctl daemon-reload
+	assert_eq "$(cat "$cg/memory.max")" 67108864 "memory.max after systemctl --user daemon-reload"
+	assert_eq "$(user_ctl show -P MemoryMax "$unit")" 67108864 "the user's systemd holds the new MemoryMax"
+	assert_status 0 as_user "$AGENTRUN" --root "$st" delete --force "$id"
+}
+vm_test "[rootless] update of a user's systemd scope: the limit survives systemctl --user daemon-reload" t_update_reload_rootless
+
+# runc's org.systemd.property.* annotations: unit properties of the scope
+t_property_annotations()
+{
+	local b=$W/b-ann id=sdann st=$W/state-root unit=agentrun-t-sdann.scope
+	bundle "$b" 0
+	config_set "$b" '.linux.cgroupsPath="system.slice:agentrun-t:sdann" | .annotations += {
+		"org.systemd.property.TimeoutStopUSec": "uint64 123456789",
+		"org.systemd.property.CollectMode": "'"'inactive-or-failed'"'",
+		"org.systemd.property.RuntimeMaxSec": "uint64 5000",
+		"org.systemd.property.SendSIGHUP": "true"}'
+	defer "$AGENTRUN" --root "$st" delete --force "$id"
+	assert_status 0 "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	assert_eq "$(systemctl show -P TimeoutStopUSec "$unit")" "2min 3.456789s" "TimeoutStopUSec from the annotation"
+	assert_eq "$(systemctl show -P CollectMode "$unit")" inactive-or-failed
+	assert_eq "$(systemctl show -P RuntimeMaxUSec "$unit")" "1h 23min 20s" "RuntimeMaxSec (seconds) became RuntimeMaxUSec"
+	assert_eq "$(systemctl show -P SendSIGHUP "$unit")" yes
+	assert_status 0 "$AGENTRUN" --root "$st" delete --force "$id"
+	# a malformed value, a bad name, a property systemd refuses: errors
+	# naming the annotation, nothing left behind
+	config_set "$b" '.annotations={"org.systemd.property.TimeoutStopUSec": "uint64 12x"}'
+	assert_status '!0' "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	assert_contains "$ERR" "org.systemd.property.TimeoutStopUSec"
+	config_set "$b" '.annotations={"org.systemd.property.Bad_Name": "true"}'
+	assert_status '!0' "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	assert_contains "$ERR" "org.systemd.property.Bad_Name"
+	config_set "$b" '.annotations={"org.systemd.property.NoSuchPropertyHere": "true"}'
+	assert_status '!0' "$AGENTRUN" --root "$st" --systemd-cgroup run -d --bundle "$b" "$id"
+	assert_contains "$ERR" "NoSuchPropertyHere"
+	assert_eq "$(systemctl show -P LoadState "$unit")" not-found "no unit left after the failures"
+	[ ! -e "$st/$id" ] || fail "a container was left behind"
+}
+vm_test "[root] org.systemd.property.* annotations become unit properties; a malformed one is an error naming it" t_property_annotations
+
+# Docker with native.cgroupdriver=systemd: dockerd and containerd are
+# started in the background at the top of this file (they take minutes
+# under emulation).
+DOCKER=/usr/bin/docker
+IMAGE=agentrun-test-busybox:latest
+DW=$W/docker
+dk()
+{
+	"$DOCKER" "$@"
+}
+
+# docker_systemd RUNTIME: a detached container with --memory 32m
+# through RUNTIME, its docker-ID.scope in system.slice with Delegate and
+# MemoryMax, gone after stop and rm
+docker_systemd()
+{
+	local rt=$1 c unit cg
+	[ -n "${DOCKER_PID:-}" ] || skip "docker.io/containerd not installed"
+	wait_until 300 test -e "$DW/up"
+	[ "$(cat "$DW/up")" = 1 ] ||
+		fail "dockerd did not start or the import failed: $(tail -n 20 "$DW/dockerd.log" "$DW/import.log" 2>&1)"
+	assert_contains "$(cat "$DW/info")" "Cgroup Driver: systemd" "docker info"
+	: >"$DW/calls.log"
+	assert_status 0 dk run -d --network none --runtime "$rt" --memory 32m "$IMAGE" \
+		sh -c 'trap "exit 0" TERM; sleep 1000 & wait'
+	c=$OUT
+	unit=docker-$c.scope
+	cg=/sys/fs/cgroup/system.slice/$unit
+	if [ "$rt" = agentrun ]; then
+		grep -q -- "--systemd-cgroup" "$DW/calls.log" ||
+			fail "docker did not call agentrun --systemd-cgroup: $(cut -c1-300 "$DW/calls.log")"
+	fi
+	assert_eq "$(systemctl is-active "$unit")" active "systemd has $unit"
+	assert_eq "$(systemctl show -P Slice "$unit")" system.slice
+	assert_eq "$(systemctl show -P Delegate "$unit")" yes
+	assert_eq "$(systemctl show -P MemoryMax "$unit")" 33554432 "systemd's MemoryMax of $unit"
+	assert_eq "$(cat "$cg/memory.max")" 33554432 "memory.max of $cg"
+	assert_eq "$(dk exec "$c" cat /proc/self/cgroup)" "0::/" "the container sees its cgroup as /"
+	assert_status 0 dk update --memory 48m "$c"
+	assert_eq "$(systemctl show -P MemoryMax "$unit")" 50331648 "systemd's MemoryMax after docker update"
+	assert_eq "$(cat "$cg/memory.max")" 50331648 "memory.max after docker update"
+	assert_status 0 dk stop -t 30 "$c"
+	assert_status 0 dk rm "$c"
+	wait_until 30 sh -c '[ "$(systemctl show -P LoadState "$1")" = not-found ]' unit "$unit"
+	[ ! -d "$cg" ] || fail "$cg left behind"
+}
+
+t_docker_systemd()
+{
+	docker_systemd agentrun
+}
+vm_test "[root] docker native.cgroupdriver=systemd --runtime agentrun: docker-ID.scope, Delegate, MemoryMax, update, stop/rm" t_docker_systemd
+
+t_docker_systemd_runc()
+{
+	command -v runc >/dev/null || skip "runc is not installed"
+	docker_systemd runc
+}
+vm_test "[root] the same with Docker's runc (the reference)" t_docker_systemd_runc
 
 echo "# the tests took $(($(date +%s) - T0)) s"
 finish
