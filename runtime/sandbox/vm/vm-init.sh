@@ -13,7 +13,7 @@
 #     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
 #     virtio ports named "stdout" and "stderr"; its exit status goes to
 #     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_SHARE, VM_USER; ctl/cmd exports the
+# ctl/config sets VM_CWD, VM_SHARE, VM_USER, VM_NET; ctl/cmd exports the
 # environment and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
@@ -64,6 +64,28 @@ stage1()
 	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
 }
 
+# net_up: the NIC of QEMU's user-mode network (agentrun-vm), the only way
+# out of the guest: 10.0.2.15, through the gateway 10.0.2.2 (QEMU, in the
+# sandbox's network namespace); DNS at VM_DNS: the gateway with --net
+# allow (the sandbox's 127.0.0.1:53, agentrun's DNS answering from the
+# policy), slirp's forwarder 10.0.2.3 with --net host
+net_up()
+{
+	for n in /sys/class/net/*; do
+		n=${n##*/}
+		[ "$n" = lo ] && continue
+		$BB ip link set "$n" up &&
+			$BB ip addr add 10.0.2.15/24 dev "$n" &&
+			$BB ip route add default via 10.0.2.2 dev "$n" ||
+			die "cannot set up the network device $n"
+		# the sandbox's resolv.conf may be /dev/null bound over it
+		$BB rm -f /etc/resolv.conf
+		echo "nameserver $VM_DNS" >/etc/resolv.conf
+		return
+	done
+	die "no network device"
+}
+
 # find_ports: OUT and ERR, the virtio ports the host named stdout, stderr
 find_ports()
 {
@@ -94,6 +116,7 @@ stage2()
 	$BB ln -sf /proc/self/fd/2 /dev/stderr
 	$BB hostname agentrun-sandbox
 	$BB ip link set lo up 2>/dev/null
+	[ -z "$VM_NET" ] || net_up
 	find_ports
 	uid=${VM_USER%%:*} gid=${VM_USER#*:}
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started

@@ -185,6 +185,7 @@ void ar_vm_release(struct ar_vm *vm)
 	free(vm->kernel);
 	free(vm->kver);
 	free(vm->lib);
+	free(vm->vmlinux);
 	memset(vm, 0, sizeof(*vm));
 }
 
@@ -201,7 +202,7 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 
 	while (cmd[n])
 		n++;
-	v = ar_xcalloc(n + 14, sizeof(char *));
+	v = ar_xcalloc(n + 20, sizeof(char *));
 	v[k++] = ar_xstrdup("/bin/bash");
 	v[k++] = ar_xstrdup(AR_VM_LIB_DEST "/agentrun-vm");
 	v[k++] = ar_xstrdup("--accel");
@@ -214,6 +215,16 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 	v[k++] = ar_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
 	v[k++] = ar_xstrdup("--share");
 	v[k++] = ar_xstrdup(workspace);
+	if (vm->net) {
+		v[k++] = ar_xstrdup("--net");
+		v[k++] = ar_xstrdup(vm->net);
+	}
+	if (vm->vmlinux) {
+		v[k++] = ar_xstrdup("--vmlinux");
+		v[k++] = ar_xstrdup(AR_VM_VMLINUX_DEST);
+		v[k++] = ar_xstrdup("--vmlinux-sha256");
+		v[k++] = ar_xstrdup(vm->vmlinux_sha256);
+	}
 	v[k++] = ar_xstrdup("--");
 	for (size_t i = 0; i < n; i++)
 		v[k++] = ar_xstrdup(cmd[i]);
