@@ -798,6 +798,36 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	return 0;
 }
 
+/* --vm: the sandbox's writable directory binds other than the
+ * workspace (which the helper shares anyway) and what is below it: --rw,
+ * a profile's "rw", exported read-write to the guest at their paths */
+static void vm_rw(struct sb_plan *p)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct oci_mount *mt = &p->mounts[i];
+		bool rw = false;
+		struct stat st;
+
+		if (strcmp(mt->type, "bind") != 0 ||
+		    ar_path_under(mt->destination, p->workspace) ||
+		    ar_path_under(mt->destination, "/dev") ||
+		    ar_path_under(mt->destination, "/proc") ||
+		    ar_path_under(mt->destination, AR_VM_LIB_DEST) ||
+		    strchr(mt->destination, ',') || stat(mt->source, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		for (size_t j = 0; j < mt->options.n; j++) {
+			if (!strcmp(mt->options.v[j], "rw"))
+				rw = true;
+			if (!strcmp(mt->options.v[j], "ro") ||
+			    !strcmp(mt->options.v[j], "rro"))
+				rw = false;
+		}
+		if (rw)
+			ar_vm_add_rw(&p->vm, mt->destination);
+	}
+}
+
 /* --vm (vm/vm.h): what this first slice does not carry into the guest
  * yet is refused, never dropped (docs/vm.md); then what the VM needs */
 static int vm_opts(struct sb_plan *p, struct ar_error *err)
@@ -969,6 +999,7 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	if (plan_mounts(p, err) < 0)
 		return -1;
 	if (o->vm) {
+		vm_rw(p);
 		/* the mounts were made for the user's command (its exe);
 		 * the sandbox runs the helper, which boots the guest */
 		p->vm_argv = ar_vm_argv(&p->vm, o->vm_guest_root ? 0 : h->uid,

@@ -52,7 +52,11 @@ t_vm_user()
 	# a host process the guest must not see
 	(exec -a "$marker" sleep 120) &
 	defer kill $!
-	cat >"$WS/guest.sh" <<'EOS'
+	# a --rw directory outside the workspace: exported read-write too
+	mkdir -p "$H/extra"
+	printf 'RWDIR=%s\n' "$H/extra" >"$WS/guest.sh"
+	cat >>"$WS/guest.sh" <<'EOS'
+echo "made through --rw" >"$RWDIR/made-in-guest" && echo "rw-write-ok"
 echo "kernel=$(uname -r)"
 echo "version=$(cut -d' ' -f3 /proc/version)"
 echo "id=$(id -u):$(id -g)"
@@ -66,7 +70,7 @@ exit 7
 EOS
 	sb_home_own
 	t0=$(date +%s%N)
-	assert_status 7 sb_run --vm -- sh ./guest.sh
+	assert_status 7 sb_run --vm --rw "$H/extra" -- sh ./guest.sh
 	t1=$(date +%s%N)
 	echo "# the boot and the command: $(((t1 - t0) / 1000000)) ms"
 	assert_contains "$OUT" "kernel=$KVER" "uname -r in the guest is the guest kernel's"
@@ -77,6 +81,9 @@ EOS
 	assert_contains "$OUT" "cwd=$WS"
 	assert_file_owner "$WS/made-in-guest" "$TEST_UID:$TEST_GID"
 	assert_eq "$(cat "$WS/made-in-guest")" "made in the guest"
+	assert_contains "$OUT" "rw-write-ok" "a write to a --rw directory from the guest"
+	assert_file_owner "$H/extra/made-in-guest" "$TEST_UID:$TEST_GID"
+	assert_eq "$(cat "$H/extra/made-in-guest")" "made through --rw"
 	assert_not_contains "$OUT" "PRIVATE-KEY-MATERIAL" "the secret outside the workspace"
 	assert_contains "$OUT" "secret=cat: "
 	assert_not_contains "$OUT" "$marker" "a host process seen from the guest"
@@ -87,7 +94,7 @@ EOS
 	# the kernel's messages stay out of the command's output
 	assert_not_contains "$OUT$ERR" "Linux version"
 }
-run_test "--vm (rootless): the guest kernel, exit status, stdout/stderr apart, workspace owner, no secret, no host process, no NIC" t_vm_user
+run_test "--vm (rootless): the guest kernel, exit status, stdout/stderr apart, workspace and --rw owner, no secret, no host process, no NIC" t_vm_user
 
 # ---- one boot as root in the guest: the attack ----------------------------
 t_vm_attack()

@@ -7,14 +7,16 @@
 #     root (9p tag "root", read-only) as the lower layer of an overlay on
 #     tmpfs (writes outside the workspace stay in the guest's memory);
 #     fresh tmpfs on /run and /tmp; the control share (tag "ctl") on
-#     /run/vm/ctl; the workspace (tag "share", read-write) at its path;
+#     /run/vm/ctl; the workspace (tag "share", read-write) at its path,
+#     the other writable directories (tags rw0.., read-write) at theirs;
 #     switch_root into the overlay.
 #   2 (the new root): /dev/pts, /dev/shm, loopback, the hostname, then the
 #     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
 #     virtio ports named "stdout" and "stderr"; its exit status goes to
 #     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_SHARE, VM_USER, VM_NET; ctl/cmd exports the
-# environment and sets the command's arguments.
+# ctl/config sets VM_CWD, VM_SHARE, VM_USER, VM_NET, VM_DNS, VM_RW_N and
+# VM_RW_0.. (the other writable directories, 9p tags rw0..); ctl/cmd
+# exports the environment and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
 BB=/bin/busybox
@@ -60,6 +62,14 @@ stage1()
 	$BB mkdir -p "/newroot$VM_SHARE" &&
 		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
 		die "cannot mount the workspace at $VM_SHARE"
+	i=0
+	while [ "$i" -lt "${VM_RW_N:-0}" ]; do
+		eval "p=\$VM_RW_$i"
+		$BB mkdir -p "/newroot$p" &&
+			$BB mount -t 9p -o "$NINEP,cache=mmap" "rw$i" "/newroot$p" ||
+			die "cannot mount the writable directory $p"
+		i=$((i + 1))
+	done
 	for d in dev proc sys; do $BB mount -o move /$d /newroot/$d; done
 	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
 }

@@ -30,6 +30,9 @@ struct ar_vm {
 	char vmlinux_sha256[65]; /* what it must hash to */
 	const char *net; /* NULL (no NIC), "allow" or "host": the guest's
 			  * NIC, user-mode (slirp) in the sandbox's netns */
+	char **rw; /* the sandbox's other writable directories (--rw, a
+		    * profile's "rw"), each exported read-write at its path */
+	size_t n_rw;
 	bool kvm; /* else TCG */
 	char why_tcg[160]; /* why not KVM */
 };
@@ -47,6 +50,11 @@ void ar_vm_release(struct ar_vm *vm);
  * unpacks it again otherwise. Any failure leaves vm->vmlinux NULL (the
  * helper unpacks in the run, as without a cache). */
 void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home);
+
+/* Export the sandbox's writable directory `path` (a bind) to the guest
+ * read-write at the same path (without it the guest sees it read-only
+ * through the root, its writes in the guest's memory). */
+void ar_vm_add_rw(struct ar_vm *vm, const char *path);
 
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);
