@@ -181,10 +181,14 @@ run_test "--vm --vm-guest-root (rootless): root in the guest writes /etc, /usr, 
 # of the gateway and of the slirp DNS address.
 t_vm_net()
 {
-	vm_home user
+	vm_home "$1"
 	require_cmd unshare ip curl setpriv
 	[ -x "$PY" ] || skip "needs $PY"
-	local d a log
+	local d a log runas='' root=$AR_ROOT
+	if [ "$1" = user ]; then
+		runas="setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups"
+		root=$AR_USER_ROOT
+	fi
 	for d in 8088:allowed-service 8089:private-network-service 8090:host-loopback-service; do
 		mkdir -p "$TEST_TMP/www${d%%:*}"
 		echo "${d#*:}" >"$TEST_TMP/www${d%%:*}/index.html"
@@ -223,8 +227,8 @@ for i in \$(seq 100); do
 	sleep 0.1
 done
 cd "$WS"
-setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups env HOME=$H AGENTRUN_VM_DIR=$VMLIB XDG_CACHE_HOME=$VMCACHE \\
-	$AGENTRUN --root $AR_USER_ROOT sandbox --no-tty --vm --vm-guest-root --net allow=10.200.0.2:8088,allowed.test \\
+$runas env HOME=$H AGENTRUN_VM_DIR=$VMLIB XDG_CACHE_HOME=$VMCACHE \\
+	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root --net allow=10.200.0.2:8088,allowed.test \\
 	-- sh ./guest.sh >$TEST_TMP/net.out 2>$TEST_TMP/net.err
 echo \$? >$TEST_TMP/net.rc
 kill %1 %2 %3
@@ -252,7 +256,8 @@ EOF
 }
 DASH=$'\xe2\x80\x94'
 NL=$'\n'
-run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net
+run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
+run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
 
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()
