@@ -36,12 +36,13 @@ vm_home()
 	chmod 0600 "$H/.ssh/id_rsa"
 	echo "# the user's own" >"$H/.bashrc"
 	sb_home_own
-	# one kernel cache for the file (the first boot fills it)
+	# one kernel cache per user for the file (the first boot fills it;
+	# root's sandbox cannot reach into the test user's 0700 directory)
+	VMCACHE=$TEST_TMP/vmcache-$1
 	mkdir -p "$VMCACHE"
 	[ "$1" = root ] || chown "$TEST_UID:$TEST_GID" "$VMCACHE"
 	SB_ENV=(AGENTRUN_VM_DIR="$VMLIB" XDG_CACHE_HOME="$VMCACHE")
 }
-VMCACHE=$TEST_TMP/vmcache
 
 # ---- one boot as the user: everything the command sees -------------------
 t_vm_user()
