@@ -719,6 +719,8 @@ static void vm_mounts(struct sb_mounts *m, const struct ar_vm *vm)
 {
 	sb_bind_at(m, AR_VM_LIB_DEST, vm->lib, false);
 	sb_bind_at(m, AR_VM_KERNEL_DEST, vm->kernel, false);
+	if (vm->vmlinux)
+		sb_bind_at(m, AR_VM_VMLINUX_DEST, vm->vmlinux, false);
 	if (vm->kvm)
 		sb_mount_add(m, "/dev/kvm", "bind", "/dev/kvm",
 			     SB_OPTS("bind", "rw", "nosuid", "noexec"));
@@ -796,6 +798,36 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	return 0;
 }
 
+/* --vm: the sandbox's writable directory binds other than the
+ * workspace (which the helper shares anyway) and what is below it: --rw,
+ * a profile's "rw", exported read-write to the guest at their paths */
+static void vm_rw(struct sb_plan *p)
+{
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct oci_mount *mt = &p->mounts[i];
+		bool rw = false;
+		struct stat st;
+
+		if (strcmp(mt->type, "bind") != 0 ||
+		    ar_path_under(mt->destination, p->workspace) ||
+		    ar_path_under(mt->destination, "/dev") ||
+		    ar_path_under(mt->destination, "/proc") ||
+		    ar_path_under(mt->destination, AR_VM_LIB_DEST) ||
+		    strchr(mt->destination, ',') || stat(mt->source, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		for (size_t j = 0; j < mt->options.n; j++) {
+			if (!strcmp(mt->options.v[j], "rw"))
+				rw = true;
+			if (!strcmp(mt->options.v[j], "ro") ||
+			    !strcmp(mt->options.v[j], "rro"))
+				rw = false;
+		}
+		if (rw)
+			ar_vm_add_rw(&p->vm, mt->destination);
+	}
+}
+
 /* --vm (vm/vm.h): what this first slice does not carry into the guest
  * yet is refused, never dropped (docs/vm.md); then what the VM needs */
 static int vm_opts(struct sb_plan *p, struct ar_error *err)
@@ -812,16 +844,8 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 							  "--vm-guest-root");
 		return 0;
 	}
-	if (p->net != AR_SANDBOX_NET_NONE)
-		return ar_error_set_plain(
-			err, ENOTSUP,
-			"sandbox: --vm: the guest has no network yet (no network device); --net %s%s is not available with --vm: use --net none (docs/vm.md)",
-			p->net == AR_SANDBOX_NET_HOST ? "host" : "allow",
-			o->net == AR_SANDBOX_NET_DEFAULT ?
-				" (the profile's \"net\")" :
-				"");
 	if (p->publish)
-		what = "--publish (the guest has no network yet)";
+		what = "--publish (nothing forwards into the guest yet)";
 	else if (p->observe)
 		what = "--audit/--learn (the syscall listener would see QEMU, not the guest)";
 	else if (p->nested)
@@ -837,7 +861,16 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 			err, ENOTSUP,
 			"sandbox: --vm: %s is not available with --vm yet (docs/vm.md)",
 			what);
-	return ar_vm_probe(&p->vm, o->vm_kernel, err);
+	if (ar_vm_probe(&p->vm, o->vm_kernel, err) < 0)
+		return -1;
+	/* the guest's NIC is QEMU's user-mode network: every connection it
+	 * makes is QEMU's socket, in the sandbox's network namespace, under
+	 * the same policy as the command's own without --vm (docs/vm.md,
+	 * "The network") */
+	p->vm.net = p->net == AR_SANDBOX_NET_ALLOW ? "allow" :
+		    p->net == AR_SANDBOX_NET_HOST  ? "host" :
+						     NULL;
+	return 0;
 }
 
 static void protections(struct sb_plan *p)
@@ -947,6 +980,12 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
+	if (o->vm && p->secrets.dir)
+		return ar_error_set_plain(
+			err, ENOTSUP,
+			"sandbox: --vm: --secret is not available with --vm yet (the guest does not see the CA of the injection; docs/vm.md)");
+	if (run && o->vm)
+		ar_vm_cache(&p->vm, ro->state_root, h->home);
 	if (run && !o->overlay)
 		sb_protect_claude_files(p->workspace);
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
@@ -960,6 +999,7 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	if (plan_mounts(p, err) < 0)
 		return -1;
 	if (o->vm) {
+		vm_rw(p);
 		/* the mounts were made for the user's command (its exe);
 		 * the sandbox runs the helper, which boots the guest */
 		p->vm_argv = ar_vm_argv(&p->vm, o->vm_guest_root ? 0 : h->uid,

@@ -35,6 +35,8 @@
 #                     or hybrid (off by default: runc cannot disable cgroups
 #                     and would create cgroups in the v1 hierarchies)
 #   BENCH_ONLY        regular expression: only figures whose name matches
+#   BENCH_VM_SANDBOX_REPS  repetitions of sandbox_vm (`sandbox --vm -- true`,
+#                     KVM or TCG; default 3, 0 skips)
 #   BENCH_WS_N        workspace sizes (directories) of sandbox_ws (default
 #                     "0 10000 100000"); BENCH_WS_REPS its repetitions (5)
 #   CRUN=/path        a second crun (e.g. a newer build) measured beside the
@@ -635,6 +637,35 @@ PYEOF
 	done
 	RUNTIMES=("${saved[@]}")
 }
+# fig_sandbox_vm: `agentrun sandbox --vm -- true`, start to exit (docs/vm.md):
+# KVM where agentrun doctor says vm(kvm), else TCG (seconds a run). One run
+# not counted first (it fills the kernel cache), then BENCH_VM_SANDBOX_REPS
+# (default 3; 0 skips). Skipped where --vm cannot run.
+fig_sandbox_vm()
+{
+	local fig ws saved=("${RUNTIMES[@]}") i mode
+	want sandbox_vm || return 0
+	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
+	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	if [ -z "$mode" ]; then
+		note "sandbox_vm: agentrun doctor has no usable vm: skipped"
+		return 0
+	fi
+	fig=sandbox_vm_${mode}_$WHERE_ID
+	ws=$W/ws-vm
+	mkdir -p "$ws"
+	RUNTIMES=(agentrun)
+	(cd "$ws" && "$AGENTRUN" sandbox --no-tty --vm -- true >/dev/null 2>&1) ||
+		note "$fig: the first run failed"
+	for ((i = 0; i < ${BENCH_VM_SANDBOX_REPS:-3}; i++)); do
+		(cd "$ws" && "$BENCHTIME" -T -e "$RES/$fig.agentrun.err" -- \
+			"$AGENTRUN" sandbox --no-tty --vm -- true >>"$RES/$fig.agentrun")
+	done
+	report_times "$fig" "sandbox --vm -- true ($mode)"
+	RUNTIMES=("${saved[@]}")
+	rm -rf "$ws"
+}
+
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
 # (throughput and CPU through it vs direct, added connection setup), measured by
 # tests/bench/egress-bench.sh; its ROW lines join the table. As root, also
@@ -1323,6 +1354,7 @@ main()
 	fi
 	fig_sandbox
 	fig_sandbox_ws
+	fig_sandbox_vm
 	fig_egress
 	fig_control
 

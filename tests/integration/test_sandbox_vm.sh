@@ -36,7 +36,12 @@ vm_home()
 	chmod 0600 "$H/.ssh/id_rsa"
 	echo "# the user's own" >"$H/.bashrc"
 	sb_home_own
-	SB_ENV=(AGENTRUN_VM_DIR="$VMLIB")
+	# one kernel cache per user for the file (the first boot fills it;
+	# root's sandbox cannot reach into the test user's 0700 directory)
+	VMCACHE=$TEST_TMP/vmcache-$1
+	mkdir -p "$VMCACHE"
+	[ "$1" = root ] || chown "$TEST_UID:$TEST_GID" "$VMCACHE"
+	SB_ENV=(AGENTRUN_VM_DIR="$VMLIB" XDG_CACHE_HOME="$VMCACHE")
 }
 
 # ---- one boot as the user: everything the command sees -------------------
@@ -48,7 +53,11 @@ t_vm_user()
 	# a host process the guest must not see
 	(exec -a "$marker" sleep 120) &
 	defer kill $!
-	cat >"$WS/guest.sh" <<'EOS'
+	# a --rw directory outside the workspace: exported read-write too
+	mkdir -p "$H/extra"
+	printf 'RWDIR=%s\n' "$H/extra" >"$WS/guest.sh"
+	cat >>"$WS/guest.sh" <<'EOS'
+echo "made through --rw" >"$RWDIR/made-in-guest" && echo "rw-write-ok"
 echo "kernel=$(uname -r)"
 echo "version=$(cut -d' ' -f3 /proc/version)"
 echo "id=$(id -u):$(id -g)"
@@ -62,7 +71,7 @@ exit 7
 EOS
 	sb_home_own
 	t0=$(date +%s%N)
-	assert_status 7 sb_run --vm -- sh ./guest.sh
+	assert_status 7 sb_run --vm --rw "$H/extra" -- sh ./guest.sh
 	t1=$(date +%s%N)
 	echo "# the boot and the command: $(((t1 - t0) / 1000000)) ms"
 	assert_contains "$OUT" "kernel=$KVER" "uname -r in the guest is the guest kernel's"
@@ -73,6 +82,9 @@ EOS
 	assert_contains "$OUT" "cwd=$WS"
 	assert_file_owner "$WS/made-in-guest" "$TEST_UID:$TEST_GID"
 	assert_eq "$(cat "$WS/made-in-guest")" "made in the guest"
+	assert_contains "$OUT" "rw-write-ok" "a write to a --rw directory from the guest"
+	assert_file_owner "$H/extra/made-in-guest" "$TEST_UID:$TEST_GID"
+	assert_eq "$(cat "$H/extra/made-in-guest")" "made through --rw"
 	assert_not_contains "$OUT" "PRIVATE-KEY-MATERIAL" "the secret outside the workspace"
 	assert_contains "$OUT" "secret=cat: "
 	assert_not_contains "$OUT" "$marker" "a host process seen from the guest"
@@ -83,7 +95,7 @@ EOS
 	# the kernel's messages stay out of the command's output
 	assert_not_contains "$OUT$ERR" "Linux version"
 }
-run_test "--vm (rootless): the guest kernel, exit status, stdout/stderr apart, workspace owner, no secret, no host process, no NIC" t_vm_user
+run_test "--vm (rootless): the guest kernel, exit status, stdout/stderr apart, workspace and --rw owner, no secret, no host process, no NIC" t_vm_user
 
 # ---- one boot as root in the guest: the attack ----------------------------
 t_vm_attack()
@@ -116,7 +128,25 @@ ls -ln ./suid-sh
 exit 0
 EOS
 	sb_home_own
+	# the kernel cache: the first boot (t_vm_user) unpacked the kernel
+	# into it; an agent given --rw over it plants a "kernel" in its
+	# place, in place (same inode) and with the old mtime. The next run
+	# must boot the real kernel (a planted file makes QEMU fail: 125)
+	local cached
+	cached=$(find "$VMCACHE/agentrun/vm" -name '*.vmlinux' | head -n 1)
+	[ -n "$cached" ] || fail "no cached kernel in $VMCACHE after the first boot"
+	# shellcheck disable=SC2016 # expanded by the sandbox's shell
+	assert_status 0 sb_run --rw "$VMCACHE" -- sh -c '
+		f=$1; t=$(stat -c %y "$f")
+		printf "planted kernel\n" >"$f" && touch -d "$t" "$f" && echo planted
+		ls "$2/vm-cache" 2>&1
+		exit 0' _ "$cached" "$AR_USER_ROOT"
+	assert_contains "$OUT" "planted" "the agent overwrites the cached kernel"
+	assert_not_contains "$OUT" "$(basename "$cached" .vmlinux)" "the agent sees the state root's checksums"
 	assert_status 0 sb_run --vm --vm-guest-root -- sh ./attack.sh
+	# agentrun saw the change (ctime) and unpacked again before the run
+	assert_not_contains "$ERR" "does not match its checksum"
+	assert_eq "$(head -c 4 "$cached" | od -An -tx1 | tr -d ' ')" 7f454c46 "the cache holds a kernel again (unpacked anew)"
 	assert_contains "$OUT" "etc-write-in-guest" "the guest root writes its /etc (the guest's overlay)"
 	# nothing of it on the host
 	[ ! -e /etc/agentrun-vm-attack ] || fail "/etc/agentrun-vm-attack on the host"
@@ -142,15 +172,102 @@ EOS
 }
 run_test "--vm --vm-guest-root (rootless): root in the guest writes /etc, /usr, the home, remounts the root rw, plants a hook and a setuid file: nothing reaches the host" t_vm_attack
 
+# ---- one boot with --net allow, as root in the guest: the egress policy --
+# A network namespace this test makes stands for the host: 10.200.0.2 on
+# its lo (the host's private network) serves :8088 (allowed) and :8089
+# (not), its 127.0.0.1:8090 is a host loopback service. The guest's root
+# goes through the proxy (HTTP_PROXY, as without --vm), then around it
+# (the transparent capture decides), then at the host's loopback: at the
+# slirp gateway (the sandbox's loopback, not the host's), at other ports
+# of the gateway and of the slirp DNS address.
+t_vm_net()
+{
+	vm_home "$1"
+	require_cmd unshare ip curl setpriv
+	[ -x "$PY" ] || skip "needs $PY"
+	local d a log runas='' root=$AR_ROOT
+	if [ "$1" = user ]; then
+		runas="setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups"
+		root=$AR_USER_ROOT
+	fi
+	for d in 8088:allowed-service 8089:private-network-service 8090:host-loopback-service; do
+		mkdir -p "$TEST_TMP/www${d%%:*}"
+		echo "${d#*:}" >"$TEST_TMP/www${d%%:*}/index.html"
+	done
+	chmod -R a+rX "$TEST_TMP"/www*
+	cat >"$WS/guest.sh" <<'EOS'
+echo "nics=$(ls /sys/class/net | tr '\n' ' ')"
+echo "proxy=$HTTP_PROXY"
+echo "via-proxy-allowed=$(curl -sS -m 60 http://10.200.0.2:8088/ 2>&1)"
+echo "via-proxy-private=$(curl -sS -m 60 http://10.200.0.2:8089/ 2>&1)"
+echo "direct-allowed=$(curl -sS -m 60 --noproxy '*' http://10.200.0.2:8088/ 2>&1)"
+r=$(curl -sS -m 60 --noproxy '*' http://10.200.0.2:8089/ 2>&1)
+echo "direct-private=$r rc=$?"
+for a in 10.0.2.2:8090 127.0.0.1:8090 10.0.2.2:22 10.0.2.3:8090; do
+	r=$(curl -sS -m 60 --noproxy '*' "http://$a/" 2>&1)
+	echo "loopback-$a=$r rc=$?"
+done
+# names: the sandbox's DNS (answered from the policy) through slirp's
+r=$(getent hosts allowed.test)
+echo "dns-allowed=$r rc=$?"
+r=$(getent hosts denied.test)
+echo "dns-denied=$r rc=$?"
+exit 0
+EOS
+	sb_home_own
+	cat >"$TEST_TMP/netns.sh" <<EOF
+set -u
+ip link set lo up
+ip addr add 10.200.0.2/32 dev lo
+(cd "$TEST_TMP/www8088" && exec timeout 600 $PY -m http.server 8088 --bind 10.200.0.2) >/dev/null 2>&1 &
+(cd "$TEST_TMP/www8089" && exec timeout 600 $PY -m http.server 8089 --bind 10.200.0.2) >/dev/null 2>&1 &
+(cd "$TEST_TMP/www8090" && exec timeout 600 $PY -m http.server 8090 --bind 127.0.0.1) >/dev/null 2>&1 &
+for i in \$(seq 100); do
+	curl -s -o /dev/null http://10.200.0.2:8088/ && curl -s -o /dev/null http://10.200.0.2:8089/ &&
+		curl -s -o /dev/null http://127.0.0.1:8090/ && break
+	sleep 0.1
+done
+cd "$WS"
+$runas env HOME=$H AGENTRUN_VM_DIR=$VMLIB XDG_CACHE_HOME=$VMCACHE \\
+	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root --net allow=10.200.0.2:8088,allowed.test \\
+	-- sh ./guest.sh >$TEST_TMP/net.out 2>$TEST_TMP/net.err
+echo \$? >$TEST_TMP/net.rc
+kill %1 %2 %3
+EOF
+	assert_status 0 unshare --mount --net bash "$TEST_TMP/netns.sh"
+	OUT=$(cat "$TEST_TMP/net.out") ERR=$(cat "$TEST_TMP/net.err")
+	echo "$OUT"
+	assert_eq "$(cat "$TEST_TMP/net.rc")" 0 "the guest ran (stderr: $ERR)"
+	assert_match "$OUT" "nics=[a-z0-9]+ lo " "the guest has one NIC beside lo"
+	assert_contains "$OUT" "proxy=http://10.0.2.2:3128" "HTTP_PROXY is the sandbox's proxy, at the gateway"
+	assert_contains "$OUT" "via-proxy-allowed=allowed-service" "the allowed host through the proxy"
+	assert_contains "$OUT" "via-proxy-private=agentrun: blocked 10.200.0.2:8089 $DASH not in the allowlist" "the proxy's refusal and its reason"
+	assert_contains "$OUT" "direct-allowed=allowed-service" "the allowed host around the proxy (the capture)"
+	assert_not_contains "$OUT" "private-network-service" "the host's private network reached"
+	assert_not_contains "$OUT" "host-loopback-service" "a host loopback service reached"
+	assert_match "$OUT" "direct-private=[^$NL]* rc=(7|52|55|56)"
+	for a in 10.0.2.2:8090 127.0.0.1:8090 10.0.2.2:22 10.0.2.3:8090; do
+		assert_match "$OUT" "loopback-$a=[^$NL]* rc=(7|28|52|56)" "$a refused"
+	done
+	assert_match "$OUT" "dns-allowed=198\\.1[89]\\.[0-9.]+ +allowed\\.test rc=0" "an allowed name: an address of the sandbox's pool"
+	assert_contains "$OUT" "dns-denied= rc=2" "a denied name: NXDOMAIN"
+	log=$H/.local/state/agentrun/egress.log
+	assert_contains "$(cat "$log")" "agentrun: blocked 10.200.0.2:8089 $DASH not in the allowlist"
+	assert_contains "$ERR" "connections blocked: 10.200.0.2:8089"
+}
+DASH=$'\xe2\x80\x94'
+NL=$'\n'
+run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
+run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
+
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()
 {
 	vm_home "$1"
-	assert_status '!0' sb_run --vm --net host -- true
-	assert_contains "$ERR" "--vm: the guest has no network yet"
-	assert_contains "$ERR" "use --net none"
-	assert_status '!0' sb_run --vm --net allow=example.com -- true
-	assert_contains "$ERR" "--net allow"
+	SB_ENV+=(AGENTRUN_VM_TEST_TOKEN=real-value)
+	assert_status '!0' sb_run --vm --net allow=example.com --secret AGENTRUN_VM_TEST_TOKEN=example.com -- sh -c 'echo RAN'
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "--vm: --secret is not available with --vm yet"
 	assert_status '!0' sb_run --vm --publish 8080:8080 -- true
 	assert_contains "$ERR" "--publish"
 	assert_status '!0' sb_run --vm --audit - -- true

@@ -52,4 +52,44 @@ UNIT_TEST(helper_argv)
 	ar_vm_argv_free(v);
 }
 
+/* the options of the network, the other writable directories and the
+ * cached kernel, before the command */
+UNIT_TEST(helper_argv_net_rw_cache)
+{
+	struct ar_vm vm = { .kver = (char *)"6.1", .net = "allow" };
+	char *cmd[] = { (char *)"true", NULL };
+	char sha[65];
+	char **v;
+	const char *want[] = { "--share",
+			       "/w",
+			       "--rw",
+			       "/home/me/extra",
+			       "--rw",
+			       "/tmp/x",
+			       "--net",
+			       "allow",
+			       "--vmlinux",
+			       AR_VM_VMLINUX_DEST,
+			       "--vmlinux-sha256",
+			       sha,
+			       "--",
+			       "true",
+			       NULL };
+	size_t i;
+
+	memset(sha, 'a', 64);
+	sha[64] = '\0';
+	vm.vmlinux = ar_xstrdup("/home/me/.cache/agentrun/vm/k.vmlinux");
+	memcpy(vm.vmlinux_sha256, sha, sizeof(sha));
+	ar_vm_add_rw(&vm, "/home/me/extra");
+	ar_vm_add_rw(&vm, "/tmp/x");
+	v = ar_vm_argv(&vm, 1, 1, "/w", cmd);
+	for (i = 0; want[i]; i++)
+		CHECK_STR_EQ(v[10 + i], want[i]);
+	CHECK(v[10 + i] == NULL);
+	ar_vm_argv_free(v);
+	vm.kver = NULL;
+	ar_vm_release(&vm);
+}
+
 UNIT_MAIN()

@@ -7,14 +7,16 @@
 #     root (9p tag "root", read-only) as the lower layer of an overlay on
 #     tmpfs (writes outside the workspace stay in the guest's memory);
 #     fresh tmpfs on /run and /tmp; the control share (tag "ctl") on
-#     /run/vm/ctl; the workspace (tag "share", read-write) at its path;
+#     /run/vm/ctl; the workspace (tag "share", read-write) at its path,
+#     the other writable directories (tags rw0.., read-write) at theirs;
 #     switch_root into the overlay.
 #   2 (the new root): /dev/pts, /dev/shm, loopback, the hostname, then the
 #     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
 #     virtio ports named "stdout" and "stderr"; its exit status goes to
 #     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_SHARE, VM_USER; ctl/cmd exports the
-# environment and sets the command's arguments.
+# ctl/config sets VM_CWD, VM_SHARE, VM_USER, VM_NET, VM_DNS, VM_RW_N and
+# VM_RW_0.. (the other writable directories, 9p tags rw0..); ctl/cmd
+# exports the environment and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
 BB=/bin/busybox
@@ -60,8 +62,38 @@ stage1()
 	$BB mkdir -p "/newroot$VM_SHARE" &&
 		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
 		die "cannot mount the workspace at $VM_SHARE"
+	i=0
+	while [ "$i" -lt "${VM_RW_N:-0}" ]; do
+		eval "p=\$VM_RW_$i"
+		$BB mkdir -p "/newroot$p" &&
+			$BB mount -t 9p -o "$NINEP,cache=mmap" "rw$i" "/newroot$p" ||
+			die "cannot mount the writable directory $p"
+		i=$((i + 1))
+	done
 	for d in dev proc sys; do $BB mount -o move /$d /newroot/$d; done
 	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
+}
+
+# net_up: the NIC of QEMU's user-mode network (agentrun-vm), the only way
+# out of the guest: 10.0.2.15, through the gateway 10.0.2.2 (QEMU, in the
+# sandbox's network namespace); DNS at VM_DNS: the gateway with --net
+# allow (the sandbox's 127.0.0.1:53, agentrun's DNS answering from the
+# policy), slirp's forwarder 10.0.2.3 with --net host
+net_up()
+{
+	for n in /sys/class/net/*; do
+		n=${n##*/}
+		[ "$n" = lo ] && continue
+		$BB ip link set "$n" up &&
+			$BB ip addr add 10.0.2.15/24 dev "$n" &&
+			$BB ip route add default via 10.0.2.2 dev "$n" ||
+			die "cannot set up the network device $n"
+		# the sandbox's resolv.conf may be /dev/null bound over it
+		$BB rm -f /etc/resolv.conf
+		echo "nameserver $VM_DNS" >/etc/resolv.conf
+		return
+	done
+	die "no network device"
 }
 
 # find_ports: OUT and ERR, the virtio ports the host named stdout, stderr
@@ -94,6 +126,7 @@ stage2()
 	$BB ln -sf /proc/self/fd/2 /dev/stderr
 	$BB hostname agentrun-sandbox
 	$BB ip link set lo up 2>/dev/null
+	[ -z "$VM_NET" ] || net_up
 	find_ports
 	uid=${VM_USER%%:*} gid=${VM_USER#*:}
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started

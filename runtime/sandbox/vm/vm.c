@@ -185,7 +185,17 @@ void ar_vm_release(struct ar_vm *vm)
 	free(vm->kernel);
 	free(vm->kver);
 	free(vm->lib);
+	free(vm->vmlinux);
+	for (size_t i = 0; i < vm->n_rw; i++)
+		free(vm->rw[i]);
+	free(vm->rw);
 	memset(vm, 0, sizeof(*vm));
+}
+
+void ar_vm_add_rw(struct ar_vm *vm, const char *path)
+{
+	vm->rw = ar_xrealloc(vm->rw, (vm->n_rw + 1) * sizeof(char *));
+	vm->rw[vm->n_rw++] = ar_xstrdup(path);
 }
 
 const char *ar_vm_mode(const struct ar_vm *vm)
@@ -201,7 +211,7 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 
 	while (cmd[n])
 		n++;
-	v = ar_xcalloc(n + 14, sizeof(char *));
+	v = ar_xcalloc(n + 20 + 2 * vm->n_rw, sizeof(char *));
 	v[k++] = ar_xstrdup("/bin/bash");
 	v[k++] = ar_xstrdup(AR_VM_LIB_DEST "/agentrun-vm");
 	v[k++] = ar_xstrdup("--accel");
@@ -214,6 +224,20 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 	v[k++] = ar_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
 	v[k++] = ar_xstrdup("--share");
 	v[k++] = ar_xstrdup(workspace);
+	for (size_t i = 0; i < vm->n_rw; i++) {
+		v[k++] = ar_xstrdup("--rw");
+		v[k++] = ar_xstrdup(vm->rw[i]);
+	}
+	if (vm->net) {
+		v[k++] = ar_xstrdup("--net");
+		v[k++] = ar_xstrdup(vm->net);
+	}
+	if (vm->vmlinux) {
+		v[k++] = ar_xstrdup("--vmlinux");
+		v[k++] = ar_xstrdup(AR_VM_VMLINUX_DEST);
+		v[k++] = ar_xstrdup("--vmlinux-sha256");
+		v[k++] = ar_xstrdup(vm->vmlinux_sha256);
+	}
 	v[k++] = ar_xstrdup("--");
 	for (size_t i = 0; i < n; i++)
 		v[k++] = ar_xstrdup(cmd[i]);

@@ -19,12 +19,20 @@
 /* where the plan shows the helper directory and the kernel inside */
 #define AR_VM_LIB_DEST "/run/agentrun-vm"
 #define AR_VM_KERNEL_DEST "/run/agentrun-vm-kernel"
+#define AR_VM_VMLINUX_DEST "/run/agentrun-vm-vmlinux"
 
 struct ar_vm {
 	char *qemu; /* qemu-system-x86_64 (a host path visible inside) */
 	char *kernel; /* the guest kernel, host path */
 	char *kver; /* its version: /lib/modules/KVER */
 	char *lib; /* the helper directory (agentrun-vm, vm-init.sh) */
+	char *vmlinux; /* the cached unpacked kernel (vm_cache.c) or NULL */
+	char vmlinux_sha256[65]; /* what it must hash to */
+	const char *net; /* NULL (no NIC), "allow" or "host": the guest's
+			  * NIC, user-mode (slirp) in the sandbox's netns */
+	char **rw; /* the sandbox's other writable directories (--rw, a
+		    * profile's "rw"), each exported read-write at its path */
+	size_t n_rw;
 	bool kvm; /* else TCG */
 	char why_tcg[160]; /* why not KVM */
 };
@@ -34,6 +42,19 @@ struct ar_vm {
  * reason and the fix (never a fallback to no VM). */
 int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err);
 void ar_vm_release(struct ar_vm *vm);
+
+/* The cached vmlinux of vm->kernel (vm_cache.c): unpacked once into
+ * $XDG_CACHE_HOME/agentrun/vm (else HOME/.cache/agentrun/vm), its sha256,
+ * inode, size and ctime kept in state_root/vm-cache; sets vm->vmlinux
+ * and vm->vmlinux_sha256 while the file is still what agentrun wrote,
+ * unpacks it again otherwise. Any failure leaves vm->vmlinux NULL (the
+ * helper unpacks in the run, as without a cache). */
+void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home);
+
+/* Export the sandbox's writable directory `path` (a bind) to the guest
+ * read-write at the same path (without it the guest sees it read-only
+ * through the root, its writes in the guest's memory). */
+void ar_vm_add_rw(struct ar_vm *vm, const char *path);
 
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `agentrun sandbox --vm`: the cache of the unpacked guest kernel (vm.h,
+ * docs/vm.md "The kernel cache").
+ *
+ * Unpacking the vmlinux out of /boot/vmlinuz-KVER (xz, 65 MB) costs ~1.4
+ * s per start under a loaded 2-CPU host; agentrun does it once, on the
+ * host side, through the helper's --unpack-kernel, into
+ * $XDG_CACHE_HOME/agentrun/vm (else ~/.cache/agentrun/vm): on disk, but a
+ * place a sandbox given --rw over it (or a workspace holding it) can
+ * write. So what the cached file must be is kept where no sandbox is ever
+ * shown: the state root (tmpfs, the user's own) holds, per kernel
+ * identity (version, device, inode, size, mtime), the file's sha256 and
+ * its inode, size and ctime when agentrun wrote it. A run uses the cache
+ * only while those still match (ctime cannot be set back from user
+ * space: any write, rename or utime moves it), else unpacks again; and
+ * the helper copies the file into its sandbox's own /tmp and checks the
+ * sha256 of the copy before it boots it (what a change between this check
+ * and the bind could plant is never booted).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "utils.h"
+#include "vm/vm.h"
+
+/* what the state root says of a cached vmlinux */
+struct cache_rec {
+	char sha256[65];
+	unsigned long long ino, size;
+	long long ctime_s, ctime_ns;
+};
+
+static bool rec_matches(const struct cache_rec *r, const struct stat *st)
+{
+	return S_ISREG(st->st_mode) &&
+	       r->ino == (unsigned long long)st->st_ino &&
+	       r->size == (unsigned long long)st->st_size &&
+	       r->ctime_s == (long long)st->st_ctim.tv_sec &&
+	       r->ctime_ns == (long long)st->st_ctim.tv_nsec;
+}
+
+static bool rec_read(int dirfd, const char *name, struct cache_rec *r)
+{
+	struct ar_error err = { 0 };
+	_cleanup_free_ char *s = NULL;
+
+	if (ar_read_file_at(dirfd, name, 512, &s, NULL, &err) < 0)
+		return false;
+	if (sscanf(s, "%64[0-9a-f] %llu %llu %lld %lld", r->sha256, &r->ino,
+		   &r->size, &r->ctime_s, &r->ctime_ns) != 5 ||
+	    strlen(r->sha256) != 64)
+		return false;
+	return true;
+}
+
+/* the helper's --unpack-kernel KERNEL OUT: OUT's sha256 into sha (65) */
+static int unpack(const struct ar_vm *vm, const char *out, char *sha)
+{
+	_cleanup_free_ char *helper = ar_xasprintf("%s/agentrun-vm", vm->lib);
+	int pfd[2], st;
+	ssize_t n;
+	size_t got = 0;
+	char buf[128];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		if (dup2(pfd[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execl("/bin/bash", "bash", helper, "--unpack-kernel",
+		      vm->kernel, out, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (got < sizeof(buf) - 1 &&
+	       ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += (size_t)n;
+	close(pfd[0]);
+	buf[got] = '\0';
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+	    strspn(buf, "0123456789abcdef") != 64)
+		return -1;
+	memcpy(sha, buf, 64);
+	sha[64] = '\0';
+	return 0;
+}
+
+static char *cache_dir(const char *home)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+
+	if (xdg && xdg[0] == '/')
+		return ar_xasprintf("%s/agentrun/vm", xdg);
+	return ar_xasprintf("%s/.cache/agentrun/vm", home);
+}
+
+/* unpack into the cache dir, then record what the file is */
+static int fill(const struct ar_vm *vm, int recfd, const char *key,
+		const char *dir, const char *file, struct cache_rec *r)
+{
+	_cleanup_free_ char *tmp = NULL, *line = NULL;
+	struct ar_error err = { 0 };
+	struct stat cs;
+
+	if (ar_mkdir_p(dir, 0700) < 0) {
+		ar_warn("sandbox: --vm: cannot make the kernel cache %s (%s): the kernel is unpacked in each run",
+			dir, strerror(errno));
+		return -1;
+	}
+	tmp = ar_xasprintf("%s/.%s.%d", dir, key, (int)getpid());
+	if (unpack(vm, tmp, r->sha256) < 0 || rename(tmp, file) < 0 ||
+	    lstat(file, &cs) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	r->ino = (unsigned long long)cs.st_ino;
+	r->size = (unsigned long long)cs.st_size;
+	r->ctime_s = (long long)cs.st_ctim.tv_sec;
+	r->ctime_ns = (long long)cs.st_ctim.tv_nsec;
+	line = ar_xasprintf("%s %llu %llu %lld %lld\n", r->sha256, r->ino,
+			    r->size, r->ctime_s, r->ctime_ns);
+	if (ar_write_file_replace_at(recfd, key, line, strlen(line), 0600,
+				     &err) < 0) {
+		ar_warn("sandbox: --vm: cannot record the cached kernel: %s",
+			err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home)
+{
+	_cleanup_free_ char *dir = NULL, *key = NULL, *file = NULL,
+			    *recdir = NULL;
+	_cleanup_close_ int recfd = -1;
+	struct cache_rec r = { 0 };
+	struct stat ks, cs;
+
+	if (!state_root || !home || home[0] != '/' || stat(vm->kernel, &ks) < 0)
+		return;
+	key = ar_xasprintf("%s-%" PRIx64 "-%" PRIx64 "-%" PRIx64 "-%lld.%09ld",
+			   vm->kver, (uint64_t)ks.st_dev, (uint64_t)ks.st_ino,
+			   (uint64_t)ks.st_size, (long long)ks.st_mtim.tv_sec,
+			   (long)ks.st_mtim.tv_nsec);
+	if (strchr(key, '/'))
+		return;
+	recdir = ar_xasprintf("%s/vm-cache", state_root);
+	if (ar_mkdir_p(recdir, 0700) < 0)
+		return;
+	recfd = open(recdir, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dir = cache_dir(home);
+	file = ar_xasprintf("%s/%s.vmlinux", dir, key);
+	if (recfd < 0)
+		return;
+	if (!rec_read(recfd, key, &r) || lstat(file, &cs) < 0 ||
+	    !rec_matches(&r, &cs)) {
+		/* missing, or changed since agentrun wrote it: unpack again */
+		if (fill(vm, recfd, key, dir, file, &r) < 0)
+			return;
+	}
+	vm->vmlinux = ar_steal_ptr(&file);
+	memcpy(vm->vmlinux_sha256, r.sha256, sizeof(vm->vmlinux_sha256));
+}
