@@ -344,7 +344,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	for (size_t i = 0; r == 0 && i < p->protect.n; i++)
 		if (p->protect.v[i].kind == SB_PROT_ABSENT)
 			r = sb_placeholder_take(&ph, p->protect.v[i].path,
-						!plan.overlay.dir, err);
+						!plan.overlay.dir,
+						p->protect.v[i].file, err);
 	/* a plain run: agentrun killed, its keeper runs the end-of-run
 	 * check (docs/sandbox.md, "A killed sandbox") */
 	if (r == 0 && plan.hostexec.armed) {

@@ -572,6 +572,12 @@ static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
 				claude_scratch(m, e->path, h, ph, g);
 				break;
 			}
+			/* a file placeholder (empty on the host, made by
+			 * placeholder.c): held read-only as it is */
+			if (e->file) {
+				sb_bind(m, e->path, false);
+				break;
+			}
 			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
 				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
 					     ph, "size=4k"));
@@ -947,8 +953,6 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
-	if (run && !o->overlay)
-		sb_protect_claude_files(p->workspace);
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;
