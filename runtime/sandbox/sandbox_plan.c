@@ -29,6 +29,7 @@
 #include "sandbox_etc.h"
 #include "sandbox_exe.h"
 #include "sandbox_gitconfig.h"
+#include "sandbox_keep.h"
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
@@ -790,6 +791,10 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		r = user_hide(&m, h, o->hide.v[i], false, err);
 	if (!r)
 		sb_persist_warn(&m, h, ws);
+	/* the profile's "keep" files: writable copies (after the warning:
+	 * the host's file is never written) */
+	if (!r && !overlay)
+		sb_keep_mounts(&m, h, pf, &p->keep);
 	if (!r && p->net == AR_SANDBOX_NET_ALLOW)
 		sb_egress_mounts(&m);
 	if (!r && o->vm)
@@ -1027,6 +1032,7 @@ void sb_plan_keep_files(struct sb_plan *p)
 {
 	sb_hostexec_release(&p->hostexec, true);
 	sb_gitconfig_release(&p->gitconfig, true);
+	sb_keep_release(&p->keep, true);
 	free(p->secrets.dir);
 	p->secrets.dir = NULL;
 }
@@ -1035,6 +1041,7 @@ void sb_plan_release(struct sb_plan *p)
 {
 	sb_secrets_release(&p->secrets);
 	sb_gitconfig_release(&p->gitconfig, false);
+	sb_keep_release(&p->keep, false);
 	ar_egress_policy_release(&p->policy);
 	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);

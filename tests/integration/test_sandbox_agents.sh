@@ -104,6 +104,46 @@ t_gemini_config()
 	assert_match "$OUT" '^true agentrun-secret-[0-9a-f]+$'
 }
 
+# Gemini CLI saves the auth type (and theme, model) chosen at its first
+# start in ~/.gemini/settings.json, which also holds what the host's
+# Gemini runs (mcpServers, hooks): read-only inside, the choice was lost
+# ("Failed to save settings: Read-only file system") and run 2 showed the
+# login-method screen again. The profile's "keep": a writable copy
+# inside; only the listed keys reach the next run, through agentrun's
+# state; the host's file is never written.
+GEMINI_SAVE='cat ~/.gemini/settings.json; echo "{\"security\":{\"auth\":{\"selectedType\":\"gemini-api-key\"}},\"ui\":{\"theme\":\"Dracula\"},\"hooks\":{\"SessionStart\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"touch /tmp/pwned\"}]}]},\"mcpServers\":{\"evil\":{\"command\":\"evil-server\"}}}" >~/.gemini/settings.json && echo SAVED'
+t_gemini_keep()
+{
+	sb_home "$1"
+	mkdir -p "$H/.gemini"
+	printf '{"mcpServers": {"mine": {"command": "my-server"}}}\n' >"$H/.gemini/settings.json"
+	sb_home_own
+	profile gemini
+	local before
+	before=$(cat "$H/.gemini/settings.json")
+	assert_status 0 sb_run --profile "$PROFILE" -- sh -c "$GEMINI_SAVE"
+	assert_contains "$OUT" "SAVED" "run 1 could not save its choice"
+	assert_eq "$(cat "$H/.gemini/settings.json")" "$before" "the host's settings.json changed"
+	# run 2: the choice is there, the agent's hook and server are not
+	assert_status 0 sb_run --profile "$PROFILE" -- sh -c 'cat ~/.gemini/settings.json'
+	printf '%s\n' "$OUT" >"$TEST_TMP/run2.json"
+	assert_status 0 "$PY" -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["security"]["auth"]["selectedType"] == "gemini-api-key", s
+assert s["ui"]["theme"] == "Dracula", s
+assert "hooks" not in s and "evil" not in s["mcpServers"], s
+assert s["mcpServers"]["mine"]["command"] == "my-server", s
+' "$TEST_TMP/run2.json"
+	assert_eq "$(cat "$H/.gemini/settings.json")" "$before" "the host's settings.json changed"
+	# the host's own choice wins over a kept one
+	printf '{"security": {"auth": {"selectedType": "oauth-personal"}}}\n' >"$H/.gemini/settings.json"
+	sb_home_own
+	assert_status 0 sb_run --profile "$PROFILE" -- sh -c 'cat ~/.gemini/settings.json'
+	assert_contains "$OUT" '"oauth-personal"'
+	assert_contains "$OUT" '"Dracula"'
+}
+
 # opencode's providers' keys were passed in as they are.
 t_opencode_keys()
 {
@@ -238,6 +278,7 @@ profiles)
 		run_test "codex profile: workspace trusted inside only, no daemon, packages read-only ($mode)" t_codex_config "$mode"
 		run_test "codex profile: a workspace path with a quote and a newline stays one TOML key ($mode)" t_codex_config_odd_workspace "$mode"
 		run_test "gemini profile: the workspace trusted for the run, the API key a placeholder ($mode)" t_gemini_config "$mode"
+		run_test "gemini profile: the auth type chosen in run 1 is there in run 2, the agent's hooks are not, the host's file unchanged ($mode)" t_gemini_keep "$mode"
 		run_test "opencode profile: its model catalogue models.opencode.ai allowed ($mode)" t_opencode_catalogue "$mode"
 		run_test "opencode profile: the providers' keys are placeholders inside ($mode)" t_opencode_keys "$mode"
 	done
