@@ -247,6 +247,72 @@ t_gemini_e2e()
 	done
 }
 
+# The real Gemini CLI's TUI twice in a fresh home under tmux: run 1 shows
+# the login-method screen (the API key option chosen, the key dialog
+# submitted), run 2 none ("Authenticated with gemini-api-key"): the
+# choice is kept through the profile's "keep", the host's settings.json
+# unchanged. Before, run 2 showed the screen again.
+t_gemini_tui()
+{
+	require_cmd tmux setpriv
+	sb_e2e_home gemini @google/gemini-cli gemini
+	sb_home_own
+	profile gemini
+	local tm=(tmux -L "agentrun-gemini-test-$$-$RANDOM" -f /dev/null) before
+	local win=g1 sh
+	pane() { "${tm[@]}" capture-pane -p -t "$win"; }
+	wait_pane()
+	{
+		local end=$((SECONDS + $1))
+		until grep -Eq -- "$2" <<<"$(pane)"; do
+			[ "$SECONDS" -lt "$end" ] || fail "the pane did not show /$2/ within $1 s:
+$(pane)"
+			sleep 0.5
+		done
+	}
+	sh="cd $WS && exec setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups env -i HOME=$H USER=$TEST_USER PATH=/usr/local/bin:/usr/bin:/bin TERM=xterm-256color XDG_RUNTIME_DIR=$TEST_XDG_RUNTIME_DIR GEMINI_API_KEY=real-gemini-tui GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$PORT bash --norc --noprofile -i"
+	# quit N: /quit typed, Enter until the shell prints EXIT-N (an Enter
+	# typed while the TUI is busy is lost)
+	quit()
+	{
+		local end=$((SECONDS + 60))
+		"${tm[@]}" send-keys -t "$win" /quit
+		wait_pane 30 '> /quit'
+		until grep -Eq "EXIT-$1=[0-9]" <<<"$(pane)"; do
+			[ "$SECONDS" -lt "$end" ] || fail "run $1 did not end: $(pane)"
+			"${tm[@]}" send-keys -t "$win" Enter
+			sleep 3
+		done
+	}
+	"${tm[@]}" new-session -d -s g1 -x 120 -y 45 "$sh"
+	defer "${tm[@]}" kill-server
+	"${tm[@]}" send-keys -t g1 "PS1='$ '" Enter
+	local run="$AGENTRUN --root $AR_USER_ROOT sandbox --profile $PROFILE --ro $NPM_CACHE/gemini --secret GEMINI_API_KEY=http://127.0.0.1:$PORT -- $BIN"
+	# run 1: the login-method screen, the API key option (preselected)
+	"${tm[@]}" send-keys -t "$win" "$run; echo EXIT-1=\$?" Enter
+	wait_pane 240 'How would you like to authenticate'
+	"${tm[@]}" send-keys -t "$win" Enter
+	wait_pane 60 'Enter Gemini API Key'
+	"${tm[@]}" send-keys -t "$win" Enter
+	wait_pane 120 'Type your message'
+	quit 1
+	assert_contains "$(pane)" "EXIT-1=0"
+	[ -s "$H/.local/state/agentrun/kept/.gemini!settings.json" ] ||
+		fail "run 1 kept nothing: $(ls -la "$H/.local/state/agentrun/kept" 2>&1)
+$(pane)"
+	before=$(cat "$H/.gemini/settings.json")
+	# run 2, in a terminal of its own: no screen
+	"${tm[@]}" new-session -d -s g2 -x 120 -y 45 "$sh"
+	win=g2
+	"${tm[@]}" send-keys -t g2 "PS1='$ '" Enter
+	"${tm[@]}" send-keys -t g2 "$run; echo EXIT-2=\$?" Enter
+	wait_pane 240 'Type your message|How would you like to authenticate'
+	assert_not_contains "$(pane)" "How would you like to authenticate" "run 2 showed the login-method screen again"
+	quit 2
+	assert_eq "$(cat "$H/.gemini/settings.json")" "$before" "the host's settings.json changed"
+	assert_not_contains "$before" "selectedType"
+}
+
 t_opencode_e2e()
 {
 	sb_e2e_home opencode opencode-ai opencode
@@ -284,7 +350,10 @@ profiles)
 	done
 	;;
 codex) run_test "codex exec twice against a mock: git status honours the global excludes" t_codex_e2e ;;
-gemini) run_test "gemini -p twice against a mock: its shell tool runs git status" t_gemini_e2e ;;
+gemini)
+	run_test "gemini -p twice against a mock: its shell tool runs git status" t_gemini_e2e
+	run_test "gemini's TUI twice in a fresh home: the login-method screen in run 1 only (rootless)" t_gemini_tui
+	;;
 opencode) run_test "opencode run twice against a mock: git status honours the global excludes" t_opencode_e2e ;;
 *) fail "AGENTS_ONLY=$AGENTS_ONLY: profiles, codex, gemini or opencode" ;;
 esac
