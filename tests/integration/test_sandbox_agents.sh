@@ -297,9 +297,6 @@ $(pane)"
 	wait_pane 120 'Type your message'
 	quit 1
 	assert_contains "$(pane)" "EXIT-1=0"
-	[ -s "$H/.local/state/agentrun/kept/.gemini!settings.json" ] ||
-		fail "run 1 kept nothing: $(ls -la "$H/.local/state/agentrun/kept" 2>&1)
-$(pane)"
 	before=$(cat "$H/.gemini/settings.json")
 	# run 2, in a terminal of its own: no screen
 	"${tm[@]}" new-session -d -s g2 -x 120 -y 45 "$sh"
@@ -308,6 +305,8 @@ $(pane)"
 	"${tm[@]}" send-keys -t g2 "$run; echo EXIT-2=\$?" Enter
 	wait_pane 240 'Type your message|How would you like to authenticate'
 	assert_not_contains "$(pane)" "How would you like to authenticate" "run 2 showed the login-method screen again"
+	[ -s "$H/.local/state/agentrun/kept/.gemini!settings.json" ] ||
+		fail "run 1 kept nothing: $(ls -la "$H/.local/state/agentrun/kept" 2>&1)"
 	quit 2
 	assert_eq "$(cat "$H/.gemini/settings.json")" "$before" "the host's settings.json changed"
 	assert_not_contains "$before" "selectedType"
