@@ -8,9 +8,9 @@
 # (tests/helpers/agent_mock.py): the model asks for a shell
 # `git status --short --untracked-files=all`, the CLI runs it inside,
 # the model quotes the result. Asserted: the tool ran, its git honoured
-# the user's core.excludesFile (.env not listed: codex, opencode; Gemini
-# CLI 0.61 runs git with GIT_CONFIG_GLOBAL=/dev/null itself, on the host
-# too), the key reached the mock through --secret, the CLI's state from
+# the user's core.excludesFile (.env not listed; Gemini CLI 0.61 runs git
+# with GIT_CONFIG_GLOBAL=/dev/null itself: the excludes file is shown at
+# git's default ~/.config/git/ignore too), the key reached the mock through --secret, the CLI's state from
 # run 1 is on the host and run 2 works with it. Non-interactive modes
 # (codex exec, gemini -p, opencode run): the interactive screens (trust,
 # onboarding, ^Z/fg) were driven in tmux by hand (issue 30's closing note).
@@ -243,6 +243,9 @@ t_gemini_e2e()
 			--profile "$PROFILE" --ro "$NPM_CACHE/gemini" \
 			--secret GEMINI_API_KEY=http://127.0.0.1:$PORT -- "$BIN" --yolo -p "run git status"
 		e2e_check "real-gemini-$run"
+		# Gemini's git runs without any config file: the excludes reach
+		# it through git's default ~/.config/git/ignore (sandbox_gitconfig.c)
+		assert_not_contains "$(cat "$MOCK/tool-output.log")" ".env" "gemini's git listed .env"
 		[ -s "$H/.gemini/projects.json" ] || fail "run $run left no ~/.gemini/projects.json on the host"
 	done
 }
