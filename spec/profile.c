@@ -17,7 +17,7 @@ static const char *const known_keys[] = {
 	"description", "ro",	    "rw",     "hide",	       "env",
 	"etc",	       "etc_files", "net",    "workspace",     "landlock",
 	"publish",     "nested",    "secret", "agent_channel", "upstream_proxy",
-	NULL,
+	"keep",	       NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -32,7 +32,7 @@ static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
 
 			return jt_fail(
 				c, NULL,
-				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, etc_files, net, workspace, landlock, publish, nested, secret, agent_channel, upstream_proxy)",
+				"\"%s\": unknown property (known: description, ro, rw, hide, env, etc, etc_files, net, workspace, landlock, publish, nested, secret, agent_channel, upstream_proxy, keep)",
 				jt_short(m->key, tmp, sizeof(tmp)));
 		}
 	}
@@ -154,6 +154,83 @@ static int parse_etc_files(const struct jt_ctx *c, const struct jt_node *doc,
 	return 0;
 }
 
+/* A "keep" key: dotted names of letters, digits, '_' and '-'. */
+static bool keep_key_ok(const char *s)
+{
+	bool name = false;
+
+	if (!*s || strlen(s) > 128)
+		return false;
+	for (; *s; s++) {
+		if (*s == '.') {
+			if (!name)
+				return false;
+			name = false;
+		} else if ((*s >= 'a' && *s <= 'z') ||
+			   (*s >= 'A' && *s <= 'Z') ||
+			   (*s >= '0' && *s <= '9') || *s == '_' || *s == '-') {
+			name = true;
+		} else {
+			return false;
+		}
+	}
+	return name;
+}
+
+/*
+ * "keep": {"~/FILE.json": ["a.b.c", ...]}: a JSON settings file of the
+ * home shown as a writable copy; the listed keys' scalar values set
+ * inside are kept by agentrun for the next run (never written to FILE).
+ * At most 8 files of 16 keys.
+ */
+static int parse_keep(const struct jt_ctx *c, const struct jt_node *doc,
+		      struct oci_profile *p)
+{
+	const struct jt_node *o = jt_get(doc, "keep");
+	size_t i = 0;
+
+	if (!o)
+		return 0;
+	if (jt_as_object(c, o, JT_KEY(NULL, "keep")) < 0)
+		return -1;
+	if (o->n > 8)
+		return jt_fail(c, JT_KEY(NULL, "keep"),
+			       "at most 8 files, got %u", o->n);
+	p->keep_path.v = oci_arena_calloc(&p->arena, o->n + 1, sizeof(char *));
+	p->keep_keys =
+		oci_arena_calloc(&p->arena, o->n + 1, sizeof(*p->keep_keys));
+	jt_foreach(m, o) {
+		const struct jt_path *at = JT_KEY(JT_KEY(NULL, "keep"), m->key);
+		size_t l = strlen(m->key);
+		char tmp[JT_SHORT_MAX];
+
+		if (strncmp(m->key, "~/", 2) != 0 || l < 8 ||
+		    strcmp(m->key + l - 5, ".json") != 0 ||
+		    strstr(m->key, "/../") || strstr(m->key, "/./") ||
+		    strstr(m->key, "//"))
+			return jt_fail(
+				c, JT_KEY(NULL, "keep"),
+				"\"%s\": expected a JSON file below the home directory (\"~/.tool/settings.json\")",
+				jt_short(m->key, tmp, sizeof(tmp)));
+		if (jt_member_strv(c, o, JT_KEY(NULL, "keep"), m->key,
+				   &p->keep_keys[i]) < 0)
+			return -1;
+		if (p->keep_keys[i].n == 0 || p->keep_keys[i].n > 16)
+			return jt_fail(c, at, "expected 1 to 16 keys, got %zu",
+				       p->keep_keys[i].n);
+		for (size_t k = 0; k < p->keep_keys[i].n; k++)
+			if (!keep_key_ok(p->keep_keys[i].v[k]))
+				return jt_fail(
+					c, JT_IDX(at, k),
+					"\"%s\": expected a dotted key (\"security.auth.selectedType\")",
+					jt_short(p->keep_keys[i].v[k], tmp,
+						 sizeof(tmp)));
+		p->keep_path.v[i++] = oci_arena_strdup(&p->arena, m->key);
+	}
+	p->keep_path.n = i;
+	return 0;
+}
+
 bool oci_etc_file_name_ok(const char *s)
 {
 	size_t len = strlen(s);
@@ -210,7 +287,8 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_strv(c, doc, NULL, "hide", &p->hide) < 0 ||
 	    jt_member_strv(c, doc, NULL, "env", &p->env) < 0 ||
 	    jt_member_strv(c, doc, NULL, "etc", &p->etc) < 0 ||
-	    parse_etc_files(c, doc, p) < 0 || parse_net(c, doc, p) < 0 ||
+	    parse_etc_files(c, doc, p) < 0 || parse_keep(c, doc, p) < 0 ||
+	    parse_net(c, doc, p) < 0 ||
 	    jt_member_strv(c, doc, NULL, "publish", &p->publish) < 0 ||
 	    jt_member_strv(c, doc, NULL, "secret", &p->secret) < 0 ||
 	    jt_member_string(c, doc, NULL, "upstream_proxy",

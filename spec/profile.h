@@ -24,7 +24,11 @@
  *     "workspace": "~/src/project",
  *     "landlock": true,
  *     "nested": false,
- *     "agent_channel": true                    SANDBOX_AGENT_CHANNEL_FD
+ *     "agent_channel": true,                   SANDBOX_AGENT_CHANNEL_FD
+ *     "keep": {"~/.gemini/settings.json": ["security.auth.selectedType"]}
+ *                                              a writable copy inside; the
+ *                                              keys' values set there kept
+ *                                              by agentrun for the next run
  *   }
  *
  * "~/" is kept as written (the sandbox expands it against the user's
@@ -55,6 +59,10 @@ struct oci_profile {
 	/* "etc_files": names (relative to /etc) and their texts, parallel */
 	struct oci_strv etc_files_name;
 	struct oci_strv etc_files_text;
+	/* "keep": the files (~/... .json) and, parallel, each one's keys
+	 * (dotted paths of scalars) */
+	struct oci_strv keep_path;
+	struct oci_strv *keep_keys;
 	char *net; /* NULL, "none" or "host" */
 	struct oci_strv net_allow; /* "net": {"allow": [...]}; checked by
 				    * the sandbox (egress_policy.h) */

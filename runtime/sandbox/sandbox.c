@@ -36,6 +36,7 @@
 #include "sandbox_config.h"
 #include "sandbox_egress.h"
 #include "sandbox_gitconfig.h"
+#include "sandbox_keep.h"
 #include "sandbox_plan.h"
 #include "sandbox_refusal.h"
 #include "sandbox_rootfs.h"
@@ -207,6 +208,8 @@ static void orphan_check(void *arg)
 	 * git config copies and the CA directory of --secret (left in
 	 * /tmp by every killed run before) */
 	sb_gitconfig_release(&p->gitconfig, false);
+	sb_keep_collect(&p->keep);
+	sb_keep_release(&p->keep, false);
 	sb_secrets_release(&p->secrets);
 }
 
@@ -344,7 +347,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	for (size_t i = 0; r == 0 && i < p->protect.n; i++)
 		if (p->protect.v[i].kind == SB_PROT_ABSENT)
 			r = sb_placeholder_take(&ph, p->protect.v[i].path,
-						!plan.overlay.dir, err);
+						!plan.overlay.dir,
+						p->protect.v[i].file, err);
 	/* a plain run: agentrun killed, its keeper runs the end-of-run
 	 * check (docs/sandbox.md, "A killed sandbox") */
 	if (r == 0 && plan.hostexec.armed) {
@@ -466,6 +470,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		close(channel_fd);
 	channel_fd = -1;
 	sb_refusal_summary(&refusals);
+	/* the profile's "keep" keys the agent CLI set inside, for the next
+	 * run (sandbox_keep.h) */
+	sb_keep_collect(&plan.keep);
 	/* placeholders' mount points go (the last one out); late redirect
 	 * files are reported */
 	sb_placeholders_release(&ph);

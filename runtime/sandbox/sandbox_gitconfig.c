@@ -44,6 +44,8 @@ struct gc {
 	struct sb_gitconfig *g;
 	char *seen[GC_MAX_FILES];
 	size_t n_seen;
+	/* the last core.excludesFile, core.attributesFile value (expanded) */
+	char *named[2];
 };
 
 /* `p` with "." and ".." and "//" resolved by name (absolute in, absolute
@@ -209,8 +211,35 @@ static void show_named_files(struct gc *c, const char *text, size_t len)
 			sb_git_config_value(text, len, "core", keys[i]);
 		_cleanup_free_ char *p = v ? expand(c->h, v, NULL) : NULL;
 
-		if (p)
+		if (p) {
 			show_data(c, p);
+			free(c->named[i]);
+			c->named[i] = ar_xstrdup(p);
+		}
+	}
+}
+
+/* A program that runs git with GIT_CONFIG_GLOBAL=/dev/null (Gemini CLI's
+ * shell tool; GIT_CONFIG_SYSTEM too) still reads git's default excludes
+ * and attributes files, ~/.config/git/ignore and attributes, which need
+ * no config: when the user has none there, the files core.excludesFile
+ * and core.attributesFile name are shown there too, read-only. git with
+ * the user's config reads the named file instead of the default one, so
+ * nothing is read twice. */
+static void show_named_as_default(struct gc *c, const char *const *data)
+{
+	for (size_t i = 0; i < AR_ARRAY_SIZE(c->named); i++) {
+		_cleanup_free_ char *def =
+			ar_xasprintf("%s/%s", c->h->home, data[i]);
+		_cleanup_free_ char *real = NULL;
+		struct stat st;
+
+		if (!c->named[i] || lstat(def, &st) == 0 ||
+		    sb_has_dest(c->m, def) || !showable(c, c->named[i], &real))
+			continue;
+		sb_mount_add(c->m, oci_arena_strdup(c->m->a, def), "bind",
+			     oci_arena_strdup(c->m->a, real),
+			     SB_OPTS("bind", "ro", "nosuid", "nodev"));
 	}
 }
 
@@ -290,8 +319,11 @@ void sb_gitconfig_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 
 		show_data(&c, p);
 	}
+	show_named_as_default(&c, data);
 	for (size_t i = 0; i < c.n_seen; i++)
 		free(c.seen[i]);
+	for (size_t i = 0; i < AR_ARRAY_SIZE(c.named); i++)
+		free(c.named[i]);
 }
 
 void sb_gitconfig_release(struct sb_gitconfig *g, bool keep)

@@ -90,7 +90,7 @@ static void prot_placeholder(struct prot_list *l, const char *p)
 
 	if (l->r < 0)
 		return;
-	l->r = sb_placeholder_take(l->ph, p, true, l->err);
+	l->r = sb_placeholder_take(l->ph, p, true, false, l->err);
 	if (l->r == 0 && l->ph->n > before && lstat(p, &st) == 0 &&
 	    S_ISDIR(st.st_mode))
 		prot_add_flag(l, 'h', p);

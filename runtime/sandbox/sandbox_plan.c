@@ -29,6 +29,7 @@
 #include "sandbox_etc.h"
 #include "sandbox_exe.h"
 #include "sandbox_gitconfig.h"
+#include "sandbox_keep.h"
 #include "sandbox_home.h"
 #include "sandbox_kernfs.h"
 #include "sandbox_mounts.h"
@@ -572,6 +573,12 @@ static void protect_mounts(const struct sb_protect *p, struct sb_mounts *m,
 				claude_scratch(m, e->path, h, ph, g);
 				break;
 			}
+			/* a file placeholder (empty on the host, made by
+			 * placeholder.c): held read-only as it is */
+			if (e->file) {
+				sb_bind(m, e->path, false);
+				break;
+			}
 			sb_mount_add(m, e->path, "tmpfs", "tmpfs",
 				     SB_OPTS("ro", "nosuid", "nodev", "noexec",
 					     ph, "size=4k"));
@@ -786,6 +793,10 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		r = user_hide(&m, h, o->hide.v[i], false, err);
 	if (!r)
 		sb_persist_warn(&m, h, ws);
+	/* the profile's "keep" files: writable copies (after the warning:
+	 * the host's file is never written) */
+	if (!r && !overlay)
+		sb_keep_mounts(&m, h, pf, &p->keep);
 	if (!r && p->net == AR_SANDBOX_NET_ALLOW)
 		sb_egress_mounts(&m);
 	if (!r && o->vm)
@@ -986,8 +997,6 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			"sandbox: --vm: --secret is not available with --vm yet (the guest does not see the CA of the injection; docs/vm.md)");
 	if (run && o->vm)
 		ar_vm_cache(&p->vm, ro->state_root, h->home);
-	if (run && !o->overlay)
-		sb_protect_claude_files(p->workspace);
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;
@@ -1063,6 +1072,7 @@ void sb_plan_keep_files(struct sb_plan *p)
 {
 	sb_hostexec_release(&p->hostexec, true);
 	sb_gitconfig_release(&p->gitconfig, true);
+	sb_keep_release(&p->keep, true);
 	free(p->secrets.dir);
 	p->secrets.dir = NULL;
 }
@@ -1071,6 +1081,7 @@ void sb_plan_release(struct sb_plan *p)
 {
 	sb_secrets_release(&p->secrets);
 	sb_gitconfig_release(&p->gitconfig, false);
+	sb_keep_release(&p->keep, false);
 	ar_egress_policy_release(&p->policy);
 	sb_hostexec_release(&p->hostexec, false);
 	sb_protect_release(&p->protect);

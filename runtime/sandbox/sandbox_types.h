@@ -117,6 +117,21 @@ struct sb_gitconfig {
 	char *empty; /* sb_gitconfig_empty_file's, in dir */
 };
 
+/* The profile's "keep" files (sandbox_keep.c): their writable copies in
+ * a private directory, files 0 .. n-1. */
+struct sb_keep_file {
+	char *copy; /* k->dir/N */
+	char *state; /* the kept keys' file */
+	char *host; /* the host's path (for messages) */
+	const char *const *keys; /* the profile's, NULL-terminated */
+};
+
+struct sb_keep {
+	char *dir;
+	struct sb_keep_file *v;
+	size_t n;
+};
+
 /*
  * One sandbox, resolved before any process exists (sb_plan_make,
  * sandbox_plan.c): the options with the profile and the host facts
@@ -159,6 +174,7 @@ struct sb_plan {
 	struct ar_egress_policy policy;
 	struct sb_secrets secrets;
 	struct sb_gitconfig gitconfig;
+	struct sb_keep keep;
 	/* --overlay: the sandbox directory, locked (overlay.h) */
 	struct ar_overlay overlay;
 	/* the protected paths inside the workspace (protect.h) */

@@ -260,6 +260,83 @@ t_survivor()
 		[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "written on the host"
 }
 
+# A project's own .claude without settings.json/settings.local.json
+# (settings.local.json is per user and usually missing): the names are
+# held by file placeholders, empty regular files (Claude Code reads an
+# empty one as {}; a directory there is a "Settings Error" at every
+# start) made on the host for the run and removed by the last one out.
+# Before, agentrun wrote {} files into the user's project, left there for
+# good. The agent writes a hook into them, replaces and removes them.
+CLAUDE_ATTACK='for f in settings.json settings.local.json; do
+	echo "{\"hooks\":{\"Stop\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"touch /tmp/pwned\"}]}]}}" >.claude/$f 2>/dev/null && echo "$f WRITTEN"
+	rm -f .claude/$f 2>/dev/null && echo "$f REMOVED"
+	echo "{\"hooks\":1}" >.claude/$f.new && mv -f .claude/$f.new .claude/$f 2>/dev/null && echo "$f REPLACED"
+	rm -f .claude/$f.new
+	printf "%s:%s:" "$f" "$(wc -c <.claude/$f)"; test -f .claude/$f && echo FILE
+done
+mv .claude .claude-moved 2>/dev/null && echo MOVED
+true'
+
+t_claude_file_placeholders()
+{
+	local mode=$1
+	shared_setup "$mode"
+	host mkdir "$WS/.claude"
+	assert_status 0 sb_run -- sh -c "$CLAUDE_ATTACK"
+	assert_not_contains "$OUT" "WRITTEN"
+	assert_not_contains "$OUT" "REMOVED"
+	assert_not_contains "$OUT" "REPLACED"
+	assert_not_contains "$OUT" "MOVED"
+	[ -d "$WS/.claude" ] || fail "the user's .claude is gone"
+	[ ! -e "$WS/.claude/settings.json" ] && [ ! -e "$WS/.claude/settings.local.json" ] ||
+		fail "left in the user's .claude: $(ls -la "$WS/.claude"; cat "$WS/.claude"/settings*.json)"
+	# empty inside (Claude Code reads {})
+	assert_contains "$OUT" "settings.json:0:FILE"
+	assert_contains "$OUT" "settings.local.json:0:FILE"
+	# the user's own settings.json is theirs: held read-only, kept
+	host sh -c 'echo "{\"user\":1}" >"$1/.claude/settings.json"' _ "$WS"
+	assert_status 0 sb_run -- sh -c "$CLAUDE_ATTACK"
+	assert_contains "$OUT" "settings.json:11:FILE"
+	assert_eq "$(cat "$WS/.claude/settings.json")" '{"user":1}'
+	[ ! -e "$WS/.claude/settings.local.json" ] || fail "settings.local.json left"
+}
+
+# The same after a SIGKILL of agentrun (the keeper removes them), and of
+# agentrun and its keeper (the next start removes them); a file the host
+# wrote into one meanwhile (in place) is the user's and stays.
+t_claude_file_placeholders_sigkill()
+{
+	local mode=$1 pa keep
+	shared_setup "$mode"
+	host mkdir "$WS/.claude"
+	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c "$KEEPALIVE"
+	wait_until 60 test -e "$SIG/a-ready"
+	[ -f "$WS/.claude/settings.json" ] ||
+		fail "no file placeholder while it runs: $(ls -la "$WS/.claude")"
+	kill -9 "$pa"
+	wait "$pa" || true
+	wait_until 30 test ! -e "$WS/.claude/settings.json"
+	[ ! -e "$WS/.claude/settings.local.json" ] || fail "settings.local.json left after the keeper"
+	[ -d "$WS/.claude" ] || fail "the user's .claude is gone"
+	# agentrun and its keeper killed: left for the next start
+	rm -f "$SIG/a-ready"
+	bg_sandbox pa "$mode" "$TEST_TMP/a2.log" sh -c "$KEEPALIVE"
+	wait_until 60 test -e "$SIG/a-ready"
+	keep=$(pgrep -P "$pa" -x agentrun-keep) || fail "no keeper process"
+	kill -9 "$keep" "$pa"
+	wait "$pa" || true
+	sleep 1
+	[ -f "$WS/.claude/settings.json" ] || fail "the placeholder went without its keeper"
+	# the user writes into one of them meanwhile
+	host sh -c 'echo "{\"user\":2}" >"$1/.claude/settings.local.json"' _ "$WS"
+	assert_status 0 sb_run -- true
+	[ ! -e "$WS/.claude/settings.json" ] || fail "settings.json left after the next start"
+	assert_eq "$(cat "$WS/.claude/settings.local.json")" '{"user":2}'
+	assert_status 1 "$PY" -c 'import os, sys
+try: os.getxattr(sys.argv[1], "user.agentrun.placeholder")
+except OSError: sys.exit(1)' "$WS/.claude/settings.local.json"
+}
+
 run_test "placeholders: two sandboxes, the first exits, the second cannot write .vscode/.mcp.json (rootless)" t_two_sandboxes user user user
 run_test "placeholders: two sandboxes, the first exits, the second cannot write .vscode/.mcp.json (root)" t_two_sandboxes root root root
 run_test "placeholders: root's sandbox exits first, the user's stays held" t_two_sandboxes root user user
@@ -272,4 +349,8 @@ run_test "placeholders: a file the host writes into one stays, unseen inside (ro
 run_test "placeholders: a file the host writes into one stays, unseen inside (root)" t_host_writes_into_placeholder root
 run_test "placeholders: an agent that clears its parent-death signal dies with agentrun's SIGKILL; the keeper removes them (rootless)" t_survivor user
 run_test "placeholders: an agent that clears its parent-death signal dies with agentrun's SIGKILL; the keeper removes them (root)" t_survivor root
+run_test "file placeholders: .claude/settings*.json held for the run, none left in the project (rootless)" t_claude_file_placeholders user
+run_test "file placeholders: .claude/settings*.json held for the run, none left in the project (root)" t_claude_file_placeholders root
+run_test "file placeholders: removed after a SIGKILL by the keeper or at the next start; the user's content kept (rootless)" t_claude_file_placeholders_sigkill user
+run_test "file placeholders: removed after a SIGKILL by the keeper or at the next start; the user's content kept (root)" t_claude_file_placeholders_sigkill root
 finish

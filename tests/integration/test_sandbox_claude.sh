@@ -92,11 +92,11 @@ t_claude_settings_file()
 	assert_contains "$OUT" "FILE settings.json"
 	assert_contains "$OUT" "FILE settings.local.json"
 	assert_not_contains "$OUT" "WROTE"
-	assert_eq "$(cat "$WS/.claude/settings.local.json")" "{}"
 	assert_eq "$(cat "$WS/.claude/settings.json")" '{"permissions":{}}'
-	if [ "$1" = user ]; then
-		assert_file_owner "$WS/.claude/settings.local.json" "$TEST_UID:$TEST_GID"
-	fi
+	# a file placeholder for the run: nothing left in the user's project
+	# (before, a {} file made on the host stayed there for good)
+	[ ! -e "$WS/.claude/settings.local.json" ] ||
+		fail "settings.local.json left in the project: $(cat "$WS/.claude/settings.local.json")"
 }
 
 # ---- the real CLI, end to end ------------------------------------------
@@ -116,6 +116,39 @@ claude_cli()
 		skip "Claude Code is not installed (npm install -g @anthropic-ai/claude-code, or contrib/install-deps.sh)"
 	as_test_user "$CLAUDE" --version >"$TEST_TMP/claude-version" 2>&1 ||
 		skip "$CLAUDE --version fails as $TEST_USER: $(head -c 300 "$TEST_TMP/claude-version")"
+}
+
+# The real CLI in print mode in a project whose .claude has neither
+# settings file: the file placeholders are read as {} ("Settings Error"
+# with a directory there), the answer comes from the mock, nothing is
+# left in the project.
+t_claude_print_placeholders()
+{
+	require_cmd jq
+	claude_cli
+	sb_home user
+	mkdir -p "$WS/.claude/commands"
+	sb_home_own
+	install -m 0644 "$TOP_SRCDIR/contrib/profiles/claude.json" "$TEST_TMP/claude.json"
+	"$PY" "$TOP_SRCDIR/tests/helpers/mock_anthropic.py" "$TEST_TMP/mock.port" \
+		"$TEST_TMP/mock.log" &
+	defer kill $!
+	wait_until 10 test -s "$TEST_TMP/mock.port"
+	local port
+	port=$(cat "$TEST_TMP/mock.port")
+	assert_status 0 as_test_user env HOME="$H" ANTHROPIC_BASE_URL=http://127.0.0.1:$port \
+		ANTHROPIC_AUTH_TOKEN=sk-ant-test DISABLE_AUTOUPDATER=1 \
+		bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+		timeout 300 "$AGENTRUN" --root "$AR_USER_ROOT" sandbox --no-tty \
+		--profile "$TEST_TMP/claude.json" "${CLAUDE_RO[@]}" \
+		--secret ANTHROPIC_AUTH_TOKEN=http://127.0.0.1:$port --net allow=127.0.0.1:$port -- \
+		"$CLAUDE" -p "say hello" --debug
+	assert_not_contains "$OUT$ERR" "EISDIR"
+	assert_not_contains "$OUT$ERR" "Settings Error"
+	assert_not_contains "$OUT$ERR" "Invalid settings"
+	[ -s "$TEST_TMP/mock.log" ] || fail "the mock got no request: $OUT $ERR"
+	[ ! -e "$WS/.claude/settings.json" ] && [ ! -e "$WS/.claude/settings.local.json" ] ||
+		fail "a settings file left in the project: $(ls -la "$WS/.claude")"
 }
 
 TM=()
@@ -284,6 +317,7 @@ $results"
 
 run_test "a project .claude without settings.local.json: an empty read-only file inside (rootless)" t_claude_settings_file user
 run_test "a project .claude without settings.local.json: an empty read-only file inside (root)" t_claude_settings_file root
+run_test "the real Claude Code in print mode, a project .claude without settings files: no settings error, nothing left (rootless)" t_claude_print_placeholders
 run_test "a missing .claude under --nested: protected names refused, nothing on the host (rootless)" t_claude_dir_writes user
 run_test "a missing .claude under --nested: protected names refused, nothing on the host (root)" t_claude_dir_writes root
 run_test "Claude Code's bubblewrap sandbox under --nested, no .claude in the project (rootless)" t_claude_bwrap

@@ -38,6 +38,24 @@ t_excludes_and_identity()
 	assert_contains "$OUT" "x.bin: binary: set" "core.attributesFile is read"
 }
 
+# Gemini CLI runs its shell tool's git with GIT_CONFIG_GLOBAL=/dev/null,
+# GIT_CONFIG_SYSTEM=/dev/null and GIT_CONFIG_NOSYSTEM=1 (on the host too):
+# only git's default excludes and attributes files (~/.config/git/ignore,
+# attributes), which need no config, reach it. Without them on the host,
+# the files core.excludesFile and core.attributesFile name are shown
+# there, read-only: .env was listed as untracked for Gemini's git.
+t_excludes_without_global_config()
+{
+	gc_setup "$1"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c 'GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null GIT_CONFIG_NOSYSTEM=1 git status --porcelain --untracked-files=all; GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git check-attr binary x.bin; (echo evil >>~/.config/git/ignore) 2>/dev/null && echo WROTE; true'
+	assert_not_contains "$OUT" ".env" "git without the global config lists .env"
+	assert_contains "$OUT" "a.txt"
+	assert_contains "$OUT" "x.bin: binary: set"
+	assert_not_contains "$OUT" "WROTE"
+	[ ! -e "$H/.config/git/ignore" ] || fail "made ~/.config/git/ignore on the host"
+}
+
 # The keys that name a command are left out, wherever they are.
 t_code_keys_out()
 {
@@ -85,6 +103,7 @@ t_secret_includes()
 
 for mode in root user; do
 	run_test "gitconfig ($mode): global excludes hide .env, an included identity commits" t_excludes_and_identity $mode
+	run_test "gitconfig ($mode): the global excludes reach git run with GIT_CONFIG_GLOBAL=/dev/null (Gemini CLI's shell tool)" t_excludes_without_global_config $mode
 	run_test "gitconfig ($mode): keys that run a command are left out" t_code_keys_out $mode
 	run_test "gitconfig ($mode): an include naming a secret (link, ..) brings nothing" t_secret_includes $mode
 done

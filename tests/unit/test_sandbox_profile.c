@@ -91,6 +91,16 @@ UNIT_TEST(errors_name_the_path)
 		  "p.json: etc_files: " },
 		{ "{\"etc_files\": {\"a\": \"x\\u0000y\"}}",
 		  "p.json: etc_files.a: " },
+		{ "{\"keep\": [\"~/.a.json\"]}", "p.json: keep: " },
+		{ "{\"keep\": {\"/etc/x.json\": [\"a\"]}}", "p.json: keep: " },
+		{ "{\"keep\": {\"~/../x.json\": [\"a\"]}}", "p.json: keep: " },
+		{ "{\"keep\": {\"~/.a/s.toml\": [\"a\"]}}", "p.json: keep: " },
+		{ "{\"keep\": {\"~/.a/s.json\": []}}",
+		  "p.json: keep[\"~/.a/s.json\"]: " },
+		{ "{\"keep\": {\"~/.a/s.json\": [\"a..b\"]}}",
+		  "p.json: keep[\"~/.a/s.json\"][0]: " },
+		{ "{\"keep\": {\"~/.a/s.json\": [\"a b\"]}}",
+		  "p.json: keep[\"~/.a/s.json\"][0]: " },
 		{ "{\"landlock\": \"yes\"}", "p.json: landlock: " },
 		{ "[1]", "p.json" },
 		{ "{\"ro\": ", "invalid JSON" },
@@ -124,6 +134,26 @@ UNIT_TEST(etc_files)
 	CHECK_STR_EQ(p->etc_files_name.v[0], "codex/config.toml");
 	CHECK_STR_EQ(p->etc_files_text.v[0], "a = 1\n");
 	CHECK_STR_EQ(p->etc_files_name.v[1], "x.json");
+	oci_profile_free(p);
+}
+
+UNIT_TEST(keep)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_profile *p = parse(
+		"{\"keep\": {\"~/.gemini/settings.json\": [\"security.auth.selectedType\", \"ui.theme\"]}}",
+		&err);
+
+	CHECK(p != NULL);
+	if (!p) {
+		printf("# %s\n", err.msg);
+		return;
+	}
+	CHECK_INT_EQ(p->keep_path.n, 1);
+	CHECK_STR_EQ(p->keep_path.v[0], "~/.gemini/settings.json");
+	CHECK_INT_EQ(p->keep_keys[0].n, 2);
+	CHECK_STR_EQ(p->keep_keys[0].v[0], "security.auth.selectedType");
+	CHECK_STR_EQ(p->keep_keys[0].v[1], "ui.theme");
 	oci_profile_free(p);
 }
 

@@ -245,10 +245,15 @@ static bool in_leftover_placeholder(const struct hx_ctx *c, const char *path)
 	while (ar_path_under(d, ws) && strcmp(d, ws) != 0) {
 		const char *rel = d + wl + (ws[wl - 1] == '/' ? 0 : 1);
 		bool top = sb_protect_placeholder_name(rel);
+		struct stat st;
+		/* a directory, or a file placeholder (.claude/settings.json) */
 		_cleanup_close_ int fd =
-			top ? open(d, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					      O_CLOEXEC) :
-			      -1;
+			top && lstat(d, &st) == 0 &&
+					(S_ISDIR(st.st_mode) ||
+					 S_ISREG(st.st_mode)) ?
+				open(d, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+						O_CLOEXEC) :
+				-1;
 		char *slash;
 
 		if (fd >= 0 && sb_placeholder_marked(fd))

@@ -54,6 +54,8 @@ static void mark_value(char *buf, size_t size, const struct stat *st)
 		 (unsigned long long)st->st_ino);
 }
 
+static bool empty_dir(int fd);
+
 /* Marked as a placeholder, by a mark naming this very directory (a copy
  * of the workspace carries the mark to another inode: not ours). */
 static bool marked(int fd, const struct stat *st)
@@ -72,7 +74,27 @@ bool sb_placeholder_marked(int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && marked(fd, &st);
+	return fstat(fd, &st) == 0 &&
+	       (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && marked(fd, &st);
+}
+
+/* A file placeholder's content: none (the host's writes make it the
+ * user's file). */
+static bool empty_file(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
+/* A placeholder's emptiness, directory or file. */
+static bool empty_at(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return false;
+	return S_ISREG(st.st_mode) ? st.st_size == 0 : empty_dir(fd);
 }
 
 static bool empty_dir(int fd)
@@ -99,12 +121,16 @@ static bool empty_dir(int fd)
 	return empty;
 }
 
-/* Another open file holds a lock on the directory (a running sandbox's
- * shared lock): tested on a file of our own, then let go. */
+/* Another open file holds a lock on the directory or file (a running
+ * sandbox's shared lock): tested on an open file of our own, then let
+ * go. */
 static bool locked_by_other(int fd)
 {
-	_cleanup_close_ int d =
-		openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char proc[64];
+	_cleanup_close_ int d = -1;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	d = open(proc, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (d < 0)
 		return false;
@@ -118,9 +144,28 @@ static int open_dir(const char *path)
 	return open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+/* A directory or a regular file at `path` (never a link, a FIFO's or a
+ * device's open), -1 otherwise. */
+static int open_dir_or_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(path, &st) < 0 ||
+	    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 ||
+			!(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 bool sb_placeholder_is(const char *path)
 {
-	_cleanup_close_ int fd = open_dir(path);
+	_cleanup_close_ int fd = open_dir_or_file(path);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -130,8 +175,8 @@ bool sb_placeholder_is(const char *path)
 	if (marked(fd, &st))
 		return true;
 	/* no mark (a filesystem without user xattrs): an empty directory
-	 * a running sandbox holds */
-	return empty_dir(fd) && locked_by_other(fd);
+	 * or file a running sandbox holds */
+	return empty_at(fd) && locked_by_other(fd);
 }
 
 /* The directory at `path` is still the one open as `fd`. */
@@ -187,19 +232,37 @@ static void add(struct sb_placeholders *ph, const char *path, int fd, bool ours)
 					 st.st_ino,	   ours, NULL };
 }
 
+/* Made: an empty directory, or an empty regular file (`file`); -1 with
+ * errno. */
+static int make_one(const char *path, bool file)
+{
+	int fd;
+
+	if (!file)
+		return mkdir(path, 0755) == 0 ? 0 : -1;
+	fd = open(path, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 /* One placeholder: made (and marked) or joined, locked shared. */
-static int take_one(struct sb_placeholders *ph, const char *path,
+static int take_one(struct sb_placeholders *ph, const char *path, bool file,
 		    struct ar_error *err)
 {
 	for (int i = 0; i < TRIES; i++) {
-		bool created = mkdir(path, 0755) == 0;
+		bool created = make_one(path, file) == 0;
 		int fd;
 		bool ours;
 		struct stat st;
 
 		if (!created && errno != EEXIST)
 			return 0; /* the container makes it, as before */
-		fd = open_dir(path);
+		fd = file ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+					       O_CLOEXEC) :
+			    open_dir(path);
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* removed by a sandbox leaving */
@@ -209,12 +272,16 @@ static int take_one(struct sb_placeholders *ph, const char *path,
 			close(fd);
 			return ar_error_set(err, errno, "sandbox: `%s`", path);
 		}
+		if (file && !S_ISREG(st.st_mode)) {
+			close(fd);
+			return 0; /* not a file: the mount will say */
+		}
 		if (created) {
 			char v[64];
 
 			/* whatever the umask: every sandbox on the
 			 * workspace (of any user) opens it to lock it */
-			(void)fchmod(fd, 0755);
+			(void)fchmod(fd, file ? 0644 : 0755);
 			own_like_parent(fd, path);
 			mark_value(v, sizeof(v), &st);
 			/* a filesystem without user xattrs: the lock alone
@@ -224,7 +291,7 @@ static int take_one(struct sb_placeholders *ph, const char *path,
 			ours = true;
 		} else {
 			ours = marked(fd, &st) ||
-			       (empty_dir(fd) && locked_by_other(fd));
+			       (empty_at(fd) && locked_by_other(fd));
 		}
 		if (lock_shared(fd, path, err) < 0) {
 			close(fd);
@@ -246,11 +313,28 @@ static int take_one(struct sb_placeholders *ph, const char *path,
 }
 
 /* Remove the placeholder open as `fd` if nobody else holds it (the
- * caller's own lock is converted: a failure lets go of it). */
+ * caller's own lock is converted: a failure lets go of it). A file
+ * placeholder is removed while empty; written into on the host (in
+ * place: a file renamed over it is another inode, the user's), it is
+ * the user's file now. */
 static void remove_if_last(int fd, const char *path)
 {
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_there(fd, path))
+	struct stat st;
+
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_there(fd, path) ||
+	    fstat(fd, &st) < 0)
 		return;
+	if (S_ISREG(st.st_mode)) {
+		if (empty_file(fd)) {
+			(void)unlink(path);
+			return;
+		}
+		(void)fremovexattr(fd, SB_PLACEHOLDER_XATTR);
+		ar_log(AR_LOG_INFO,
+		       "sandbox: `%s` was an empty placeholder file and now holds what the host wrote; left in place",
+		       path);
+		return;
+	}
 	if (rmdir(path) == 0)
 		return;
 	if (errno == ENOTEMPTY || errno == EEXIST) {
@@ -266,7 +350,7 @@ static void remove_if_last(int fd, const char *path)
  * held by nobody. */
 static void remove_stale(const char *path)
 {
-	_cleanup_close_ int fd = open_dir(path);
+	_cleanup_close_ int fd = open_dir_or_file(path);
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !marked(fd, &st))
@@ -275,13 +359,13 @@ static void remove_stale(const char *path)
 }
 
 int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
-			bool mount, struct ar_error *err)
+			bool mount, bool file, struct ar_error *err)
 {
 	if (!mount) {
 		remove_stale(path);
 		return 0;
 	}
-	return take_one(ph, path, err);
+	return take_one(ph, path, file, err);
 }
 
 /* The keeper's fds: the locks and its socket; all else closed, the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The placeholders' mount points on the host (placeholder.c): the empty
- * directories made in the workspace where a protected path is missing
+ * directories (or, for a settings file, empty regular files) made in the
+ * workspace where a protected path is missing
  * (protect.h, SB_PROT_ABSENT), shared by every sandbox on the workspace
  * and removed by the last one out.
  *
@@ -50,7 +51,8 @@ struct sb_placeholder {
  * sb_placeholders_keep), its standard fds on /dev/null. */
 typedef void (*sb_keeper_orphan_fn)(void *arg);
 
-/* fd is a directory marked as a placeholder (by a mark naming it). */
+/* fd is a directory or file marked as a placeholder (by a mark naming
+ * it). */
 bool sb_placeholder_marked(int fd);
 
 /* A directory whose changes the end-of-run check walks
@@ -90,12 +92,15 @@ bool sb_placeholder_is(const char *path);
 
 /* Before the run, for each placeholder of the plan (protect.h:
  * SB_PROT_ABSENT): `path` made (and marked) or joined, locked shared,
- * and checked to still be the directory locked. With !mount (an
+ * and checked to still be the directory locked; with `file`, an empty
+ * regular file instead (a settings file a CLI reads: a directory there
+ * is an error to it), removed at the end while still empty, the user's
+ * once the host wrote into it. With !mount (an
  * --overlay run: nothing is mounted there), a placeholder left by an
  * earlier run is only removed. Fails only when the path stays locked
  * exclusively (nothing agentrun does holds that lock for long). */
 int sb_placeholder_take(struct sb_placeholders *ph, const char *path,
-			bool mount, struct ar_error *err);
+			bool mount, bool file, struct ar_error *err);
 
 /* The keeper: a process that inherits the locks and lets go of them
  * only when the container's first process (`pid`, given through

@@ -100,45 +100,6 @@ const char *const *sb_protect_claude_names(size_t *n)
 	return claude_names;
 }
 
-void sb_protect_claude_files(const char *ws)
-{
-	static const char *const files[] = { "settings.json",
-					     "settings.local.json" };
-	_cleanup_close_ int w =
-		open(ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_close_ int d = -1;
-	_cleanup_free_ char *claude = ar_xasprintf("%s/.claude", ws);
-	struct stat st;
-
-	if (w < 0)
-		return;
-	d = openat(w, ".claude",
-		   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	/* a placeholder (of a running sandbox, or left by a killed one)
-	 * is not the user's .claude */
-	if (d < 0 || fstat(d, &st) < 0 || sb_placeholder_is(claude))
-		return;
-	for (size_t i = 0; i < AR_ARRAY_SIZE(files); i++) {
-		_cleanup_close_ int fd = openat(d, files[i],
-						O_WRONLY | O_CREAT | O_EXCL |
-							O_NOFOLLOW | O_CLOEXEC,
-						0644);
-
-		if (fd < 0)
-			continue; /* there (or not ours to make) */
-		if (ar_write_all(fd, "{}\n", 3) < 0) {
-			(void)!unlinkat(d, files[i], 0);
-			continue;
-		}
-		/* made by root in another user's project: theirs */
-		if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0))
-			(void)!fchown(fd, st.st_uid, st.st_gid);
-		ar_log(AR_LOG_INFO,
-		       "sandbox: created %s/%s ({}) so that it is held read-only",
-		       claude, files[i]);
-	}
-}
-
 static void add(struct sb_protect *p, const char *path,
 		enum sb_protect_kind kind, const char *why)
 {
@@ -149,8 +110,9 @@ static void add(struct sb_protect *p, const char *path,
 		p->cap = p->cap ? 2 * p->cap : 32;
 		p->v = ar_xrealloc(p->v, p->cap * sizeof(*p->v));
 	}
-	p->v[p->n++] = (struct sb_protect_entry){ ar_xstrdup(path), kind, why,
-						  false, false };
+	p->v[p->n++] = (struct sb_protect_entry){
+		ar_xstrdup(path), kind, why, false, false, false
+	};
 }
 
 struct plan_ctx {
@@ -202,9 +164,14 @@ static void one(struct plan_ctx *c, const char *path, int missing_kind,
 	}
 	/* a placeholder of another sandbox (or one left by a killed run)
 	 * stays a placeholder, never a directory of the user's */
-	if (missing_kind == SB_PROT_ABSENT && S_ISDIR(st.st_mode) &&
+	if (missing_kind == SB_PROT_ABSENT &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
 	    sb_placeholder_is(path)) {
+		size_t n = c->p->n;
+
 		add(c->p, path, SB_PROT_ABSENT, why);
+		if (c->p->n > n)
+			c->p->v[n].file = S_ISREG(st.st_mode);
 		return;
 	}
 	add(c->p, path, SB_PROT_RO, why);
@@ -474,9 +441,17 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++) {
 			_cleanup_free_ char *x =
 				ar_xasprintf("%s/%s", claude, claude_names[i]);
+			size_t n = c->p->n, l = strlen(claude_names[i]);
 
 			one(c, x, SB_PROT_ABSENT,
 			    "agent config (hooks, commands, permissions)");
+			/* a missing settings file: a file placeholder (a
+			 * directory there stops Claude Code at every start:
+			 * "Settings Error", EISDIR) */
+			if (c->p->n > n && c->p->v[n].kind == SB_PROT_ABSENT &&
+			    l > 5 &&
+			    strcmp(claude_names[i] + l - 5, ".json") == 0)
+				c->p->v[n].file = true;
 		}
 	} else {
 		size_t n = c->p->n;

@@ -54,6 +54,12 @@ struct sb_protect_entry {
 	 * nested sandbox (Claude Code's bubblewrap) can make the mount
 	 * points it binds over the names it protects */
 	bool claude_dir;
+	/* SB_PROT_ABSENT of .claude/settings.json or settings.local.json in
+	 * an existing project .claude: the placeholder is an empty regular
+	 * file (Claude Code reads it as {}; a directory there is a
+	 * "Settings Error" at every start), held read-only, removed at the
+	 * end (placeholder.h) */
+	bool file;
 };
 
 struct sb_protect {
@@ -81,13 +87,6 @@ struct sb_protect {
  * sandbox_config.c. */
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err);
-/* A project's existing .claude (`ws`/.claude, not a placeholder) whose
- * settings.json or settings.local.json is missing: each made "{}" (the
- * owner of .claude's), before the plan, so that the plan holds it
- * read-only as a file. Claude Code reads both at every start and stops
- * on a directory there (a "Settings Error" dialog: EISDIR), which is
- * what a placeholder would be. */
-void sb_protect_claude_files(const char *ws);
 /* The names protected inside a project's .claude (settings.json,
  * settings.local.json, commands, agents); sets *n. */
 const char *const *sb_protect_claude_names(size_t *n);
