@@ -62,7 +62,10 @@ t_code_keys_out()
 	gc_setup "$1"
 	printf '[core]\n\tpager = touch %s/PAGER-RAN\n\tfsmonitor = %s/fsm.sh\n[credential]\n\thelper = store\n[alias]\n\tst = !touch %s/ALIAS-RAN\n' \
 		"$WS" "$WS" "$WS" >>"$H/.gitconfig.local"
-	printf '[credential "https://example.invalid"]\n\thelper = !echo password=leak\n[diff "x"]\n\ttextconv = cat\n[user]\n\tsigningKey = k\n' >>"$H/.gitconfig"
+	# a value only this case's filtered copies hold (other sandboxes of
+	# the machine make and remove theirs meanwhile)
+	local mark="gc-mark-$$-$RANDOM-$SECONDS"
+	printf '[credential "https://example.invalid"]\n\thelper = !echo password=leak\n[diff "x"]\n\ttextconv = cat\n[user]\n\tsigningKey = k\n[xtest]\n\tmark = %s\n' "$mark" >>"$H/.gitconfig"
 	mkdir -p "$H/.config/git"
 	printf '[core]\n\tsshCommand = ssh -i /x\n[color]\n\tui = never\n' >"$H/.config/git/config"
 	sb_home_own
@@ -77,9 +80,10 @@ t_code_keys_out()
 	assert_contains "$OUT" "color.ui=never" "the XDG config is read"
 	assert_contains "$OUT" "user.signingkey=k"
 	assert_contains "$OUT" "rc=1"
+	assert_contains "$OUT" "xtest.mark=$mark" "the filtered copy holds the case's mark"
 	assert_status '!0' sb_run -- sh -c 'echo WRITTEN-IN >>~/.gitconfig.local || exit 2; echo WRITTEN-IN >>~/.gitconfig'
 	assert_not_contains "$(cat "$H/.gitconfig.local" "$H/.gitconfig")" "WRITTEN-IN"
-	ls /tmp/agentrun-git-* >/dev/null 2>&1 && [ -n "$(find /tmp -maxdepth 1 -name 'agentrun-git-*' -newer "$H/.gitconfig")" ] && fail "a filtered copy left in /tmp"
+	! grep -rqsF -- "$mark" /tmp/agentrun-git-* || fail "a filtered copy left in /tmp"
 	[ ! -e "$WS/PAGER-RAN" ] || fail "core.pager ran"
 }
 
