@@ -18,7 +18,10 @@
  *
  * The file: "agentrun-unchecked-run 1", the start time's seconds and
  * nanoseconds, the agentrun pid, the workspace, then each --rw value,
- * every field ended by a NUL byte.
+ * then, appended while the run goes on, each live --rw grant
+ * (sandbox_grant.h: `agentrun sandbox allow --rw`) as "\001grant", its
+ * time's seconds and nanoseconds and its directory; every field ended
+ * by a NUL byte.
  */
 #ifndef AGENTRUN_SANDBOX_RUN_RECORD_H
 #define AGENTRUN_SANDBOX_RUN_RECORD_H
@@ -46,6 +49,14 @@ char *sb_run_record_dir(const char *home, char *const *envp);
 void sb_run_record_begin(struct sb_run_record *r, const char *dir,
 			 const struct timespec *start, const char *workspace,
 			 const char *const *rw, size_t n_rw);
+
+/* A live --rw grant of `dir` (a real path) whose changes count from
+ * `since`: appended to the record and on disk (fdatasync) before the
+ * grant is mounted, so that the check of a run killed with its keeper
+ * walks it too. A failure is a warning. Thread-safe; nothing without a
+ * record. */
+void sb_run_record_grant(struct sb_run_record *r, const char *dir,
+			 const struct timespec *since);
 
 /* After the check: the record removed, its lock released. Idempotent. */
 void sb_run_record_end(struct sb_run_record *r);
