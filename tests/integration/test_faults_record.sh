@@ -160,8 +160,126 @@ t_grant_revoked()
 	assert_contains "$ERR" "$D/sub/.git/hooks/pre-commit"
 }
 
+# -- the records tampered with from inside -------------------------------
+
+# FORGE STATE VICTIM: the agent's attempts at STATE (agentrun's state
+# directory as the sandbox shows it): a record naming VICTIM (every
+# change since 1970 counts), written where it is, then after moving the
+# state directory (and its parent) away and making new ones; prints what
+# it managed
+FORGE='st=$1 v=$2
+rec() { printf "agentrun-unchecked-run 1\000""0\000""0\000""1\000%s\000" "$v" >"$1" 2>/dev/null && echo "wrote $1"; }
+rec "$st/unchecked/1.000000001-1"
+mv "$st/unchecked" "$st/u.old" 2>/dev/null && echo "moved $st/unchecked"
+mv "$st" "$st.old" 2>/dev/null && echo "moved $st"
+mv "${st%/*}" "${st%/*}.old" 2>/dev/null && echo "moved ${st%/*}"
+mkdir -p "$st/unchecked" 2>/dev/null && rec "$st/unchecked/1.000000002-1"
+true'
+
+# the user's own repository $D gets a hook of the user's, made now
+user_hook()
+{
+	host sh -c 'printf "#!/bin/sh\nexit 0\n" >"$1/.git/hooks/pre-commit" && chmod +x "$1/.git/hooks/pre-commit"' _ "$D"
+}
+
+# after the forging sandbox: the next start checks nothing of $D's
+not_forged()
+{
+	local st=$H/.local/state/agentrun
+	echo "# the agent: $(tr '\n' ';' <<<"$1")"
+	assert_status 0 sb_run -- true
+	[ -x "$D/.git/hooks/pre-commit" ] || fail "the user's own hook was taken by a forged record: $ERR"
+	assert_not_contains "$ERR" "earlier run on \`$D\`"
+	assert_not_contains "$1" "wrote"
+	assert_not_contains "$1" "moved"
+	[ -d "$st/unchecked" ] || fail "the state directory is gone: $(ls -la "$H/.local" "$H/.local/state" 2>&1)"
+	assert_eq "$(records)" "" "records left after the run"
+}
+
+# 2a. --workspace ~: forge
+t_forge_home()
+{
+	setup "$1"
+	user_hook
+	assert_status 0 sb_run --workspace "$H" -- sh -c "$FORGE" _ "$H/.local/state/agentrun" "$D"
+	not_forged "$OUT"
+}
+
+# 2b. a start-time --rw of a parent of the state directory: forge
+t_forge_rw()
+{
+	setup "$1"
+	user_hook
+	assert_status 0 sb_run --rw "$H/.local" -- sh -c "$FORGE" _ "$H/.local/state/agentrun" "$D"
+	not_forged "$OUT"
+}
+
+# 2c. a live --rw grant of a parent of the state directory: forge
+t_forge_grant()
+{
+	local name=fg$RANDOM pid
+	setup "$1"
+	user_hook
+	sb_pid pid "$name" "$TEST_TMP/a.log" -- sh -c "$WAIT"
+	assert_status 0 ctl allow "$name" --rw "$H/.local/state"
+	assert_status 0 ctl exec "$name" --no-tty -- sh -c "$FORGE" _ "$H/.local/state/agentrun" "$D"
+	local out=$OUT
+	touch "$WS/stop"
+	wait "$pid" || fail "the sandbox failed: $(cat "$TEST_TMP/a.log")"
+	not_forged "$out"
+}
+
+# 2d. --workspace ~: the agent deletes its own record (and moves the
+# state directory away), then agentrun and its keeper are killed: the
+# next start still checks the run
+t_delete_home()
+{
+	local name=dl$RANDOM pid
+	setup "$1"
+	sb_pid pid "$name" "$TEST_TMP/a.log" --workspace "$H" -- sh -c "$WAIT"
+	assert_status 0 ctl exec "$name" --no-tty -- sh -c "$EVIL" _ "$D/sub" "$MARK"
+	assert_status 0 ctl exec "$name" --no-tty -- sh -c 'st=$1
+		rm -f "$st"/unchecked/* 2>/dev/null && echo "removed"
+		mv "$st" "$st.old" 2>/dev/null && echo "moved $st"
+		mv "${st%/*}" "${st%/*}.old" 2>/dev/null && echo "moved ${st%/*}"
+		true' _ "$H/.local/state/agentrun"
+	echo "# the agent: $(tr '\n' ';' <<<"$OUT")"
+	kill_both "$pid"
+	[ -x "$D/sub/.git/hooks/pre-commit" ] || fail "the hook is gone already: nothing should have checked the run yet"
+	assert_status 0 sb_run -- true
+	host_commit "$D/sub"
+	[ ! -e "$MARK" ] || fail "the host ran what the killed sandbox left after deleting its record: $(cat "$MARK")"
+	assert_contains "$ERR" "ended without its end-of-run check"
+	assert_contains "$ERR" "$D/sub/.git/hooks/pre-commit"
+	assert_eq "$(records)" "" "records left"
+}
+
+# 2e. the state directory itself, or a directory in it, is never given
+t_refused()
+{
+	local name=rf$RANDOM pid st
+	setup "$1"
+	st=$H/.local/state/agentrun
+	assert_status '!0' sb_run --rw "$st" -- true
+	assert_contains "$ERR" "agentrun's own state directory"
+	assert_status '!0' sb_run --rw "$st/unchecked" -- true
+	assert_contains "$ERR" "agentrun's own state directory"
+	assert_status '!0' sb_run --workspace "$st" -- true
+	assert_contains "$ERR" "agentrun's own state directory"
+	sb_pid pid "$name" "$TEST_TMP/a.log" -- sh -c "$WAIT"
+	assert_status '!0' ctl allow "$name" --rw "$st"
+	assert_contains "$ERR" "agentrun's own state directory"
+	touch "$WS/stop"
+	wait "$pid" || fail "the sandbox failed: $(cat "$TEST_TMP/a.log")"
+}
+
 for mode in root user; do
 	run_test "record ($mode): a live --rw grant is in the record: the next start walks it" t_grant $mode
 	run_test "record ($mode): a revoked live --rw grant is in the record too" t_grant_revoked $mode
+	run_test "record ($mode): --workspace ~: the agent cannot forge a record" t_forge_home $mode
+	run_test "record ($mode): --rw of a parent of the state directory: the agent cannot forge a record" t_forge_rw $mode
+	run_test "record ($mode): a live --rw grant of a parent of the state directory: the agent cannot forge a record" t_forge_grant $mode
+	run_test "record ($mode): --workspace ~: the agent cannot delete its run's record" t_delete_home $mode
+	run_test "record ($mode): the state directory is never given read-write" t_refused $mode
 done
 finish

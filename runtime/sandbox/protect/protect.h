@@ -81,6 +81,13 @@ struct sb_protect {
  * sandbox_config.c. */
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err);
+/* The plan of a read-write root outside the workspace (a start-time
+ * --rw directory): only agentrun's own state directory (run_record.h),
+ * read-only when it is below `root`, with its holders pinned; refused
+ * (-1) when `root` is at or below it. sb_protect_plan does the same for
+ * the workspace (and a live grant's directory). */
+int sb_protect_state(struct sb_protect *p, const char *root, const char *home,
+		     struct ar_error *err);
 /* A project's existing .claude (`ws`/.claude, not a placeholder) whose
  * settings.json or settings.local.json is missing: each made "{}" (the
  * owner of .claude's), before the plan, so that the plan holds it

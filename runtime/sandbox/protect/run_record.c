@@ -30,12 +30,19 @@
 
 static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
 
-char *sb_run_record_dir(const char *home, char *const *envp)
+char *sb_run_record_state_dir(const char *home, char *const *envp)
 {
 	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
-			return ar_xasprintf("%s/agentrun/unchecked", *e + 15);
-	return ar_xasprintf("%s/.local/state/agentrun/unchecked", home);
+			return ar_xasprintf("%s/agentrun", *e + 15);
+	return ar_xasprintf("%s/.local/state/agentrun", home);
+}
+
+char *sb_run_record_dir(const char *home, char *const *envp)
+{
+	_cleanup_free_ char *s = sb_run_record_state_dir(home, envp);
+
+	return ar_xasprintf("%s/unchecked", s);
 }
 
 static bool put(FILE *f, const char *s)
