@@ -110,7 +110,10 @@ kill_both()
 {
 	local pid=$1 keep
 	keep=$(pgrep -P "$pid" -x agentrun-keep) || fail "no keeper process"
-	kill -KILL "$pid" $keep
+	# the keeper first: killed while agentrun lives, it has checked
+	# nothing (agentrun first, a preempted test would let it check)
+	kill -KILL $keep
+	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
 	wait_until 30 test ! -e "/proc/$keep"
 	wait_until 10 no_pid pgrep -f "stop ]; do sleep"
