@@ -356,22 +356,25 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	return link_bind(m, h, what, path, real, rw, err);
 }
 
-/* A read-write bind of `path` outside the workspace (--rw, a profile's
- * "rw"): agentrun's own state directory below it read-only, the
- * directories between pinned (a rename would carry the read-only mount
- * along and free the name), as protect_mounts does for the workspace
- * (protect.h, sb_protect_state); refused when `path` is at or below it,
- * or reaches it through a symbolic link (shown at both paths). */
+/* A read-write bind of `path` (--rw, a profile's "rw"; in the workspace
+ * an opt-out of its protected paths, bound over them): agentrun's own
+ * state directory below it read-only, the directories between pinned (a
+ * rename would carry the read-only mount along and free the name), as
+ * protect_mounts does for the workspace (protect.h, sb_protect_state);
+ * refused when `path` is at or below it, or reaches it through a
+ * symbolic link (shown at both paths). */
 static int state_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
-			const char *ws, const char *what, const char *path,
+			const char *what, const char *path,
 			struct ar_error *err)
 {
 	_cleanup_free_ char *real = sb_expand_path(h, path);
 	_cleanup_free_ char *lex = NULL;
 	struct sb_protect sp;
 
-	/* missing (a profile's, skipped); the workspace's: its plan */
-	if (!real || ar_path_under(real, ws))
+	/* missing (a profile's, skipped). One in the workspace (an opt-out
+	 * of protected paths) is bound over the workspace's own mounts: held
+	 * again below it */
+	if (!real)
 		return 0;
 	if (sb_protect_state(&sp, real, h->home, err) < 0)
 		return ar_error_wrap(err, "sandbox: %s `%s`", what, path);
@@ -800,8 +803,7 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 	for (size_t i = 0; pf && i < pf->rw.n && !r; i++) {
 		r = user_bind(&m, h, "rw", pf->rw.v[i], true, true, err);
 		if (!r)
-			r = state_mounts(&m, h, ws, "profile rw", pf->rw.v[i],
-					 err);
+			r = state_mounts(&m, h, "profile rw", pf->rw.v[i], err);
 	}
 	for (size_t i = 0; i < o->ro.n && !r; i++)
 		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
@@ -815,7 +817,7 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 			continue;
 		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
 		if (!r)
-			r = state_mounts(&m, h, ws, "--rw", o->rw.v[i], err);
+			r = state_mounts(&m, h, "--rw", o->rw.v[i], err);
 	}
 	if (!r)
 		sb_persist_named_scripts(&m, h, ws, pf);
@@ -1000,7 +1002,10 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	if (run) {
 		_cleanup_free_ char *rdir =
 			sb_run_record_dir(h->home, h->environ);
-		_cleanup_close_ int fd = ar_open_dir_p(rdir);
+		int fd = ar_open_dir_p(rdir);
+
+		if (fd >= 0)
+			close(fd);
 	}
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
