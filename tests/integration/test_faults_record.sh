@@ -208,6 +208,16 @@ t_forge_home()
 	not_forged "$OUT"
 }
 
+# 2a'. --workspace ~ with --rw ~/.local (an opt-out of the protected
+# paths below it, bound over the workspace): forge
+t_forge_optout()
+{
+	setup "$1"
+	user_hook
+	assert_status 0 sb_run --workspace "$H" --rw "$H/.local" -- sh -c "$FORGE" _ "$H/.local/state/agentrun" "$D"
+	not_forged "$OUT"
+}
+
 # 2b. a start-time --rw of a parent of the state directory: forge
 t_forge_rw()
 {
@@ -280,6 +290,7 @@ for mode in root user; do
 	run_test "record ($mode): a live --rw grant is in the record: the next start walks it" t_grant $mode
 	run_test "record ($mode): a revoked live --rw grant is in the record too" t_grant_revoked $mode
 	run_test "record ($mode): --workspace ~: the agent cannot forge a record" t_forge_home $mode
+	run_test "record ($mode): --workspace ~ --rw ~/.local: the agent cannot forge a record" t_forge_optout $mode
 	run_test "record ($mode): --rw of a parent of the state directory: the agent cannot forge a record" t_forge_rw $mode
 	run_test "record ($mode): a live --rw grant of a parent of the state directory: the agent cannot forge a record" t_forge_grant $mode
 	run_test "record ($mode): --workspace ~: the agent cannot delete its run's record" t_delete_home $mode
