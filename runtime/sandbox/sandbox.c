@@ -384,6 +384,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	grant_ctx.workspace = p->workspace;
 	grant_ctx.home = h.home;
 	grant_ctx.keeper = &ph;
+	grant_ctx.rec = &rec;
 	if (r == 0) {
 		sb_control_set_path_check(ctl, sb_grant_check, &grant_ctx);
 		sb_control_set_path_done(ctl, sb_grant_done);

@@ -199,6 +199,10 @@ int sb_grant_check(const char *path, bool rw, bool force, char ***protect,
 	if (l.n)
 		qsort(l.v, l.n, sizeof(char *), by_name);
 	*protect = l.v;
+	/* on disk before the agent can write there: a run killed with its
+	 * keeper is checked at the next start, this grant included */
+	if (x->rec)
+		sb_run_record_grant(x->rec, g->d.dir, &g->d.since);
 	return 0;
 }
 

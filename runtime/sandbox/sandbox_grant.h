@@ -11,6 +11,7 @@
 #include "error.h"
 #include "protect/host_exec_check.h"
 #include "protect/placeholder.h"
+#include "protect/run_record.h"
 
 /* A live --rw grant: walked at the end (revoked or not), its
  * placeholders held while it is granted. */
@@ -25,6 +26,9 @@ struct sb_grant_ctx {
 	const char *home; /* real path */
 	/* the keeper (placeholder.h) told of each --rw grant; NULL: none */
 	struct sb_placeholders *keeper;
+	/* the run's record (run_record.h) each --rw grant is added to
+	 * before its mount; NULL: none */
+	struct sb_run_record *rec;
 	pthread_mutex_t lock; /* rw: the control thread's and the run's */
 	struct sb_grant_rw *rw;
 	size_t n_rw;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "protect/home_secrets.h"
+#include "protect/run_record.h"
 #include "egress/egress_tls.h"
 #include "landlock.h"
 #include "audit/learn.h"
@@ -354,6 +355,47 @@ static int user_bind(struct sb_mounts *m, const struct ar_sandbox_host *h,
 		return -1;
 	sb_bind(m, real, rw);
 	return link_bind(m, h, what, path, real, rw, err);
+}
+
+/* A read-write bind of `path` (--rw, a profile's "rw"; in the workspace
+ * an opt-out of its protected paths, bound over them): agentrun's own
+ * state directory below it read-only, the directories between pinned (a
+ * rename would carry the read-only mount along and free the name), as
+ * protect_mounts does for the workspace (protect.h, sb_protect_state);
+ * refused when `path` is at or below it, or reaches it through a
+ * symbolic link (shown at both paths). */
+static int state_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
+			const char *what, const char *path,
+			struct ar_error *err)
+{
+	_cleanup_free_ char *real = sb_expand_path(h, path);
+	_cleanup_free_ char *lex = NULL;
+	struct sb_protect sp;
+
+	/* missing (a profile's, skipped). One in the workspace (an opt-out
+	 * of protected paths) is bound over the workspace's own mounts: held
+	 * again below it */
+	if (!real)
+		return 0;
+	if (sb_protect_state(&sp, real, h->home, err) < 0)
+		return ar_error_wrap(err, "sandbox: %s `%s`", what, path);
+	lex = sb_lexical_path(h, path);
+	if (sp.n && lex && strcmp(lex, real) != 0) {
+		sb_protect_release(&sp);
+		return ar_error_set_plain(
+			err, EPERM,
+			"sandbox: %s `%s` is a symbolic link to `%s`, which holds agentrun's own state directory: pass its real path",
+			what, path, real);
+	}
+	for (size_t i = 0; i < sp.n; i++) {
+		if (sp.v[i].kind == SB_PROT_RO)
+			sb_bind(m, sp.v[i].path, false);
+		else if (sp.v[i].kind == SB_PROT_PIN)
+			sb_mount_add(m, sp.v[i].path, "bind", sp.v[i].path,
+				     SB_OPTS("rbind", "rw", "nosuid", "nodev"));
+	}
+	sb_protect_release(&sp);
+	return 0;
 }
 
 /* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
@@ -767,8 +809,11 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		profile_prepare(pf, h);
 	for (size_t i = 0; pf && i < pf->ro.n && !r; i++)
 		r = user_bind(&m, h, "ro", pf->ro.v[i], false, true, err);
-	for (size_t i = 0; pf && i < pf->rw.n && !r; i++)
+	for (size_t i = 0; pf && i < pf->rw.n && !r; i++) {
 		r = user_bind(&m, h, "rw", pf->rw.v[i], true, true, err);
+		if (!r)
+			r = state_mounts(&m, h, "profile rw", pf->rw.v[i], err);
+	}
 	for (size_t i = 0; i < o->ro.n && !r; i++)
 		r = user_bind(&m, h, "--ro", o->ro.v[i], false, false, err);
 	for (size_t i = 0; i < o->rw.n && !r; i++) {
@@ -780,6 +825,8 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		if (q && ar_path_under(q, ws) && access(q, F_OK) < 0)
 			continue;
 		r = user_bind(&m, h, "--rw", o->rw.v[i], true, false, err);
+		if (!r)
+			r = state_mounts(&m, h, "--rw", o->rw.v[i], err);
 	}
 	if (!r)
 		sb_persist_named_scripts(&m, h, ws, pf);
@@ -997,6 +1044,17 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			"sandbox: --vm: --secret is not available with --vm yet (the guest does not see the CA of the injection; docs/vm.md)");
 	if (run && o->vm)
 		ar_vm_cache(&p->vm, ro->state_root, h->home);
+	/* agentrun's own state directory exists before the plan, so that
+	 * it is held read-only wherever a sandbox could write it
+	 * (run_record.h) */
+	if (run) {
+		_cleanup_free_ char *rdir =
+			sb_run_record_dir(h->home, h->environ);
+		int fd = ar_open_dir_p(rdir);
+
+		if (fd >= 0)
+			close(fd);
+	}
 	if (sb_protect_plan(&p->protect, p->workspace, h->home, o->rw.v,
 			    o->rw.n, err) < 0)
 		return -1;

@@ -368,8 +368,13 @@ t_kill_both()
 	keeper=$(tag_pids "$tag" agentrun-keep)
 	[ -n "$apid" ] || fail "agentrun sandbox not found"
 	[ -n "$keeper" ] || fail "no keeper process (agentrun-keep)"
-	# both at once: nothing of the run is left to check
-	kill -KILL "$apid" $keeper
+	# both: nothing of the run is left to check. The keeper first: with
+	# agentrun first, a test preempted between the two kills (a loaded
+	# machine) let the keeper see agentrun gone and check (the flake
+	# budget met "the hook is gone already" once); a keeper killed while
+	# agentrun lives has not started anything
+	kill -KILL $keeper
+	kill -KILL "$apid"
 	run_gone "$tag"
 	[ -x "$WS/evil/.git/hooks/pre-commit" ] || fail "the hook is gone already: the test did not kill the keeper in time"
 	# the user's next sandbox (anywhere) checks the run first

@@ -140,6 +140,56 @@ UNIT_TEST(run_record_half_written_or_foreign)
 	free(top);
 }
 
+/* A live grant is appended (on disk before its mount); a torn last one
+ * (the machine stopped while it was written) is no grant, the run is
+ * still checked. */
+UNIT_TEST(run_record_live_grants_appended)
+{
+	static const char want[] = "\001grant\0"
+				   "1700000005\0"
+				   "7\0"
+				   "/granted/dir\0";
+	static const char torn[] = "agentrun-unchecked-run 1\0"
+				   "1700000000\0"
+				   "0\0"
+				   "1\0"
+				   "/nonexistent-ws\0"
+				   "\001grant\0"
+				   "1700";
+	char *top = scratch();
+	char *dir = ar_xasprintf("%s/unchecked", top);
+	struct timespec start = { 1700000000, 0 }, since = { 1700000005, 7 };
+	struct sb_run_record r = SB_RUN_RECORD_INIT;
+	char buf[512];
+	struct stat st0, st1;
+	ssize_t n;
+	int fd;
+
+	sb_run_record_begin(&r, dir, &start, top, NULL, 0);
+	CHECK(r.fd >= 0);
+	CHECK_INT_EQ(fstat(r.fd, &st0), 0);
+	sb_run_record_grant(&r, "/granted/dir", &since);
+	sb_run_record_grant(&r, "relative", &since); /* not a real path */
+	CHECK_INT_EQ(fstat(r.fd, &st1), 0);
+	CHECK_INT_EQ((int)(st1.st_size - st0.st_size), (int)sizeof(want) - 1);
+	fd = open(r.path, O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	n = pread(fd, buf, sizeof(buf), st0.st_size);
+	close(fd);
+	CHECK_INT_EQ((int)n, (int)sizeof(want) - 1);
+	CHECK(memcmp(buf, want, sizeof(want) - 1) == 0);
+	sb_run_record_end(&r);
+	/* after the end: nothing written, nothing crashes */
+	sb_run_record_grant(&r, "/granted/dir", &since);
+	CHECK_INT_EQ(count(dir), 0);
+	write_file(dir, "1700000000.000000000-1", torn, sizeof(torn) - 1);
+	CHECK_INT_EQ((int)sb_run_record_recover(dir, top, NULL), 1);
+	CHECK_INT_EQ(count(dir), 0);
+	free(dir);
+	rm_rf(top);
+	free(top);
+}
+
 UNIT_TEST(run_record_dir_follows_xdg_state_home)
 {
 	char *env1[] = { "XDG_STATE_HOME=/s", NULL };
@@ -147,10 +197,14 @@ UNIT_TEST(run_record_dir_follows_xdg_state_home)
 	char *a = sb_run_record_dir("/h", env1);
 	char *b = sb_run_record_dir("/h", env2);
 
+	char *c = sb_run_record_state_dir("/h", env1);
+
 	CHECK_STR_EQ(a, "/s/agentrun/unchecked");
 	CHECK_STR_EQ(b, "/h/.local/state/agentrun/unchecked");
+	CHECK_STR_EQ(c, "/s/agentrun");
 	free(a);
 	free(b);
+	free(c);
 }
 
 UNIT_MAIN()

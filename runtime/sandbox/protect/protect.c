@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -28,6 +29,7 @@
 #include "log.h"
 #include "placeholder.h"
 #include "protect.h"
+#include "run_record.h"
 #include "utils.h"
 
 /* Names at the top of each repository (and of the workspace). */
@@ -575,6 +577,100 @@ static void home_root(struct plan_ctx *c, const char *home)
 	}
 }
 
+/* A symbolic link on the way to `lex` (an absolute path, no "." or
+ * ".."), in a directory below `root` (a real path): the agent could point
+ * it elsewhere. Its path (malloc'd), or NULL. */
+static char *link_below(const char *lex, const char *root)
+{
+	_cleanup_free_ char *pfx = ar_xstrdup(lex);
+
+	for (char *sl = strchr(pfx + 1, '/');; sl = strchr(sl + 1, '/')) {
+		_cleanup_free_ char *parent = NULL;
+		struct stat st;
+
+		if (sl)
+			*sl = '\0';
+		if (lstat(pfx, &st) < 0)
+			return NULL;
+		if (S_ISLNK(st.st_mode)) {
+			char *slash = strrchr(pfx, '/');
+
+			*slash = '\0';
+			parent = realpath(slash == pfx ? "/" : pfx, NULL);
+			*slash = '/';
+			if (parent && ar_path_under(parent, root))
+				return ar_xstrdup(pfx);
+		}
+		if (!sl)
+			return NULL;
+		*sl = '/';
+	}
+}
+
+/* agentrun's own state directory (run_record.h: the records of runs
+ * whose end-of-run check is owed, the quarantine): read-only when it is
+ * below the writable root `c->ws` (the directories between pinned by
+ * holders()), never opted back in; a root at or below it, or a symbolic
+ * link to it the agent could re-point, is refused. Missing: nothing
+ * (every start makes it before its plan: sandbox_plan.c). */
+static void state_root(struct plan_ctx *c)
+{
+	_cleanup_free_ char *lex = sb_run_record_state_dir(c->home, environ);
+	_cleanup_free_ char *real = realpath(lex, NULL);
+	_cleanup_free_ char *link = NULL;
+
+	if (c->r < 0 || !real)
+		return;
+	if (ar_path_under(c->ws, real)) {
+		c->r = ar_error_set_plain(
+			c->err, EPERM,
+			"sandbox: `%s` is %sagentrun's own state directory `%s` (the records of runs whose end-of-run check is owed, the quarantine): no sandbox may write there (" AR_SANDBOX_DOC
+			", \"A killed sandbox\")",
+			c->ws, strcmp(c->ws, real) == 0 ? "" : "inside ", real);
+		return;
+	}
+	/* an opt-out above it is bound read-write over the workspace:
+	 * sandbox_plan.c (state_mounts) holds it again below that bind */
+	for (size_t i = 0; i < c->n_optout; i++)
+		if (ar_path_under(c->optout[i], real)) {
+			c->r = ar_error_set_plain(
+				c->err, EPERM,
+				"sandbox: --rw %s: agentrun's own state directory `%s` (the records of runs whose end-of-run check is owed) is never writable inside a sandbox (" AR_SANDBOX_DOC
+				", \"A killed sandbox\")",
+				c->optout[i], real);
+			return;
+		}
+	link = link_below(lex, c->ws);
+	if (link) {
+		c->r = ar_error_set_plain(
+			c->err, ELOOP,
+			"sandbox: agentrun's own state directory `%s` is reached through the symbolic link `%s` inside `%s`, which the agent could point elsewhere: set XDG_STATE_HOME to its real path `%s`, or give the sandbox a directory without it",
+			lex, link, c->ws, real);
+		return;
+	}
+	if (ar_path_under(real, c->ws))
+		add(c->p, real, SB_PROT_RO, "agentrun's run records");
+}
+
+static void holders(struct plan_ctx *c);
+static void order(struct sb_protect *p);
+
+int sb_protect_state(struct sb_protect *p, const char *root, const char *home,
+		     struct ar_error *err)
+{
+	struct plan_ctx c = { .p = p, .ws = root, .err = err, .home = home };
+
+	memset(p, 0, sizeof(*p));
+	state_root(&c);
+	if (c.r == 0) {
+		holders(&c);
+		order(p);
+	}
+	if (c.r < 0)
+		sb_protect_release(p);
+	return c.r;
+}
+
 /* HOME/name into buf (HOME/ already there, `hl` long), then fn. */
 static bool home_one(char *buf, size_t size, size_t hl, const char *name,
 		     const char *why, sb_protect_home_fn fn, void *data)
@@ -840,6 +936,7 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 	}
 	if (ar_path_under(home, ws))
 		home_root(&c, home);
+	state_root(&c);
 	{
 		_cleanup_free_ char *g = ar_xasprintf("%s/.git", ws);
 

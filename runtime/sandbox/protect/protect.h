@@ -87,6 +87,13 @@ struct sb_protect {
  * sandbox_config.c. */
 int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 		    const char *const *rw, size_t n_rw, struct ar_error *err);
+/* The plan of a read-write root outside the workspace (a start-time
+ * --rw directory): only agentrun's own state directory (run_record.h),
+ * read-only when it is below `root`, with its holders pinned; refused
+ * (-1) when `root` is at or below it. sb_protect_plan does the same for
+ * the workspace (and a live grant's directory). */
+int sb_protect_state(struct sb_protect *p, const char *root, const char *home,
+		     struct ar_error *err);
 /* The names protected inside a project's .claude (settings.json,
  * settings.local.json, commands, agents); sets *n. */
 const char *const *sb_protect_claude_names(size_t *n);

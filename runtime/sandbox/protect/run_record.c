@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,14 +23,26 @@
 #include "utils.h"
 
 #define MAGIC "agentrun-unchecked-run 1"
+/* a field no --rw value is (a path never starts with \001): a live
+ * grant follows, its seconds, nanoseconds and directory */
+#define GRANT "\001grant"
 #define MAX_RECORD (256 * 1024)
 
-char *sb_run_record_dir(const char *home, char *const *envp)
+static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *sb_run_record_state_dir(const char *home, char *const *envp)
 {
 	for (char *const *e = envp; e && *e; e++)
 		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
-			return ar_xasprintf("%s/agentrun/unchecked", *e + 15);
-	return ar_xasprintf("%s/.local/state/agentrun/unchecked", home);
+			return ar_xasprintf("%s/agentrun", *e + 15);
+	return ar_xasprintf("%s/.local/state/agentrun", home);
+}
+
+char *sb_run_record_dir(const char *home, char *const *envp)
+{
+	_cleanup_free_ char *s = sb_run_record_state_dir(home, envp);
+
+	return ar_xasprintf("%s/unchecked", s);
 }
 
 static bool put(FILE *f, const char *s)
@@ -95,8 +108,12 @@ void sb_run_record_begin(struct sb_run_record *r, const char *dir,
 
 void sb_run_record_end(struct sb_run_record *r)
 {
-	if (r->fd < 0)
+	/* a grant's append (the control thread) never meets a closed fd */
+	pthread_mutex_lock(&append_lock);
+	if (r->fd < 0) {
+		pthread_mutex_unlock(&append_lock);
 		return;
+	}
 	/* unlinked while still locked: a recovery that opened it meanwhile
 	 * sees it gone (st_nlink 0) once it gets the lock */
 	unlink(r->path);
@@ -104,6 +121,42 @@ void sb_run_record_end(struct sb_run_record *r)
 	r->fd = -1;
 	free(r->path);
 	r->path = NULL;
+	pthread_mutex_unlock(&append_lock);
+}
+
+void sb_run_record_grant(struct sb_run_record *r, const char *dir,
+			 const struct timespec *since)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	int n, ok;
+
+	if (dir[0] != '/')
+		return;
+	n = asprintf(&buf, "%s%c%lld%c%ld%c%s%c", GRANT, '\0',
+		     (long long)since->tv_sec, '\0', since->tv_nsec, '\0', dir,
+		     '\0');
+	if (n < 0) {
+		buf = NULL;
+		return;
+	}
+	/* one writer at a time (the control thread's grants), appended at
+	 * the end and on disk before the grant is mounted: a recovery reads
+	 * a half-written one (the machine stopped) as no grant */
+	pthread_mutex_lock(&append_lock);
+	if (r->fd < 0) {
+		pthread_mutex_unlock(&append_lock);
+		return;
+	}
+	errno = 0;
+	ok = fstat(r->fd, &st) == 0 &&
+	     pwrite(r->fd, buf, (size_t)n, st.st_size) == n &&
+	     fdatasync(r->fd) == 0;
+	if (!ok)
+		ar_warn("sandbox: cannot add the --rw grant of `%s` to the run's record `%s` (%s): if agentrun and its keeper are both killed, the check of the run at the next start will not walk it (" AR_SANDBOX_DOC
+			", \"A killed sandbox\")",
+			dir, r->path, strerror(errno ? errno : EIO));
+	pthread_mutex_unlock(&append_lock);
 }
 
 /* The record's fields (NUL-ended), in a buffer of `len` bytes. */
@@ -152,9 +205,10 @@ static bool recover_one(int dfd, const char *name, const char *home,
 		openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_free_ const char **rw = NULL;
+	_cleanup_free_ struct sb_hostexec_dir *late = NULL;
 	struct sb_hostexec hx = { .armed = true };
 	const char *magic, *sec, *nsec, *pid, *ws, *s;
-	size_t len = 0, off = 0, n_rw = 0;
+	size_t len = 0, off = 0, n_rw = 0, n_late = 0;
 	struct stat st;
 	char when[64];
 	struct tm tm;
@@ -181,8 +235,26 @@ static bool recover_one(int dfd, const char *name, const char *home,
 		return false;
 	}
 	rw = ar_xcalloc(len / 2 + 1, sizeof(*rw));
-	while ((s = field(buf, len, &off)))
-		rw[n_rw++] = s;
+	late = ar_xcalloc(len / 4 + 1, sizeof(*late));
+	while ((s = field(buf, len, &off))) {
+		const char *gs, *gn, *gd;
+
+		if (strcmp(s, GRANT) != 0) {
+			rw[n_rw++] = s;
+			continue;
+		}
+		/* a live --rw grant; a torn last one (the machine stopped
+		 * while it was written, before its mount) is none */
+		gs = field(buf, len, &off);
+		gn = field(buf, len, &off);
+		gd = field(buf, len, &off);
+		if (!gs || !gn || !gd || gd[0] != '/')
+			break;
+		late[n_late].dir = (char *)gd;
+		late[n_late].since.tv_sec = (time_t)strtoll(gs, NULL, 10);
+		late[n_late].since.tv_nsec = strtol(gn, NULL, 10);
+		n_late++;
+	}
 	hx.start.tv_sec = (time_t)strtoll(sec, NULL, 10);
 	hx.start.tv_nsec = strtol(nsec, NULL, 10);
 	gmtime_r(&hx.start.tv_sec, &tm);
@@ -200,6 +272,8 @@ static bool recover_one(int dfd, const char *name, const char *home,
 			.environ = envp,
 			.rw = rw,
 			.n_rw = n_rw,
+			.late = late,
+			.n_late = n_late,
 		};
 
 		sb_hostexec_check(&hx, &in, NULL);

@@ -18,7 +18,10 @@
  *
  * The file: "agentrun-unchecked-run 1", the start time's seconds and
  * nanoseconds, the agentrun pid, the workspace, then each --rw value,
- * every field ended by a NUL byte.
+ * then, appended while the run goes on, each live --rw grant
+ * (sandbox_grant.h: `agentrun sandbox allow --rw`) as "\001grant", its
+ * time's seconds and nanoseconds and its directory; every field ended
+ * by a NUL byte.
  */
 #ifndef AGENTRUN_SANDBOX_RUN_RECORD_H
 #define AGENTRUN_SANDBOX_RUN_RECORD_H
@@ -36,6 +39,15 @@ struct sb_run_record {
 		-1, NULL                                                       \
 	}
 
+/* agentrun's own state directory: $XDG_STATE_HOME/agentrun, or
+ * HOME/.local/state/agentrun (allocated): the records, the quarantine
+ * (host_exec_check.h), egress.log. Read-only inside every sandbox, and
+ * never granted read-write (protect.h, sb_protect_state): an agent that
+ * could write there would delete its own run's record (never checked
+ * then) or forge one naming a directory of the user's (a later start
+ * would "check" it and quarantine the user's own files). */
+char *sb_run_record_state_dir(const char *home, char *const *envp);
+
 /* The directory of the records: $XDG_STATE_HOME/agentrun/unchecked, or
  * HOME/.local/state/agentrun/unchecked (allocated). */
 char *sb_run_record_dir(const char *home, char *const *envp);
@@ -46,6 +58,14 @@ char *sb_run_record_dir(const char *home, char *const *envp);
 void sb_run_record_begin(struct sb_run_record *r, const char *dir,
 			 const struct timespec *start, const char *workspace,
 			 const char *const *rw, size_t n_rw);
+
+/* A live --rw grant of `dir` (a real path) whose changes count from
+ * `since`: appended to the record and on disk (fdatasync) before the
+ * grant is mounted, so that the check of a run killed with its keeper
+ * walks it too. A failure is a warning. Thread-safe; nothing without a
+ * record. */
+void sb_run_record_grant(struct sb_run_record *r, const char *dir,
+			 const struct timespec *since);
 
 /* After the check: the record removed, its lock released. Idempotent. */
 void sb_run_record_end(struct sb_run_record *r);
