@@ -606,7 +606,8 @@ fig_sandbox()
 # costs. BENCH_WS_REPS repetitions (default 5), BENCH_WS_N sizes.
 fig_sandbox_ws()
 {
-	local n ws fig saved=("${RUNTIMES[@]}") i who wid
+	local n ws fig saved=("${RUNTIMES[@]}") i who wid err
+	local where_saved=$WHERE
 	local -a run
 	want sandbox_ws || return 0
 	RUNTIMES=(agentrun)
@@ -630,27 +631,33 @@ PYEOF
 		for who in root user; do
 			run=()
 			wid=$WHERE_ID
+			WHERE=$where_saved
+			err=$W/ws-err-$who
+			mkdir -p "$err"
 			if [ "$who" = user ]; then
 				[ "$EUID_NOW" = 0 ] || continue
 				ensure_test_user
 				as_test_user test -x "$AGENTRUN" || continue
-				chown -R "$TEST_UID:$TEST_GID" "$ws"
+				chown -R "$TEST_UID:$TEST_GID" "$ws" "$err"
 				chmod 0755 "$TEST_TMP" "$W"
 				run=(as_test_user)
 				wid=host_user
+				WHERE="host user"
 			fi
 			fig=sandbox_ws_${n}_$wid
 			want "$fig" || continue
 			note "$fig: $(find "$ws" -type d -not -path '*/.git*' | wc -l) directories"
 			for ((i = 0; i < ${BENCH_WS_REPS:-5}; i++)); do
-				(cd "$ws" && "${run[@]}" "$BENCHTIME" -T -e "$RES/$fig.agentrun.err" -- \
+				(cd "$ws" && "${run[@]}" "$BENCHTIME" -T -e "$err/$fig.err" -- \
 					"$AGENTRUN" sandbox --workspace "$ws" -- true \
 					>>"$RES/$fig.agentrun")
 			done
+			cp "$err/$fig.err" "$RES/$fig.agentrun.err" 2>/dev/null
 			report_times "$fig" "sandbox -- true, $n dirs ($who)"
 		done
 		rm -rf "$ws"
 	done
+	WHERE=$where_saved
 	RUNTIMES=("${saved[@]}")
 }
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`

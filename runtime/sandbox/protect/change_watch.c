@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -332,15 +333,17 @@ static char *name_of(struct sb_watch *w, const struct key *k, bool *bad)
 	_cleanup_free_ struct file_handle *fh = ar_xmalloc(hlen);
 	_cleanup_close_ int fd = -1;
 	char link[64], buf[4096];
+	struct stat st;
 	ssize_t len;
 
 	memcpy(fh, k->b + sizeof(__kernel_fsid_t), hlen);
 	fd = open_by_handle_at(w->mfd, fh, O_PATH | O_CLOEXEC);
 	if (fd < 0) {
-		/* ESTALE: removed; EXDEV/EINVAL/ENOENT...: another
-		 * filesystem's (the mark is on the workspace's only) */
+		/* ESTALE, ENOENT: removed since. Anything else (a handle the
+		 * filesystem cannot decode): not known; every handle is of
+		 * the workspace's filesystem (the mark is on it alone) */
 		if (errno != ESTALE && errno != ENOENT)
-			*bad = errno != EXDEV && errno != EOPNOTSUPP;
+			*bad = true;
 		return NULL;
 	}
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
@@ -350,9 +353,18 @@ static char *name_of(struct sb_watch *w, const struct key *k, bool *bad)
 		return NULL;
 	}
 	buf[len] = '\0';
-	if (buf[0] != '/' ||
-	    (len > 10 && strcmp(buf + len - 10, " (deleted)") == 0))
+	/* removed (its name then ends in " (deleted)", which a live
+	 * directory's own name may too: the link count says) */
+	if (fstat(fd, &st) < 0) {
+		*bad = true;
 		return NULL;
+	}
+	if (st.st_nlink == 0)
+		return NULL;
+	if (buf[0] != '/') {
+		*bad = true;
+		return NULL;
+	}
 	return ar_xstrdup(buf);
 }
 
