@@ -607,7 +607,7 @@ fig_sandbox()
 fig_sandbox_ws()
 {
 	local n ws fig saved=("${RUNTIMES[@]}") i who wid err
-	local where_saved=$WHERE
+	local where_saved=$WHERE wid_saved=$WHERE_ID
 	local -a run
 	want sandbox_ws || return 0
 	RUNTIMES=(agentrun)
@@ -630,8 +630,9 @@ for a in range(100):
 PYEOF
 		for who in root user; do
 			run=()
-			wid=$WHERE_ID
 			WHERE=$where_saved
+			WHERE_ID=$wid_saved
+			wid=$WHERE_ID
 			err=$W/ws-err-$who
 			mkdir -p "$err"
 			if [ "$who" = user ]; then
@@ -643,6 +644,7 @@ PYEOF
 				run=(as_test_user)
 				wid=host_user
 				WHERE="host user"
+				WHERE_ID=host_user
 			fi
 			fig=sandbox_ws_${n}_$wid
 			want "$fig" || continue
@@ -658,6 +660,7 @@ PYEOF
 		rm -rf "$ws"
 	done
 	WHERE=$where_saved
+	WHERE_ID=$wid_saved
 	RUNTIMES=("${saved[@]}")
 }
 # fig_egress: the egress allowlist proxy of `agentrun sandbox --net allow`
