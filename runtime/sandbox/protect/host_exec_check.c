@@ -1503,7 +1503,8 @@ static void check_changed(struct hx_ctx *c, char **dirs, size_t nd, dev_t dev)
 		char *s;
 
 		/* each directory above it, to the workspace */
-		while ((s = strrchr(dirs[i], '/')) && (size_t)(s - dirs[i]) > wl) {
+		while ((s = strrchr(dirs[i], '/')) &&
+		       (size_t)(s - dirs[i]) > wl) {
 			add_dir(&v, &n, &cap, dirs[i]);
 			dirs[i] = ar_xasprintf("%.*s", (int)(s - dirs[i]),
 					       dirs[i]);
@@ -1540,7 +1541,6 @@ static void check_changed(struct hx_ctx *c, char **dirs, size_t nd, dev_t dev)
 			close(fd);
 			continue;
 		}
-		c->n_read++;
 		walk(c, fd, v[i], dev, 0, false);
 	}
 	c->flat = false;
