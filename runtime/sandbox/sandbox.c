@@ -237,6 +237,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	struct sb_control *ctl = NULL;
 	struct sb_grant_ctx grant_ctx;
 	const struct sb_plan *p = &plan;
+	struct sb_watch *watch = NULL;
 	bool named = o->name && !ro->print_bundle;
 	bool remove_bundle = false, quiet;
 	char id[64];
@@ -465,6 +466,10 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		co.on_refusal = sb_refusal_event;
 		co.on_refusal_arg = &refusals;
 	}
+	/* the end-of-run check's list of changed directories, from before
+	 * the agent starts (root only: change_watch.h) */
+	if (r == 0 && plan.hostexec.armed)
+		watch = sb_watch_start(p->workspace);
 	if (r == 0)
 		r = ar_container_run(&co, exit_status, err);
 	if (channel_fd >= 0)
@@ -494,7 +499,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 			.n_rw = p->o.rw.n,
 			.late = late,
 			.n_late = n_late,
+			.watch = watch,
 		};
+		watch = NULL;
 		sb_hostexec_check(&plan.hostexec, &hi, NULL);
 		sb_grant_dirs_free(late, n_late);
 		sb_run_record_end(&rec);

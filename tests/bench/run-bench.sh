@@ -600,16 +600,20 @@ fig_sandbox()
 # fig_sandbox_ws: `agentrun sandbox -- true` against the size of the
 # workspace: a git repository with no directory, 10,000 and 100,000
 # (100 x 10 x 10 / 100 x 10 x 100, four levels: the depth the nested-
-# repository search of the start reads), as root. The start's search
-# and the end-of-run check read every directory: these rows show what
-# that costs. BENCH_WS_REPS repetitions (default 5), BENCH_WS_N sizes.
+# repository search of the start reads), as root (figures
+# sandbox_ws_N_WHERE) and, as root, again as the unprivileged test user
+# (sandbox_ws_N_host_user). The start's search reads up to 20,000
+# directories; the end-of-run check reads every directory rootless, the
+# changed ones only as root (change_watch.c): these rows show what that
+# costs. BENCH_WS_REPS repetitions (default 5), BENCH_WS_N sizes.
 fig_sandbox_ws()
 {
-	local n ws fig saved=("${RUNTIMES[@]}") i
+	local n ws fig saved=("${RUNTIMES[@]}") i who wid err
+	local where_saved=$WHERE wid_saved=$WHERE_ID
+	local -a run
 	want sandbox_ws || return 0
 	RUNTIMES=(agentrun)
 	for n in ${BENCH_WS_N:-0 10000 100000}; do
-		fig=sandbox_ws_${n}_$WHERE_ID
 		ws=$W/ws-dirs-$n
 		mkdir -p "$ws"
 		git -C "$ws" init -q . 2>/dev/null
@@ -626,15 +630,39 @@ for a in range(100):
             os.makedirs(os.path.join(ws, "d%d/e%d/f%d" % (a, b, k)), exist_ok=True)
             made += 1
 PYEOF
-		note "$fig: $(find "$ws" -type d -not -path '*/.git*' | wc -l) directories"
-		for ((i = 0; i < ${BENCH_WS_REPS:-5}; i++)); do
-			(cd "$ws" && "$BENCHTIME" -T -e "$RES/$fig.agentrun.err" -- \
-				"$AGENTRUN" sandbox --workspace "$ws" -- true \
-				>>"$RES/$fig.agentrun")
+		for who in root user; do
+			run=()
+			WHERE=$where_saved
+			WHERE_ID=$wid_saved
+			wid=$WHERE_ID
+			err=$W/ws-err-$who
+			mkdir -p "$err"
+			if [ "$who" = user ]; then
+				[ "$EUID_NOW" = 0 ] || continue
+				ensure_test_user
+				as_test_user test -x "$AGENTRUN" || continue
+				chown -R "$TEST_UID:$TEST_GID" "$ws" "$err"
+				chmod 0755 "$TEST_TMP" "$W"
+				run=(as_test_user)
+				wid=host_user
+				WHERE="host user"
+				WHERE_ID=host_user
+			fi
+			fig=sandbox_ws_${n}_$wid
+			want "$fig" || continue
+			note "$fig: $(find "$ws" -type d -not -path '*/.git*' | wc -l) directories"
+			for ((i = 0; i < ${BENCH_WS_REPS:-5}; i++)); do
+				(cd "$ws" && "${run[@]}" "$BENCHTIME" -T -e "$err/$fig.err" -- \
+					"$AGENTRUN" sandbox --workspace "$ws" -- true \
+					>>"$RES/$fig.agentrun")
+			done
+			cp "$err/$fig.err" "$RES/$fig.agentrun.err" 2>/dev/null
+			report_times "$fig" "sandbox -- true, $n dirs ($who)"
 		done
-		report_times "$fig" "sandbox -- true, $n dirs"
 		rm -rf "$ws"
 	done
+	WHERE=$where_saved
+	WHERE_ID=$wid_saved
 	RUNTIMES=("${saved[@]}")
 }
 # fig_sandbox_vm: `agentrun sandbox --vm -- true`, start to exit (docs/vm.md):

@@ -217,6 +217,9 @@ struct hx_ctx {
 	/* changes at or after it are the run's: its start, or the time a
 	 * live --rw grant was made (while that one is walked) */
 	struct timespec since;
+	/* one directory at a time, not its subdirectories: the changed
+	 * ones the kernel told of (check_changed) */
+	bool flat;
 };
 
 static bool changed(const struct hx_ctx *c, const struct stat *st)
@@ -1278,6 +1281,10 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 		check_gitdir(c, dirfd(d), path, -1, NULL);
 	if (dotgit)
 		check_dotgit(c, dirfd(d), path);
+	for (size_t i = 0; i < n && c->flat; i++)
+		free(subs[i]);
+	if (c->flat)
+		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *name = subs[i];
 		_cleanup_free_ char *sub = NULL;
@@ -1466,6 +1473,87 @@ static void walk_rw_dirs(struct hx_ctx *c)
 	free(real);
 }
 
+static void add_dir(char ***v, size_t *n, size_t *cap, char *path)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*v = ar_xrealloc(*v, *cap * sizeof(char *));
+	}
+	(*v)[(*n)++] = path;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The workspace checked from the kernel's list of its changed
+ * directories (change_watch.h), not by reading every one: each changed
+ * directory and each above it up to the workspace (a hook written in
+ * .git/hooks is checked with its repository: a directory holding `.git`
+ * or a git directory is checked whole, check_gitdir), one at a time
+ * (flat: a changed subdirectory is on the list itself, a new one with
+ * what was made in it). And every repository the start's search found
+ * (protect.h), changed or not: a config there may include a file the
+ * run changed elsewhere, as the walk would have seen. */
+static void check_changed(struct hx_ctx *c, char **dirs, size_t nd, dev_t dev)
+{
+	const char *ws = c->in->workspace;
+	const struct sb_protect *p = c->in->protect;
+	size_t wl = strlen(ws), n = 0, cap = 0;
+	char **v = NULL;
+
+	add_dir(&v, &n, &cap, ar_xstrdup(ws));
+	for (size_t i = 0; i < nd; i++) {
+		char *s;
+
+		/* each directory above it, to the workspace */
+		while ((s = strrchr(dirs[i], '/')) &&
+		       (size_t)(s - dirs[i]) > wl) {
+			add_dir(&v, &n, &cap, dirs[i]);
+			dirs[i] = ar_xasprintf("%.*s", (int)(s - dirs[i]),
+					       dirs[i]);
+		}
+		if (strlen(dirs[i]) > wl)
+			add_dir(&v, &n, &cap, dirs[i]);
+		else
+			free(dirs[i]);
+		dirs[i] = NULL;
+	}
+	for (size_t i = 0; p && i < p->n; i++) {
+		const char *g = strstr(p->v[i].path, "/.git/");
+
+		if (g && (size_t)(g - p->v[i].path) >= wl)
+			add_dir(&v, &n, &cap,
+				ar_xasprintf("%.*s", (int)(g - p->v[i].path),
+					     p->v[i].path));
+	}
+	qsort(v, n, sizeof(char *), cmp_str);
+	c->flat = true;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		int fd;
+
+		if (i > 0 && strcmp(v[i], v[i - 1]) == 0)
+			continue;
+		fd = strcmp(v[i], ws) == 0 ?
+			     dup(c->wsfd) :
+			     open_beneath(c->wsfd, v[i] + wl + 1,
+					  O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+		if (fd < 0)
+			continue; /* gone since, or not a directory now */
+		if (fstat(fd, &st) < 0 || st.st_dev != dev) {
+			close(fd);
+			continue;
+		}
+		walk(c, fd, v[i], dev, 0, false);
+	}
+	c->flat = false;
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 static double cpu_ms(const struct rusage *r)
 {
 	return (double)(r->ru_utime.tv_sec + r->ru_stime.tv_sec) * 1e3 +
@@ -1480,12 +1568,20 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 	struct rusage ru0, ru1;
 	struct statfs sfs;
 	struct stat st;
+	char **dirs = NULL;
+	size_t n_dirs = 0;
 	int fd;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	getrusage(RUSAGE_SELF, &ru0);
-	if (!hx->armed)
+	if (!hx->armed) {
+		if (in->watch &&
+		    sb_watch_end(in->watch, in->workspace, &dirs, &n_dirs) == 0)
+			for (size_t i = 0; i < n_dirs; i++)
+				free(dirs[i]);
+		free(dirs);
 		return 0;
+	}
 	c.optin = ar_xcalloc(in->n_rw + 1, sizeof(char *));
 	for (size_t i = 0; i < in->n_rw; i++) {
 		char *q = sb_protect_lexical(in->home, in->rw[i]);
@@ -1506,10 +1602,17 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 			    sfs.f_type == F2FS_SUPER_MAGIC;
 	c.start_complete = in->protect && !in->protect->truncated &&
 			   !in->protect->incomplete && !in->protect->off;
-	if (fd >= 0 && fstat(fd, &st) == 0)
-		walk(&c, fd, in->workspace, st.st_dev, 0, true);
-	else if (fd >= 0)
+	if (in->watch &&
+	    sb_watch_end(in->watch, in->workspace, &dirs, &n_dirs) == 0 &&
+	    fd >= 0 && fstat(fd, &st) == 0) {
 		close(fd);
+		check_changed(&c, dirs, n_dirs, st.st_dev);
+	} else if (fd >= 0 && fstat(fd, &st) == 0) {
+		walk(&c, fd, in->workspace, st.st_dev, 0, true);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	free(dirs);
 	walk_rw_dirs(&c);
 	if (c.too_deep)
 		ar_warn("sandbox: the workspace is more than %d directories deep: what lies below was not checked for repositories the host's git would run",

@@ -36,6 +36,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "change_watch.h"
 #include "placeholder.h"
 #include "protect.h"
 
@@ -71,6 +72,9 @@ struct sb_hostexec_input {
 	/* live --rw grants (revoked ones too): walked from their own time */
 	const struct sb_hostexec_dir *late;
 	size_t n_late;
+	/* the run's changed directories (change_watch.h), ended by the
+	 * check; NULL, or not all known: every directory is read */
+	struct sb_watch *watch;
 };
 
 /* Before the mounts are planned, for a plain run: takes the start time
