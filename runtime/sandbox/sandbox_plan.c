@@ -398,6 +398,30 @@ static int state_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	return 0;
 }
 
+/* agentrun's state root (the containers' state, every sandbox's control
+ * socket in .control/, the --vm kernel cache's checksums), hidden when a
+ * mount of the user's shows it (`--rw $XDG_RUNTIME_DIR`, `--ro` of a
+ * parent, a workspace above it). Read-only would not do: connect(2) to
+ * a unix socket needs no write on the mount. */
+static void hide_state_root(struct sb_mounts *m, const char *root)
+{
+	size_t n = m->n;
+
+	if (!root)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct oci_mount *mt = &m->v[i];
+
+		if (((strcmp(mt->type, "bind") == 0 &&
+		      strcmp(mt->source, "/dev/null") != 0) ||
+		     strcmp(mt->type, "overlay") == 0) &&
+		    ar_path_under(root, mt->destination)) {
+			sb_hide(m, oci_arena_strdup(m->a, root));
+			return;
+		}
+	}
+}
+
 /* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
  * path may not exist yet). Malloc'd, NULL for anything else. */
 static char *profile_lexical(const struct ar_sandbox_host *h, const char *p)
@@ -834,6 +858,8 @@ static int plan_mounts(struct sb_plan *p, struct ar_error *err)
 		r = sb_exe_mounts(&m, h, ws, o->argv[0], pf != NULL, err);
 	if (!r)
 		sb_hide_secrets(&m, h);
+	if (!r)
+		hide_state_root(&m, p->state_root);
 	for (size_t i = 0; pf && i < pf->hide.n && !r; i++)
 		r = user_hide(&m, h, pf->hide.v[i], true, err);
 	for (size_t i = 0; i < o->hide.n && !r; i++)
@@ -993,6 +1019,8 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 			    o->profile->agent_channel.v);
 	if (p->nested && nested_opts(p, err) < 0)
 		return -1;
+	if (ro && ro->state_root)
+		p->state_root = realpath(ro->state_root, NULL);
 	if (strcmp(h->home, "/") == 0 || h->home[0] != '/')
 		return ar_error_set_plain(
 			err, EINVAL,
@@ -1137,6 +1165,8 @@ void sb_plan_keep_files(struct sb_plan *p)
 
 void sb_plan_release(struct sb_plan *p)
 {
+	free(p->state_root);
+	p->state_root = NULL;
 	sb_secrets_release(&p->secrets);
 	sb_gitconfig_release(&p->gitconfig, false);
 	sb_keep_release(&p->keep, false);

@@ -148,6 +148,9 @@ struct sb_plan {
 	struct ar_arena arena; /* everything below that is not malloc'd */
 
 	const char *workspace; /* real path */
+	/* agentrun's state root (--root), real path, NULL when unknown:
+	 * hidden inside wherever a mount would show it */
+	char *state_root;
 	/* the profile's "etc_files" for the rootfs, ${WORKSPACE} replaced */
 	struct oci_strv etc_names, etc_texts;
 	bool workspace_home; /* --workspace ~ (or above): said loudly */
