@@ -243,10 +243,25 @@ print("\n".join(importlib.import_module(sys.argv[1][:-3]).all_tests))' "$1" 2>/d
 # that hangs costs itself only; the TAP of all of them into OUTBASE.tap.
 run_one_by_one()
 {
-	local f=$1 base=$2 t rc=0 a args
+	local f=$1 base=$2 t rc=0 a args names
 	shift 2
 	: >"$base.tap"
 	: >"$base.err"
+	names=$(crun_tests "$f")
+	# RUN_TESTS is split on blanks: a file with a name that has one
+	# (test_domainname.py) runs whole, under FILE_TIMEOUT; so does one that
+	# skips itself on import ("1..0": test_mounts.py without python's
+	# libmount, which Debian 12 does not package).
+	if grep -q -e ' ' -e '^1\.\.' <<<"$names"; then
+		args=()
+		for a in "$@"; do
+			[ "$a" = @RUN_TESTS@ ] && a=RUN_TESTS_UNUSED=
+			args+=("$a")
+		done
+		timeout -k 5 "$FILE_TIMEOUT" "${args[@]}" >"$base.tap" 2>"$base.err" </dev/null
+		echo "$?" >"$base.rc"
+		return
+	fi
 	while IFS= read -r t; do
 		[ -n "$t" ] || continue
 		# @RUN_TESTS@ in CMD: where an `env -i` needs it as an argument
@@ -258,7 +273,7 @@ run_one_by_one()
 		RUN_TESTS=$t timeout -k 5 "$TEST_TIMEOUT" "${args[@]}" \
 			>>"$base.tap" 2>>"$base.err" </dev/null || rc=$?
 		grep -q -- "- $t\( #\|\$\)" "$base.tap" || echo "not ok - $t # no result (exit $rc)" >>"$base.tap"
-	done < <(crun_tests "$f")
+	done <<<"$names"
 	echo "$rc" >"$base.rc"
 }
 
