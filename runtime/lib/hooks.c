@@ -324,7 +324,6 @@ static _Noreturn void supervise(pid_t pid, int timeout_s, int res_fd)
 int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		    const char *state_json, size_t len, struct ar_error *err)
 {
-	static char *const empty_env[] = { NULL };
 	_cleanup_close_ int in = -1;
 	char *fallback_argv[2];
 	char *const *argv;
@@ -434,7 +433,8 @@ int ar_hook_run_one(const struct oci_hook *hook, const char *what,
 		    dup2(out_fd, STDOUT_FILENO) < 0 ||
 		    dup2(err_fd, STDERR_FILENO) < 0)
 			_exit(127);
-		execve(hook->path, argv, hook->env.n ? hook->env.v : empty_env);
+		/* no env: the runtime's own (crun; runc gives none) */
+		execve(hook->path, argv, hook->env.n ? hook->env.v : environ);
 		{
 			char msg[512];
 			int n = snprintf(msg, sizeof(msg),

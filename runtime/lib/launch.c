@@ -235,6 +235,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		oci_arena_free(&tmp);
 		if (r < 0)
 			return -1;
+		if (sc && sc->listener_path && *sc->listener_path)
+			ar_seccomp_filter_want_listener(l->seccomp);
 	}
 	if (ar_premade_mounts_open(cfg, l->bundle, &l->premade_mounts, err) < 0)
 		return -1;

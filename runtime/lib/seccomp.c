@@ -621,6 +621,12 @@ bool ar_seccomp_filter_needs_notify(const struct ar_seccomp_filter *f)
 	return f && f->notify;
 }
 
+void ar_seccomp_filter_want_listener(struct ar_seccomp_filter *f)
+{
+	if (f)
+		f->notify = true;
+}
+
 const void *ar_seccomp_filter_bpf(const struct ar_seccomp_filter *f,
 				  size_t *len)
 {

@@ -113,6 +113,11 @@ int ar_seccomp_load(struct ar_seccomp_filter *f, int *notify_fd_out,
 /* True when a rule of the filter uses SCMP_ACT_NOTIFY. */
 bool ar_seccomp_filter_needs_notify(const struct ar_seccomp_filter *f);
 
+/* Load f with SECCOMP_FILTER_FLAG_NEW_LISTENER even without a NOTIFY rule:
+ * a linux.seccomp.listenerPath gets the fd whatever the rules (as crun).
+ * Set after the (cached) compile: the cache key leaves listenerPath out. */
+void ar_seccomp_filter_want_listener(struct ar_seccomp_filter *f);
+
 /* The compiled BPF program (struct sock_filter array) and its length in
  * bytes, e.g. for tests or a cache.  Owned by the filter. */
 const void *ar_seccomp_filter_bpf(const struct ar_seccomp_filter *f,

@@ -434,11 +434,45 @@ hooks_output()
 	assert_status '!0' arr "$u" state "$id"
 }
 t_hooks_output() { hooks_output 0; }
+
+# A hook without `env` gets the runtime's environment (crun: environ;
+# crun's test_hooks.py test-hook-env-inherit checks PATH); one with `env`
+# gets exactly that.
+hooks_env_inherit()
+{
+	local u=$1 b=$TEST_TMP/be$1 d=$TEST_TMP/he$1 id want
+	bundle_for "$u" "$b"
+	mkdir -p "$d"
+	[ "$u" = 0 ] || chown "$TEST_UID:$TEST_GID" "$d"
+	config_set "$b" '
+	  .process.args = ["true"]
+	  | .hooks = {prestart: [
+	      {path: "/bin/sh", args: ["sh", "-c", "echo \"$PATH|${HOME-unset}\" >" + $d + "/inherit"]},
+	      {path: "/bin/sh", args: ["sh", "-c", "echo \"$PATH|${HOME-unset}\" >" + $d + "/own"],
+	       env: ["PATH=/hook/path"]}]}' --arg d "$d"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	# (sh sets a PATH of its own when it has none: HOME tells)
+	if [ "$u" = 0 ]; then
+		want="$PATH|/hook/home"
+		HOME=/hook/home assert_status 0 arr "$u" run --bundle "$b" "$id"
+	else
+		want="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin|$TEST_HOME"
+		assert_status 0 arr "$u" run --bundle "$b" "$id"
+	fi
+	assert_eq "$(cat "$d/inherit")" "$want" "hook without env"
+	assert_eq "$(cat "$d/own")" "/hook/path|unset" "hook with env"
+}
+t_hooks_env_inherit() { hooks_env_inherit 0; }
+t_hooks_env_inherit_rootless() { hooks_env_inherit 1; }
 t_hooks_output_rootless() { hooks_output 1; }
 t_create_container_mounts_rootless() { create_container_mounts 1; }
 
 run_test "hooks: every stage at its moment and namespace (create/start/delete)" \
 	t_all_stages_create_start_delete
+run_test "hooks: a hook without env inherits the runtime's (crun)" t_hooks_env_inherit
+run_test "hooks: a hook without env inherits the runtime's, rootless" \
+	t_hooks_env_inherit_rootless
 run_test "hooks: run in the foreground runs all stages, poststop last" \
 	t_run_foreground_all_stages
 run_test "hooks: failing prestart fails run" t_failing_stage prestart

@@ -213,6 +213,58 @@ notify_listener()
 
 t_notify_listener() { notify_listener 0; }
 t_notify_listener_rootless() { notify_listener 1; }
+t_listener_without_notify() { listener_without_notify 0; }
+t_listener_without_notify_rootless() { listener_without_notify 1; }
+
+# listenerPath without any SCMP_ACT_NOTIFY rule: the listener still gets
+# the connection, the fd and the state, as from crun (crun's
+# test_seccomp.py seccomp-listener; the filter is loaded with
+# SECCOMP_FILTER_FLAG_NEW_LISTENER whenever listenerPath is set). The
+# listener accepts only after `run --detach` returned, as crun's test does.
+listener_without_notify()
+{
+	local u=$1 b=$TEST_TMP/ln$1 id sock=$TEST_TMP/ln$1.sock lpid
+	require_cmd python3
+	bundle_for "$u" "$b"
+	python3 -c 'import array, json, os, socket, sys, time
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind(path)
+os.chmod(path, 0o777); s.listen(1); open(path + ".ready", "w").close()
+for _ in range(300):
+    if os.path.exists(path + ".go"): break
+    time.sleep(0.1)
+s.settimeout(5)
+try:
+    c, _ = s.accept()
+except socket.timeout:
+    print("no connection"); sys.exit(1)
+fds = array.array("i")
+msg, anc, _, _ = c.recvmsg(1 << 16, socket.CMSG_SPACE(16))
+for level, kind, data in anc:
+    fds.frombytes(data[: len(data) - len(data) % 4])
+m = json.loads(msg)
+print(len(fds), m["metadata"], m["state"]["status"], os.readlink("/proc/self/fd/%d" % fds[0]))' \
+		"$sock" >"$TEST_TMP/ln$1.out" 2>&1 &
+	lpid=$! # it ends by itself (35 s at most)
+	wait_until 10 test -e "$sock.ready" || fail "listener: $(cat "$TEST_TMP/ln$1.out")"
+	config_set "$b" '.linux.seccomp = {"defaultAction":"SCMP_ACT_ALLOW",
+		"listenerPath": $s, "listenerMetadata": "m-1"}
+		| .process.args = ["true"]' --arg s "$sock"
+	id=$(unique_id)
+	defer arr "$u" delete --force "$id"
+	if [ "$u" = 1 ]; then
+		ar_user list >/dev/null
+		assert_status 0 as_test_user timeout 30 "$AGENTRUN" \
+			--root "$AR_USER_ROOT" run --detach --bundle "$b" "$id"
+	else
+		assert_status 0 timeout 30 "$AGENTRUN" --root "$AR_ROOT" run \
+			--detach --bundle "$b" "$id"
+	fi
+	touch "$sock.go"
+	wait "$lpid" || fail "listener: $(cat "$TEST_TMP/ln$1.out")"
+	assert_eq "$(cat "$TEST_TMP/ln$1.out")" "1 m-1 creating anon_inode:seccomp notify" \
+		"what the listener got"
+}
 
 # --- maskedPaths, readonlyPaths ------------------------------------------------
 
@@ -305,6 +357,10 @@ run_test "seccomp: defaultErrnoRet and a rule's errnoRet" t_denied_errno
 run_test "rootless: seccomp errno values" t_denied_errno_rootless
 run_test "seccomp notify: fd and state reach the listener" t_notify_listener
 run_test "rootless: seccomp notify reaches the listener" t_notify_listener_rootless
+run_test "seccomp listenerPath without a NOTIFY rule still gets the fd (crun)" \
+	t_listener_without_notify
+run_test "rootless: seccomp listenerPath without a NOTIFY rule gets the fd" \
+	t_listener_without_notify_rootless
 run_test "maskedPaths unreadable, readonlyPaths unwritable" t_masked_readonly
 run_test "rootless: maskedPaths, readonlyPaths" t_masked_readonly_rootless
 run_test "SELinux labels: ignored on a host without SELinux (crun, runc)" t_selinux_labels
