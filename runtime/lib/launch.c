@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,33 @@ static bool detect_rootless(int flag)
 	/* root of a user namespace (inside rootless podman): no mknod, no
 	 * real cgroups */
 	return !ar_userns_is_initial();
+}
+
+/* A non-root caller's config without a user namespace (a default `crun
+ * spec`, crun's own tests run rootless): nothing else can be created
+ * without one, so one is added, with a warning, as crun does; root in it
+ * is the caller unless the config maps ids (ar_userns_write_maps). runc
+ * refuses such a config. */
+static void add_rootless_userns(struct oci_config *cfg)
+{
+	struct oci_linux *l = &cfg->linux_;
+	struct oci_namespace *v;
+
+	if (geteuid() == 0)
+		return;
+	for (size_t i = 0; i < l->n_namespaces; i++)
+		if (l->namespaces[i].type == OCI_NS_USER)
+			return;
+	ar_warn("%s: linux.namespaces: no user namespace, which a non-root user needs to create the others: one is added (as crun does)",
+		cfg->filename ? cfg->filename : "config.json");
+	v = oci_arena_alloc(&cfg->arena, (l->n_namespaces + 1) * sizeof(*v));
+	if (l->n_namespaces)
+		memcpy(v, l->namespaces, l->n_namespaces * sizeof(*v));
+	v[l->n_namespaces] =
+		(struct oci_namespace){ .type = OCI_NS_USER,
+					.clone_flag = CLONE_NEWUSER };
+	l->namespaces = v;
+	l->n_namespaces++;
 }
 
 /* Make sure fds 3..3+n-1 are open before we open anything, so none of
@@ -156,6 +184,7 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		return ar_error_set_plain(err, ENOTSUP,
 					  "linux.intelRdt is not supported");
 	l->rootless = detect_rootless(o->rootless);
+	add_rootless_userns(cfg);
 	/* hooks/: the agent hooks (the workspace annotation adds a mount) */
 	if (ar_hook_workspace(cfg, l->rootless, err) < 0)
 		return -1;

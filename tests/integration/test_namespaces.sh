@@ -153,6 +153,25 @@ t_rootless_namespaces()
 	assert_ne "$(sed -n 3p <<<"$OUT")" "$(readlink /proc/self/ns/user)"
 }
 
+# A non-root user's config without a user namespace (crun's own tests
+# give one, as a default `crun spec` without --rootless): crun adds the
+# user namespace, with a warning, and maps root in it to the caller;
+# agentrun does the same (it failed with "clone ... Operation not
+# permitted" before: 130 of crun's rootless test runs).
+t_rootless_no_userns()
+{
+	local b=$TEST_TMP/rnouser id
+	make_bundle_as_test_user "$b" --rootless
+	id=$(unique_id)
+	config_set "$b" '.linux.namespaces |= map(select(.type != "user")) | del(.linux.uidMappings, .linux.gidMappings) | .process.args=["sh","-c","id -u; readlink /proc/self/ns/user; cat /proc/self/uid_map"]'
+	defer ar_user delete --force "$id"
+	assert_status 0 ar_user run --bundle "$b" "$id"
+	assert_eq "$(sed -n 1p <<<"$OUT")" 0
+	assert_ne "$(sed -n 2p <<<"$OUT")" "$(readlink /proc/self/ns/user)"
+	assert_contains "$(sed -n 3p <<<"$OUT")" "$TEST_UID"
+	assert_contains "$ERR" "user namespace"
+}
+
 # nomnt_cycle U MODE: the bundle $b (no mount namespace) as root (U=0) or
 # the test user (1), by `run` or by `create` + `start`; the process
 # writes /tmp/ran in its root, which has no /proc: the runtime must not
@@ -283,6 +302,7 @@ run_test "join a pid namespace by path" t_join_pid_ns
 run_test "a namespace path that does not exist" t_join_bad_path
 run_test "time namespace with offsets" t_time_namespace
 run_test "rootless: new namespaces and hostname" t_rootless_namespaces
+run_test "rootless: a config without a user namespace gets one (as crun)" t_rootless_no_userns
 run_test "no mount namespace: run and create+start" t_no_mount_ns_lifecycle 0
 run_test "rootless: no mount namespace: run and create+start" t_no_mount_ns_lifecycle 1
 run_test "no mount namespace: create+start leak no fd, report errors" t_no_mount_ns_start_contract
