@@ -99,6 +99,31 @@ sb_as_mode()
 	fi
 }
 
+# sb_bg_exec VAR MODE LOG ARGS...: `agentrun --root ROOT sandbox --no-tty
+# ARGS` from $WS in the background as MODE (root or user: the test user's
+# environment as as_test_user makes it, without a shell function whose
+# subshell would be the background pid), output to LOG; VAR gets the pid
+# of agentrun itself (every step before it is an exec).
+sb_bg_exec()
+{
+	local var=$1 mode=$2 log=$3 root=$AR_ROOT
+	shift 3
+	local pre=(env HOME="$H")
+	if [ "$mode" = user ]; then
+		ensure_test_user
+		pre=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID"
+			--init-groups env -i
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+			HOME="$H" USER="$TEST_USER" LOGNAME="$TEST_USER"
+			XDG_RUNTIME_DIR="$TEST_XDG_RUNTIME_DIR" LANG=C.UTF-8)
+		root=$AR_USER_ROOT
+	fi
+	"${pre[@]}" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+		"$AGENTRUN" --root "$root" sandbox --no-tty "$@" \
+		</dev/null >"$log" 2>&1 &
+	printf -v "$var" %s "$!"
+}
+
 ctl()
 {
 	sb_as_mode sandbox "$@"

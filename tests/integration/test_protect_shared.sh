@@ -17,24 +17,9 @@
 # of agentrun itself (every step before it is an exec).
 bg_sandbox()
 {
-	local var=$1 mode=$2 log=$3 root=$AR_ROOT
+	local var=$1 mode=$2 log=$3
 	shift 3
-	local pre=(env HOME="$H")
-	if [ "$mode" = user ]; then
-		# as_test_user's environment, without the shell function (its
-		# subshell would be the background pid)
-		ensure_test_user
-		pre=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID"
-			--init-groups env -i
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-			HOME="$H" USER="$TEST_USER" LOGNAME="$TEST_USER"
-			XDG_RUNTIME_DIR="$TEST_XDG_RUNTIME_DIR" LANG=C.UTF-8)
-		root=$AR_USER_ROOT
-	fi
-	"${pre[@]}" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-		"$AGENTRUN" --root "$root" sandbox --no-tty -- "$@" \
-		</dev/null >"$log" 2>&1 &
-	printf -v "$var" %s "$!"
+	sb_bg_exec "$var" "$mode" "$log" -- "$@"
 }
 
 # as the workspace's owner on the host

@@ -50,24 +50,11 @@ inside()
 # control socket answers
 sb_pid()
 {
-	local var=$1 name=$2 log=$3 root=$AR_ROOT
+	local var=$1 name=$2 log=$3
 	shift 3
-	local pre=(env HOME="$H")
-	if [ "$MODE" = user ]; then
-		ensure_test_user
-		pre=(setpriv --reuid="$TEST_UID" --regid="$TEST_GID"
-			--init-groups env -i
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-			HOME="$H" USER="$TEST_USER" LOGNAME="$TEST_USER"
-			XDG_RUNTIME_DIR="$TEST_XDG_RUNTIME_DIR" LANG=C.UTF-8)
-		root=$AR_USER_ROOT
-	fi
-	"${pre[@]}" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-		"$AGENTRUN" --root "$root" sandbox --no-tty --name "$name" "$@" \
-		</dev/null >"$log" 2>&1 &
-	printf -v "$var" %s "$!"
+	sb_bg_exec "$var" "$MODE" "$log" --name "$name" "$@"
 	defer ctl stop -t 0 "$name"
-	defer kill -9 "$!"
+	defer kill -9 "${!var}"
 	wait_until 30 ctl requests "$name"
 }
 
