@@ -35,6 +35,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cgroup_convert.h"
+#include "cgroup_systemd_props.h"
 #include "cgroup_file.h" /* AR_CG_MAX */
 #include "error.h"
 #include "oci_config.h"
@@ -233,19 +235,6 @@ bool ar_cgroup_resources_any(const struct oci_resources *r);
 int ar_cgroup_apply_resources(int dirfd, const struct oci_resources *r,
 			      unsigned avail, struct ar_error *err);
 
-/* Pure conversions, exported for the unit tests. */
-/* cpu.shares (2..262144) -> cpu.weight (1..10000), linear like runc and
- * older crun: 1 + (shares - 2) * 9999 / 262142; 0 = unset -> 0. */
-uint64_t ar_cgroup_shares_to_weight(uint64_t shares);
-/* blkio.weight (10..1000) -> io.weight (1..10000):
- * 1 + (w - 10) * 9999 / 990; 0 -> 0. */
-uint64_t ar_cgroup_blkio_to_io_weight(uint64_t w);
-/* v1 memory+swap -> v2 memory.swap.max given the memory limit (like
- * runc/crun): swap -1 -> -1 (max); swap 0 -> *out 0 with *set false
- * (unset); else needs a real limit and swap >= limit; out = swap - limit.
- * `limit` is -1 for "max"/unset. */
-int ar_cgroup_swap_to_v2(int64_t swap, int64_t limit, int64_t *out, bool *set,
-			 struct ar_error *err);
 /* linux.resources.unified key: a plain file name "controller.file", no
  * '/', not "." or "..".  *ctrl gets the controller bit (0 for cgroup.*
  * core files). */
@@ -278,17 +267,6 @@ int ar_cgroup_devices_apply(int dirfd, const struct oci_resources *r,
  * root). */
 int ar_cgroup_resolve_path(const char *cp, const char *id, bool rootless,
 			   const char *base, char **out, struct ar_error *err);
-/* "slice:prefix:name" -> "/a.slice/a-b.slice/prefix-name.scope".
- * Returns 1 when cp has the systemd form, 0 when not, -1 on error. */
-int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
-			   struct ar_error *err);
-/* The systemd manager's unit: "slice:prefix:name" (NULL cgroupsPath:
- * ":agentrun:ID") -> the slice ("system.slice" / "user.slice" when empty)
- * and the unit ("prefix-name.scope", "name.scope" without a prefix),
- * malloc'ed. Anything else is an error naming the form. */
-int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
-			   bool rootless, char **slice, char **unit,
-			   struct ar_error *err);
 /* The cgroup2 mount point ("/sys/fs/cgroup" or "/sys/fs/cgroup/unified"),
  * NULL when there is none. */
 const char *ar_cgroup_mount(void);

@@ -362,13 +362,16 @@ static int append_props(sd_bus_message *m, const struct ar_systemd_props *ps,
 			struct ar_error *err)
 {
 	for (size_t i = 0; ps && i < ps->n; i++) {
+		/* sd-bus's negative errno, through append_prop */
 		int r = append_prop(m, &ps->v[i]);
 
-		if (r < 0)
+		if (r < 0) {
+			errno = -r;
 			return ar_error_set(
-				err, -r,
+				err, errno,
 				"systemd cgroup manager: add %s to the request",
 				ps->v[i].name);
+		}
 	}
 	return 0;
 }

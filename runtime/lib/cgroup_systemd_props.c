@@ -13,8 +13,80 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "cgroup_convert.h"
 #include "utils.h"
+
+/* "a-b-c.slice" -> "/a.slice/a-b.slice/a-b-c.slice"; "-.slice" -> "". */
+static int expand_slice(const char *slice, char **out, struct ar_error *err)
+{
+	size_t len = strlen(slice);
+	_cleanup_free_ char *acc = ar_xstrdup("");
+	const char *stem_end;
+
+	if (strcmp(slice, "-.slice") == 0) {
+		*out = ar_steal_ptr(&acc);
+		return 0;
+	}
+	if (len < 7 || strcmp(slice + len - 6, ".slice") != 0 ||
+	    strchr(slice, '/') || slice[0] == '-' || strstr(slice, "--") ||
+	    slice[len - 7] == '-')
+		return ar_error_set_plain(err, EINVAL,
+					  "invalid systemd slice `%s`", slice);
+	stem_end = slice + len - 6;
+	for (const char *p = slice; p <= stem_end; p++) {
+		if (p == stem_end || *p == '-') {
+			char *next = ar_xasprintf("%s/%.*s.slice", acc,
+						  (int)(p - slice), slice);
+
+			free(acc);
+			acc = next;
+		}
+	}
+	*out = ar_steal_ptr(&acc);
+	return 0;
+}
+
+int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
+			   struct ar_error *err)
+{
+	const char *c1, *c2;
+	_cleanup_free_ char *slice = NULL, *prefix = NULL, *sp = NULL;
+	const char *name;
+
+	*out = NULL;
+	if (!cp || strchr(cp, '/'))
+		return 0;
+	c1 = strchr(cp, ':');
+	if (!c1)
+		return 0;
+	c2 = strchr(c1 + 1, ':');
+	if (!c2 || strchr(c2 + 1, ':'))
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: expected \"slice:prefix:name\"",
+			cp);
+	slice = ar_xasprintf("%.*s", (int)(c1 - cp), cp);
+	prefix = ar_xasprintf("%.*s", (int)(c2 - c1 - 1), c1 + 1);
+	name = c2 + 1;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strcmp(prefix, ".") == 0 || strcmp(prefix, "..") == 0)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"linux.cgroupsPath `%s`: invalid unit name", cp);
+	if (!*slice) {
+		free(slice);
+		slice = ar_xstrdup(rootless ? "user.slice" : "system.slice");
+	}
+	if (expand_slice(slice, &sp, err) < 0)
+		return ar_error_wrap(err, "linux.cgroupsPath `%s`", cp);
+	if (strlen(name) > 6 && strcmp(name + strlen(name) - 6, ".slice") == 0)
+		*out = ar_xasprintf("%s/%s", sp, name);
+	else if (*prefix)
+		*out = ar_xasprintf("%s/%s-%s.scope", sp, prefix, name);
+	else
+		*out = ar_xasprintf("%s/%s.scope", sp, name);
+	return 1;
+}
 
 /* ---- the unit ---- */
 

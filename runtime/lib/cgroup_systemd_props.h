@@ -55,4 +55,17 @@ int ar_systemd_annotation_props(const struct oci_kv *kv, size_t n,
 				struct ar_systemd_props *out,
 				struct ar_error *err);
 
+/* "slice:prefix:name" -> "/a.slice/a-b.slice/prefix-name.scope".
+ * Returns 1 when cp has the systemd form, 0 when not, -1 on error. */
+int ar_cgroup_systemd_path(const char *cp, bool rootless, char **out,
+			   struct ar_error *err);
+
+/* The systemd manager's unit: "slice:prefix:name" (NULL cgroupsPath:
+ * ":agentrun:ID") -> the slice ("system.slice" / "user.slice" when empty)
+ * and the unit ("prefix-name.scope", "name.scope" without a prefix),
+ * malloc'ed. Anything else is an error naming the form. */
+int ar_cgroup_systemd_unit(const char *cgroups_path, const char *id,
+			   bool rootless, char **slice, char **unit,
+			   struct ar_error *err);
+
 #endif

@@ -280,7 +280,7 @@ static void collect_one(const struct sb_keep_file *f)
 
 		if (!scalar(v))
 			v = kept ? jt_get(kept, *key) : NULL;
-		if (scalar(v)) {
+		if (v && scalar(v)) {
 			struct jt_node *n = append(&a, out, *key, v->type);
 
 			n->u.str = v->u.str;

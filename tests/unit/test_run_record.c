@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../runtime/sandbox/protect/protect.h"
 #include "../../runtime/sandbox/protect/run_record.h"
 #include "unit.h"
 #include "utils.h"
@@ -197,7 +198,7 @@ UNIT_TEST(run_record_dir_follows_xdg_state_home)
 	char *a = sb_run_record_dir("/h", env1);
 	char *b = sb_run_record_dir("/h", env2);
 
-	char *c = sb_run_record_state_dir("/h", env1);
+	char *c = sb_protect_state_dir("/h", env1);
 
 	CHECK_STR_EQ(a, "/s/agentrun/unchecked");
 	CHECK_STR_EQ(b, "/h/.local/state/agentrun/unchecked");

@@ -29,7 +29,6 @@
 #include "log.h"
 #include "placeholder.h"
 #include "protect.h"
-#include "run_record.h"
 #include "utils.h"
 
 /* Names at the top of each repository (and of the workspace). */
@@ -607,6 +606,14 @@ static char *link_below(const char *lex, const char *root)
 	}
 }
 
+char *sb_protect_state_dir(const char *home, char *const *envp)
+{
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
+			return ar_xasprintf("%s/agentrun", *e + 15);
+	return ar_xasprintf("%s/.local/state/agentrun", home);
+}
+
 /* agentrun's own state directory (run_record.h: the records of runs
  * whose end-of-run check is owed, the quarantine): read-only when it is
  * below the writable root `c->ws` (the directories between pinned by
@@ -615,7 +622,7 @@ static char *link_below(const char *lex, const char *root)
  * (every start makes it before its plan: sandbox_plan.c). */
 static void state_root(struct plan_ctx *c)
 {
-	_cleanup_free_ char *lex = sb_run_record_state_dir(c->home, environ);
+	_cleanup_free_ char *lex = sb_protect_state_dir(c->home, environ);
 	_cleanup_free_ char *real = realpath(lex, NULL);
 	_cleanup_free_ char *link = NULL;
 

@@ -94,6 +94,14 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
  * the workspace (and a live grant's directory). */
 int sb_protect_state(struct sb_protect *p, const char *root, const char *home,
 		     struct ar_error *err);
+/* agentrun's own state directory: $XDG_STATE_HOME/agentrun, or
+ * HOME/.local/state/agentrun (allocated): the records, the quarantine
+ * (host_exec_check.h), egress.log. Read-only inside every sandbox, and
+ * never granted read-write (sb_protect_state): an agent that
+ * could write there would delete its own run's record (never checked
+ * then) or forge one naming a directory of the user's (a later start
+ * would "check" it and quarantine the user's own files). */
+char *sb_protect_state_dir(const char *home, char *const *envp);
 /* The names protected inside a project's .claude (settings.json,
  * settings.local.json, commands, agents); sets *n. */
 const char *const *sb_protect_claude_names(size_t *n);

@@ -19,6 +19,7 @@
 
 #include "host_exec_check.h"
 #include "log.h"
+#include "protect.h"
 #include "run_record.h"
 #include "utils.h"
 
@@ -30,17 +31,9 @@
 
 static pthread_mutex_t append_lock = PTHREAD_MUTEX_INITIALIZER;
 
-char *sb_run_record_state_dir(const char *home, char *const *envp)
-{
-	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
-			return ar_xasprintf("%s/agentrun", *e + 15);
-	return ar_xasprintf("%s/.local/state/agentrun", home);
-}
-
 char *sb_run_record_dir(const char *home, char *const *envp)
 {
-	_cleanup_free_ char *s = sb_run_record_state_dir(home, envp);
+	_cleanup_free_ char *s = sb_protect_state_dir(home, envp);
 
 	return ar_xasprintf("%s/unchecked", s);
 }

@@ -39,15 +39,6 @@ struct sb_run_record {
 		-1, NULL                                                       \
 	}
 
-/* agentrun's own state directory: $XDG_STATE_HOME/agentrun, or
- * HOME/.local/state/agentrun (allocated): the records, the quarantine
- * (host_exec_check.h), egress.log. Read-only inside every sandbox, and
- * never granted read-write (protect.h, sb_protect_state): an agent that
- * could write there would delete its own run's record (never checked
- * then) or forge one naming a directory of the user's (a later start
- * would "check" it and quarantine the user's own files). */
-char *sb_run_record_state_dir(const char *home, char *const *envp);
-
 /* The directory of the records: $XDG_STATE_HOME/agentrun/unchecked, or
  * HOME/.local/state/agentrun/unchecked (allocated). */
 char *sb_run_record_dir(const char *home, char *const *envp);

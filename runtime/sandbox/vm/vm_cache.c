@@ -54,11 +54,33 @@ static bool rec_read(int dirfd, const char *name, struct cache_rec *r)
 	struct ar_error err = { 0 };
 	_cleanup_free_ char *s = NULL;
 
+	const char *p;
+	char *end;
+
 	if (ar_read_file_at(dirfd, name, 512, &s, NULL, &err) < 0)
 		return false;
-	if (sscanf(s, "%64[0-9a-f] %llu %llu %lld %lld", r->sha256, &r->ino,
-		   &r->size, &r->ctime_s, &r->ctime_ns) != 5 ||
-	    strlen(r->sha256) != 64)
+	/* "SHA256 INO SIZE CTIME_S CTIME_NS": 64 hex digits, then four
+	 * decimal numbers, each read with its end checked */
+	if (strspn(s, "0123456789abcdef") != 64 || s[64] != ' ')
+		return false;
+	memcpy(r->sha256, s, 64);
+	r->sha256[64] = '\0';
+	p = s + 65;
+	errno = 0;
+	r->ino = strtoull(p, &end, 10);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	r->size = strtoull(p, &end, 10);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	r->ctime_s = strtoll(p, &end, 10);
+	if (end == p || *end != ' ')
+		return false;
+	p = end + 1;
+	r->ctime_ns = strtoll(p, &end, 10);
+	if (end == p || (*end && *end != '\n') || errno == ERANGE)
 		return false;
 	return true;
 }
