@@ -221,7 +221,17 @@ $p"
 claude_git_status()
 {
 	type_line "Please run git status, run $1"
-	wait_pane 90 'MOCK-DONE On branch'
+	# on a failure, what the API mock received and what the egress
+	# proxy decided (an "API error · Retrying" pane was seen twice under
+	# load, 2026-12-05, and not reproduced since)
+	if ! (wait_pane 90 'MOCK-DONE On branch'); then
+		echo "--- the mock's log:"
+		cat "$TEST_TMP/mock.log"
+		echo "--- egress.log:"
+		tail -n 30 "$H/.local/state/agentrun/egress.log" 2>&1
+		fail "run $1: no MOCK-DONE within 90 s:
+$(pane)"
+	fi
 }
 
 # (the exit status asked for afterwards: `CMD; echo $?` would print 148
