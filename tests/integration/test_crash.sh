@@ -227,7 +227,16 @@ t_crash()
 		[ -z "$(case_procs "$tag" "$pid" "$pstart")" ] && break
 		sleep 0.1
 	done
-	assert_eq "$(case_procs "$tag" "$pid" "$pstart")" "" "processes left (pid in state: ${pid:-none})"
+	local left
+	# (its pipeline's grep says 2 for /proc files that went away: the
+	# list is what counts)
+	left=$(case_procs "$tag" "$pid" "$pstart") || true
+	# (a rootless kill at create-state-creating left its process once,
+	# `state` having said "stopped": what each one was, for the next time)
+	[ -z "$left" ] || for p in $left; do
+		echo "left: pid $p, start $(start_time "$p") (state's pidStart ${pstart:-none}), $(grep -E '^(Name|State|PPid|NSpid):' "/proc/$p/status" 2>/dev/null | tr '\n' ' ')"
+	done
+	assert_eq "$left" "" "processes left (pid in state: ${pid:-none})"
 	assert_eq "$(grep -F "$TEST_TMP" /proc/self/mountinfo || true)" \
 		"$mounts_before" "mounts left"
 	if [ "$mode" = root ] &&
