@@ -1228,7 +1228,10 @@ int ar_cgroup_destroy(const char *path, struct ar_error *err)
 		ar_error_clear(&e);
 		if (wait_events(fd, "populated", '0', 2000, &e) == 0)
 			break;
-		if (attempt >= 4)
+		/* 30 s in all: killed processes of a slow machine (a TCG
+		 * guest under load: 10 s were not enough once) still have to
+		 * exit and be reaped; a live machine ends at the first wait */
+		if (attempt >= 14)
 			return ar_error_set_plain(
 				err, EBUSY,
 				"cgroup `%s` still has processes after SIGKILL",
