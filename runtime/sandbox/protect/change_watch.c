@@ -152,23 +152,6 @@ static bool drain(struct sb_watch *w)
 	return len > 0;
 }
 
-static bool write_all(int fd, const void *b, size_t len)
-{
-	const char *p = b;
-
-	while (len > 0) {
-		ssize_t k = write(fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		len -= (size_t)k;
-	}
-	return true;
-}
-
 /* The drainer: a process, not a thread (the container's setup forks
  * after this; a fork of a threaded process may inherit a held lock).
  * fds: 0 the group, 1 the stop pipe, 2 the result pipe. Drains while the
@@ -201,13 +184,16 @@ static _Noreturn void drainer(struct sb_watch *w)
 		if (!w->set[i].b)
 			continue;
 		len = (uint32_t)w->set[i].len;
-		if (!write_all(2, &len, sizeof(len)) ||
-		    !write_all(2, w->set[i].b, len))
+		if (ar_write_all(2, &len, sizeof(len)) < 0 ||
+		    ar_write_all(2, w->set[i].b, len) < 0)
 			_exit(1);
 	}
 	len = 0;
 	ok = !w->lost;
-	_exit(write_all(2, &len, sizeof(len)) && write_all(2, &ok, 1) ? 0 : 1);
+	if (ar_write_all(2, &len, sizeof(len)) < 0 ||
+	    ar_write_all(2, &ok, 1) < 0)
+		_exit(1);
+	_exit(0);
 }
 
 static void watch_free(struct sb_watch *w)
@@ -280,23 +266,6 @@ struct sb_watch *sb_watch_start(const char *dir)
 	return w;
 }
 
-static bool read_all(int fd, void *b, size_t len)
-{
-	char *p = b;
-
-	while (len > 0) {
-		ssize_t k = read(fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		len -= (size_t)k;
-	}
-	return true;
-}
-
 /* The drainer's set, into w->set; false: not all known. */
 static bool receive(struct sb_watch *w)
 {
@@ -308,11 +277,13 @@ static bool receive(struct sb_watch *w)
 	close(w->stop);
 	w->stop = -1;
 	for (;;) {
-		if (!read_all(w->result, &len, sizeof(len)))
+		if (ar_read_all(w->result, &len, sizeof(len)) !=
+		    (ssize_t)sizeof(len))
 			return false;
 		if (len == 0)
-			return read_all(w->result, &ok, 1) && ok;
-		if (len > sizeof(buf) || !read_all(w->result, buf, len))
+			return ar_read_all(w->result, &ok, 1) == 1 && ok;
+		if (len > sizeof(buf) ||
+		    ar_read_all(w->result, buf, len) != (ssize_t)len)
 			return false;
 		put_key(w, buf, len);
 		if (w->lost)
