@@ -124,6 +124,25 @@ sb_bg_exec()
 	printf -v "$var" %s "$!"
 }
 
+# host CMD...: CMD on the host as MODE's user (root, or the test user)
+# with HOME=$H
+host()
+{
+	if [ "$MODE" = root ]; then
+		HOME=$H "$@"
+	else
+		as_test_user env HOME="$H" "$@"
+	fi
+}
+
+# inside NAME SHELL-TEXT: the text run by sh in the running sandbox NAME
+inside()
+{
+	local name=$1
+	shift
+	ctl exec "$name" --no-tty -- sh -c "$*"
+}
+
 ctl()
 {
 	sb_as_mode sandbox "$@"

@@ -15,16 +15,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-# as MODE on the host, with the fake home
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
 # tagged MODE TAG CMD...: CMD (agentrun ...) as MODE with FAULT_TAG=TAG in
 # its environment, from $WS (or / without WS)
 tagged()

@@ -23,22 +23,6 @@
 
 require_cmd git
 
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
-inside()
-{
-	local name=$1
-	shift
-	ctl exec "$name" --no-tty -- sh -c "$*"
-}
-
 kill_quiet()
 {
 	kill -9 "$1" 2>/dev/null || true

@@ -8,16 +8,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-# as MODE on the host, with the fake home
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
 # repo_setup MODE: $WS a real repository with one commit, a pre-existing
 # .vscode/settings.json, a nested repository sub/ and a submodule mod/.
 repo_setup()

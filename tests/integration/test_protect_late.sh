@@ -13,16 +13,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-# as MODE on the host, with the fake home
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
 # repo_setup MODE: $WS a repository with two commits and a src/ directory.
 repo_setup()
 {

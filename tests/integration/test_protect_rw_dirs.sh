@@ -10,15 +10,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../sandbox-lib.sh"
 
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
 # setup MODE: $WS and $RW (outside the workspace), a git identity
 setup()
 {

@@ -31,15 +31,6 @@ setup()
 	sb_home_own
 }
 
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
 nothing_ran()
 {
 	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code ($1): $(cat "$MARK")"

@@ -15,14 +15,6 @@
 require_cmd jq curl
 [ -x "$PY" ] || skip "needs $PY"
 
-# in NAME CMD...: a shell command run inside the sandbox NAME
-inside()
-{
-	local name=$1
-	shift
-	ctl exec "$name" --no-tty -- sh -c "$*"
-}
-
 # in_rename NAME DIR: the agent moves DIR/.git away and plants a hook
 in_rename()
 {

@@ -29,22 +29,6 @@ ctl()
 	fi
 }
 
-host()
-{
-	if [ "$MODE" = root ]; then
-		HOME=$H "$@"
-	else
-		as_test_user env HOME="$H" "$@"
-	fi
-}
-
-inside()
-{
-	local name=$1
-	shift
-	ctl exec "$name" --no-tty -- sh -c "$*"
-}
-
 # sb_pid VAR NAME LOG OPTIONS... -- CMD: the sandbox NAME in the
 # background, VAR its agentrun's pid (no shell between); waits until its
 # control socket answers
