@@ -71,7 +71,6 @@ void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h)
 	for (const char *const *s = ar_sandbox_home_secrets; *s; s++) {
 		char *p = sb_path_join(m->a, h->home, *s);
 		struct stat st;
-		bool exposed = false;
 
 		if (lstat(p, &st) < 0)
 			continue;
@@ -84,15 +83,7 @@ void sb_hide_secrets(struct sb_mounts *m, const struct ar_sandbox_host *h)
 				continue;
 			p = oci_arena_strdup(m->a, t);
 		}
-		for (size_t i = 0; i < n && !exposed; i++) {
-			const struct oci_mount *mt = &m->v[i];
-
-			exposed = ((strcmp(mt->type, "bind") == 0 &&
-				    strcmp(mt->source, "/dev/null") != 0) ||
-				   strcmp(mt->type, "overlay") == 0) &&
-				  ar_path_under(p, mt->destination);
-		}
-		if (exposed)
+		if (sb_mounts_show(m, n, p))
 			sb_hide(m, p);
 	}
 }

@@ -117,6 +117,20 @@ void sb_hide(struct sb_mounts *m, const char *path)
 			     SB_OPTS("bind", "ro", "nosuid", "noexec"));
 }
 
+bool sb_mounts_show(const struct sb_mounts *m, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct oci_mount *mt = &m->v[i];
+
+		if (((strcmp(mt->type, "bind") == 0 &&
+		      strcmp(mt->source, "/dev/null") != 0) ||
+		     strcmp(mt->type, "overlay") == 0) &&
+		    ar_path_under(path, mt->destination))
+			return true;
+	}
+	return false;
+}
+
 bool sb_has_dest(const struct sb_mounts *m, const char *dest)
 {
 	for (size_t i = 0; i < m->n; i++)

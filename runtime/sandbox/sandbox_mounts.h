@@ -33,6 +33,9 @@ void sb_bind_at(struct sb_mounts *m, const char *dest, const char *path,
 /* Hide a host path: an empty read-only tmpfs over a directory, /dev/null
  * over anything else. No-op when the path does not exist. */
 void sb_hide(struct sb_mounts *m, const char *path);
+/* One of the first n mounts (a bind other than /dev/null, or an overlay)
+ * shows `path`: its destination is at or above it. */
+bool sb_mounts_show(const struct sb_mounts *m, size_t n, const char *path);
 /* True when a mount with this destination is already in the list. */
 bool sb_has_dest(const struct sb_mounts *m, const char *dest);
 

@@ -405,21 +405,8 @@ static int state_mounts(struct sb_mounts *m, const struct ar_sandbox_host *h,
  * a unix socket needs no write on the mount. */
 static void hide_state_root(struct sb_mounts *m, const char *root)
 {
-	size_t n = m->n;
-
-	if (!root)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct oci_mount *mt = &m->v[i];
-
-		if (((strcmp(mt->type, "bind") == 0 &&
-		      strcmp(mt->source, "/dev/null") != 0) ||
-		     strcmp(mt->type, "overlay") == 0) &&
-		    ar_path_under(root, mt->destination)) {
-			sb_hide(m, oci_arena_strdup(m->a, root));
-			return;
-		}
-	}
+	if (root && sb_mounts_show(m, m->n, root))
+		sb_hide(m, oci_arena_strdup(m->a, root));
 }
 
 /* "~/x" -> HOME/x, an absolute path kept, no symlink resolution (the
