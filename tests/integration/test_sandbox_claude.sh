@@ -118,6 +118,22 @@ claude_cli()
 		skip "$CLAUDE --version fails as $TEST_USER: $(head -c 300 "$TEST_TMP/claude-version")"
 }
 
+# mock_start: the API mock in a directory of its own (MOCK_PORT,
+# MOCK_LOG). The cases share TEST_TMP: with one port file for all, the
+# wait for it returned at once with the port of an earlier case's mock,
+# gone by then ("Connection refused" in egress.log, Claude's "API error ·
+# Retrying", CI of 2026-12-05).
+mock_start()
+{
+	local dir
+	dir=$(mktemp -d "$TEST_TMP/mock.XXXXXX")
+	MOCK_LOG=$dir/log
+	"$PY" "$TOP_SRCDIR/tests/helpers/mock_anthropic.py" "$dir/port" "$MOCK_LOG" &
+	defer kill $!
+	wait_until 10 test -s "$dir/port"
+	MOCK_PORT=$(cat "$dir/port")
+}
+
 # The real CLI in print mode in a project whose .claude has neither
 # settings file: the file placeholders are read as {} ("Settings Error"
 # with a directory there), the answer comes from the mock, nothing is
@@ -130,12 +146,8 @@ t_claude_print_placeholders()
 	mkdir -p "$WS/.claude/commands"
 	sb_home_own
 	install -m 0644 "$TOP_SRCDIR/contrib/profiles/claude.json" "$TEST_TMP/claude.json"
-	"$PY" "$TOP_SRCDIR/tests/helpers/mock_anthropic.py" "$TEST_TMP/mock.port" \
-		"$TEST_TMP/mock.log" &
-	defer kill $!
-	wait_until 10 test -s "$TEST_TMP/mock.port"
-	local port
-	port=$(cat "$TEST_TMP/mock.port")
+	mock_start
+	local port=$MOCK_PORT
 	assert_status 0 as_test_user env HOME="$H" ANTHROPIC_BASE_URL=http://127.0.0.1:$port \
 		ANTHROPIC_AUTH_TOKEN=sk-ant-test DISABLE_AUTOUPDATER=1 \
 		bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
@@ -146,7 +158,7 @@ t_claude_print_placeholders()
 	assert_not_contains "$OUT$ERR" "EISDIR"
 	assert_not_contains "$OUT$ERR" "Settings Error"
 	assert_not_contains "$OUT$ERR" "Invalid settings"
-	[ -s "$TEST_TMP/mock.log" ] || fail "the mock got no request: $OUT $ERR"
+	[ -s "$MOCK_LOG" ] || fail "the mock got no request: $OUT $ERR"
 	[ ! -e "$WS/.claude/settings.json" ] && [ ! -e "$WS/.claude/settings.local.json" ] ||
 		fail "a settings file left in the project: $(ls -la "$WS/.claude")"
 }
@@ -226,7 +238,7 @@ claude_git_status()
 	# load, 2026-12-05, and not reproduced since)
 	if ! (wait_pane 90 'MOCK-DONE On branch'); then
 		echo "--- the mock's log:"
-		cat "$TEST_TMP/mock.log"
+		cat "$MOCK_LOG"
 		echo "--- egress.log:"
 		tail -n 30 "$H/.local/state/agentrun/egress.log" 2>&1
 		fail "run $1: no MOCK-DONE within 90 s:
@@ -274,12 +286,8 @@ t_e2e()
 	sb_home_own
 	install -m 0644 "$TOP_SRCDIR/contrib/profiles/claude.json" "$TEST_TMP/claude.json"
 
-	"$PY" "$TOP_SRCDIR/tests/helpers/mock_anthropic.py" "$TEST_TMP/mock.port" \
-		"$TEST_TMP/mock.log" &
-	defer kill $!
-	wait_until 10 test -s "$TEST_TMP/mock.port"
-	local port token=sk-ant-test-$RANDOM$RANDOM
-	port=$(cat "$TEST_TMP/mock.port")
+	mock_start
+	local port=$MOCK_PORT token=sk-ant-test-$RANDOM$RANDOM
 
 	RUN_CMD="$AGENTRUN --root $AR_USER_ROOT sandbox --nested --profile $TEST_TMP/claude.json ${CLAUDE_RO[*]} --secret ANTHROPIC_AUTH_TOKEN=http://127.0.0.1:$port --net allow=127.0.0.1:$port -- $CLAUDE"
 	TM=(tmux -L "agentrun-claude-test-$$-$RANDOM" -f /dev/null)
@@ -316,8 +324,8 @@ t_e2e()
 	# what the gateway got: the real token, the two results of git
 	# status run by the agent in Claude Code's sandbox, .env not in them
 	local results
-	assert_eq "$(jq -r 'select(.path|startswith("/v1/messages")) | .authorization' "$TEST_TMP/mock.log" | sort -u)" "Bearer $token" "the gateway got the token"
-	results=$(jq -r '.tool_results[]' "$TEST_TMP/mock.log")
+	assert_eq "$(jq -r 'select(.path|startswith("/v1/messages")) | .authorization' "$MOCK_LOG" | sort -u)" "Bearer $token" "the gateway got the token"
+	results=$(jq -r '.tool_results[]' "$MOCK_LOG")
 	assert_eq "$(grep -c '^On branch main' <<<"$results")" 2 "git status ran twice:
 $results"
 	assert_not_contains "$results" ".env"
