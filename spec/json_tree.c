@@ -166,6 +166,17 @@ static int builder_fail(struct builder *b, const char *fmt, ...)
 	return 0; /* cancels the yajl parse */
 }
 
+void jt_append(struct jt_node *parent, struct jt_node *n)
+{
+	n->next = NULL;
+	if (parent->u.kids.last)
+		parent->u.kids.last->next = n;
+	else
+		parent->u.kids.first = n;
+	parent->u.kids.last = n;
+	parent->n++;
+}
+
 static struct jt_node *builder_add(struct builder *b, enum jt_type type)
 {
 	struct jt_node *n, *parent;
@@ -185,12 +196,7 @@ static struct jt_node *builder_add(struct builder *b, enum jt_type type)
 		n->key = b->pending_key;
 		b->pending_key = NULL;
 	}
-	if (parent->u.kids.last)
-		parent->u.kids.last->next = n;
-	else
-		parent->u.kids.first = n;
-	parent->u.kids.last = n;
-	parent->n++;
+	jt_append(parent, n);
 	return n;
 }
 

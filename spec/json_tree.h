@@ -111,6 +111,10 @@ const char *jt_short(const char *s, char *buf, size_t size);
  * by some generators mean "not set". */
 const struct jt_node *jt_get(const struct jt_node *obj, const char *key);
 
+/* n added as the last child of the object or array `parent` (n->key set
+ * by the caller for an object's member). */
+void jt_append(struct jt_node *parent, struct jt_node *n);
+
 #define jt_foreach(child, parent)                                              \
 	for (const struct jt_node *child = (parent)->u.kids.first; child;      \
 	     child = child->next)

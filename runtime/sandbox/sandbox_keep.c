@@ -100,12 +100,7 @@ static struct jt_node *append(struct ar_arena *a, struct jt_node *obj,
 
 	n->type = type;
 	n->key = oci_arena_strdup(a, key);
-	if (obj->u.kids.last)
-		obj->u.kids.last->next = n;
-	else
-		obj->u.kids.first = n;
-	obj->u.kids.last = n;
-	obj->n++;
+	jt_append(obj, n);
 	return n;
 }
 

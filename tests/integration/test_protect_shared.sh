@@ -133,9 +133,23 @@ t_detached_then_stopped()
 # (content in one, an own directory in place of another) stays.
 KEEPALIVE='date +%s%N >sig/alive; touch sig/a-ready; while :; do date +%s%N >sig/alive; sleep 0.1; done'
 
+# killed_with_keeper MODE: a sandbox (KEEPALIVE) started, then agentrun
+# and its keeper killed together (SIGKILL, the keeper first)
+killed_with_keeper()
+{
+	local pa keep
+	rm -f "$SIG/a-ready"
+	bg_sandbox pa "$1" "$TEST_TMP/a2.log" sh -c "$KEEPALIVE"
+	wait_until 60 test -e "$SIG/a-ready"
+	keep=$(pgrep -P "$pa" -x agentrun-keep) || fail "no keeper process"
+	kill -9 "$keep" "$pa"
+	wait "$pa" || true
+	sleep 1
+}
+
 t_sigkill()
 {
-	local mode=$1 pa keep a1 a2
+	local mode=$1 pa a1 a2
 	shared_setup "$mode"
 	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c "$KEEPALIVE"
 	wait_until 60 test -e "$SIG/a-ready"
@@ -151,13 +165,7 @@ t_sigkill()
 	wait_until 30 test ! -e "$WS/.vscode"
 	no_placeholder_left
 	# agentrun and its keeper killed: left for the next start
-	rm -f "$SIG/a-ready"
-	bg_sandbox pa "$mode" "$TEST_TMP/a2.log" sh -c "$KEEPALIVE"
-	wait_until 60 test -e "$SIG/a-ready"
-	keep=$(pgrep -P "$pa" -x agentrun-keep) || fail "no keeper process"
-	kill -9 "$keep" "$pa"
-	wait "$pa" || true
-	sleep 1
+	killed_with_keeper "$mode"
 	[ -d "$WS/.vscode" ] && [ -d "$WS/.mcp.json" ] && [ -d "$WS/.idea" ] ||
 		fail "the placeholders went without their keeper: $(ls -la "$WS")"
 	# the user, meanwhile: content in one leftover, an own empty
@@ -291,7 +299,7 @@ t_claude_file_placeholders()
 # wrote into one meanwhile (in place) is the user's and stays.
 t_claude_file_placeholders_sigkill()
 {
-	local mode=$1 pa keep
+	local mode=$1 pa
 	shared_setup "$mode"
 	host mkdir "$WS/.claude"
 	bg_sandbox pa "$mode" "$TEST_TMP/a.log" sh -c "$KEEPALIVE"
@@ -304,13 +312,7 @@ t_claude_file_placeholders_sigkill()
 	[ ! -e "$WS/.claude/settings.local.json" ] || fail "settings.local.json left after the keeper"
 	[ -d "$WS/.claude" ] || fail "the user's .claude is gone"
 	# agentrun and its keeper killed: left for the next start
-	rm -f "$SIG/a-ready"
-	bg_sandbox pa "$mode" "$TEST_TMP/a2.log" sh -c "$KEEPALIVE"
-	wait_until 60 test -e "$SIG/a-ready"
-	keep=$(pgrep -P "$pa" -x agentrun-keep) || fail "no keeper process"
-	kill -9 "$keep" "$pa"
-	wait "$pa" || true
-	sleep 1
+	killed_with_keeper "$mode"
 	[ -f "$WS/.claude/settings.json" ] || fail "the placeholder went without its keeper"
 	# the user writes into one of them meanwhile
 	host sh -c 'echo "{\"user\":2}" >"$1/.claude/settings.local.json"' _ "$WS"
