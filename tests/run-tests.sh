@@ -17,7 +17,9 @@
 #                 (e.g. "tests/unit/test_parse tests/unit/test_state")
 #   AGENTRUN      the binary under test (default: $TOP_BUILDDIR/agentrun)
 #   TEST_TIMEOUT  seconds each file may run before it is killed (default
-#                 300; a file's header line "# test-timeout: N" sets its own)
+#                 300; a file's header line "# test-timeout: N" sets its own;
+#                 times the load average per CPU at the file's start, 1 to
+#                 4, on a machine loaded beyond its cores)
 #   TEST_TIMEOUT_VM  the same for the VM files (default 900)
 #   TEST_VM_PARALLEL  1 (default): the VM files (test_*_vm*.sh, each boots
 #                 a throwaway VM, tests/vm/run-in-vm) run one after the
@@ -139,12 +141,30 @@ file_limit()
 	echo "${n:-$2}"
 }
 
+# load_scaled SECONDS: the limit for a file starting now. The limits
+# are there to end a file that hangs; a machine loaded beyond its cores
+# runs every file slower in proportion (test_protect_late: 57 s in CI,
+# 294 s at load 14 on 2 cores, beside the flake budget's loaders and other
+# jobs), so the limit grows with the 1-minute load average per CPU, up
+# to 4 times.
+load_scaled()
+{
+	local load ncpu f
+	read -r load _ </proc/loadavg
+	ncpu=$(nproc 2>/dev/null || echo 1)
+	f=$(((${load%.*} + ncpu - 1) / ncpu))
+	[ "$f" -ge 1 ] || f=1
+	[ "$f" -le 4 ] || f=4
+	echo $(($1 * f))
+}
+
 # run_file NAME CMD...: run one test file, then report it.
 run_file()
 {
 	local name=$1 log=$work/log res limit=$TEST_TIMEOUT
 	shift
 	[ "$1" != bash ] || limit=$(file_limit "$2" "$TEST_TIMEOUT")
+	limit=$(load_scaled "$limit")
 	echo "=== $name"
 	res=$(exec_file "$log" "$limit" "$@")
 	report_file "$name" "$log" "${res% *}" "${res#* }" "$limit"
@@ -153,11 +173,12 @@ run_file()
 # run_file_vm NAME CMD...: a VM file in turn with the others
 run_file_vm()
 {
-	local name=$1 log=$work/log res
+	local name=$1 log=$work/log res limit
 	shift
+	limit=$(load_scaled "$TEST_TIMEOUT_VM")
 	echo "=== $name"
-	res=$(exec_file "$log" "$TEST_TIMEOUT_VM" "$@")
-	report_file "$name" "$log" "${res% *}" "${res#* }" "$TEST_TIMEOUT_VM"
+	res=$(exec_file "$log" "$limit" "$@")
+	report_file "$name" "$log" "${res% *}" "${res#* }" "$limit"
 }
 
 # report_file NAME LOG STATUS SECONDS TIMEOUT: print LOG prefixed by NAME,
@@ -255,7 +276,9 @@ start_vm_lane()
 	set -m
 	(
 		for i in "${!vm_names[@]}"; do
-			TEST_TIMEOUT=$TEST_TIMEOUT_VM timeout -k 10 "$TEST_TIMEOUT_VM" \
+			limit=$(load_scaled "$TEST_TIMEOUT_VM")
+			echo "$limit" >"$work/vm.$i.limit"
+			TEST_TIMEOUT=$limit timeout -k 10 "$limit" \
 				bash "$TOP_SRCDIR/tests/integration/${vm_names[$i]}.sh" \
 				</dev/null >"$work/vm.$i.log" 2>&1 &
 			echo $! >"$work/vm.running"
@@ -277,7 +300,7 @@ report_vm_done()
 		res=$(cat "$work/vm.$vm_reported.done")
 		echo "=== ${vm_names[$vm_reported]} (VM lane)"
 		report_file "${vm_names[$vm_reported]}" "$work/vm.$vm_reported.log" \
-			"${res% *}" "${res#* }" "$TEST_TIMEOUT_VM"
+			"${res% *}" "${res#* }" "$(cat "$work/vm.$vm_reported.limit" 2>/dev/null || echo "$TEST_TIMEOUT_VM")"
 		vm_reported=$((vm_reported + 1))
 	done
 }

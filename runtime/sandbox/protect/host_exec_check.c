@@ -47,6 +47,7 @@
 #include "git_code.h"
 #include "host_exec_check.h"
 #include "log.h"
+#include "quarantine.h"
 #include "utils.h"
 
 #define HX_MAX_DEPTH 200 /* directories below the workspace */
@@ -187,12 +188,7 @@ struct hx_ctx {
 	int wsfd;
 	char **optin; /* --rw paths strictly below the workspace */
 	size_t n_optin;
-	/* the quarantine, made at the first use */
-	char *qdir;
-	int qfd;
-	FILE *manifest;
-	unsigned qn;
-	size_t found;
+	struct sb_quarantine q;
 	/* git directories already checked */
 	struct {
 		dev_t dev;
@@ -287,6 +283,23 @@ static bool opted_in(const struct hx_ctx *c, const char *path)
 	return false;
 }
 
+/* Into the quarantine, unless the user opted the path in (a --rw path
+ * below the workspace: its files are the user's to keep). */
+static void set_aside(struct hx_ctx *c, int dfd, const char *name,
+		      const char *path, const char *why)
+{
+	if (!opted_in(c, path))
+		sb_quarantine_set_aside(&c->q, dfd, name, path, why);
+}
+
+/* (its callers have checked opted_in) */
+static void neutralise_text(struct hx_ctx *c, int dfd, const char *name,
+			    const char *path, const struct stat *st,
+			    const char *text, const char *why)
+{
+	sb_quarantine_neutralise(&c->q, dfd, name, path, st, text, why);
+}
+
 static bool is_placeholder(const struct hx_ctx *c, const struct stat *st)
 {
 	for (size_t i = 0; i < c->hx->n_ph; i++)
@@ -294,80 +307,6 @@ static bool is_placeholder(const struct hx_ctx *c, const struct stat *st)
 		    c->hx->ph[i].ino == st->st_ino)
 			return true;
 	return false;
-}
-
-/* A path as printed: control characters escaped (the names are the
- * agent's). Malloc'd. */
-static char *esc(const char *s)
-{
-	char *out = ar_xmalloc(4 * strlen(s) + 1), *o = out;
-
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch < 0x20 || ch == 0x7f)
-			o += sprintf(o, "\\x%02x", ch);
-		else
-			*o++ = (char)ch;
-	}
-	*o = '\0';
-	return out;
-}
-
-static int quarantine_open(struct hx_ctx *c)
-{
-	const char *state = NULL;
-	_cleanup_free_ char *base = NULL;
-	_cleanup_close_ int bfd = -1;
-	char name[64];
-	struct tm tm;
-	time_t now = time(NULL);
-	int fd;
-
-	if (c->qfd >= 0)
-		return 0;
-	if (c->qdir)
-		return -1; /* tried and failed */
-	for (char *const *e = c->in->environ; e && *e; e++)
-		if (strncmp(*e, "XDG_STATE_HOME=/", 16) == 0)
-			state = *e + 15;
-	base = state ? ar_xasprintf("%s/agentrun/quarantine", state) :
-		       ar_xasprintf("%s/.local/state/agentrun/quarantine",
-				    c->in->home);
-	gmtime_r(&now, &tm);
-	bfd = ar_open_dir_p(base);
-	for (int i = 0; bfd >= 0 && i < 100; i++) {
-		size_t n = strftime(name, sizeof(name), "%Y%m%dT%H%M%SZ", &tm);
-
-		snprintf(name + n, sizeof(name) - n, "-%d%s%.0d", (int)getpid(),
-			 i ? "-" : "", i);
-		if (mkdirat(bfd, name, 0700) == 0)
-			break;
-		name[0] = '\0';
-		if (errno != EEXIST)
-			break;
-	}
-	c->qdir = bfd >= 0 && name[0] ? ar_xasprintf("%s/%s", base, name) :
-					ar_xstrdup("");
-	if (!c->qdir[0]) {
-		ar_warn("sandbox: cannot make the quarantine directory below `%s`: what the run left is neutralised in place, without a copy",
-			base);
-		return -1;
-	}
-	fd = openat(bfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	c->qfd = fd;
-	fd = openat(c->qfd, "MANIFEST",
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	c->manifest = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (c->manifest)
-		fprintf(c->manifest,
-			"# agentrun sandbox: what the run left that the host would execute (" AR_SANDBOX_DOC
-			")\n# ACTION\tPATH\tCOPY\tWHY\n");
-	else if (fd >= 0)
-		close(fd);
-	return 0;
 }
 
 static char *read_at(int dfd, const char *name, size_t *len)
@@ -392,175 +331,6 @@ static char *read_at(int dfd, const char *name, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
-}
-
-/* A copy of dfd/name in the quarantine (a file's bytes; a link's
- * target as text); its name there, or NULL. */
-static char *save_copy(struct hx_ctx *c, int dfd, const char *name,
-		       const struct stat *st)
-{
-	char qname[32];
-	_cleanup_close_ int src = -1, dst = -1;
-	char buf[65536];
-	ssize_t n;
-
-	if (quarantine_open(c) < 0)
-		return NULL;
-	snprintf(qname, sizeof(qname), "%04u.data", ++c->qn);
-	dst = openat(c->qfd, qname,
-		     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		     0600);
-	if (dst < 0)
-		return NULL;
-	if (S_ISLNK(st->st_mode)) {
-		n = readlinkat(dfd, name, buf, sizeof(buf));
-		if (n < 0 || write(dst, buf, (size_t)n) != n)
-			return NULL;
-		return ar_xasprintf("%s/%s", c->qdir, qname);
-	}
-	src = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (src < 0)
-		return NULL;
-	while ((n = read(src, buf, sizeof(buf))) > 0)
-		if (write(dst, buf, (size_t)n) != n)
-			return NULL;
-	if (n < 0)
-		return NULL;
-	return ar_xasprintf("%s/%s", c->qdir, qname);
-}
-
-static void record(struct hx_ctx *c, const char *action, const char *path,
-		   const char *copy, const char *why)
-{
-	_cleanup_free_ char *p = esc(path), *w = esc(why);
-
-	c->found++;
-	if (c->manifest)
-		fprintf(c->manifest, "%s\t%s\t%s\t%s\n", action, p,
-			copy ? copy : "-", w);
-	if (strcmp(action, "keys-removed") == 0)
-		ar_warn("sandbox: the run left `%s` with %s, which the host's git would run: commented out%s%s",
-			p, w, copy ? "; the original is kept as " : "",
-			copy ? copy : "");
-	else
-		ar_warn("sandbox: the run left `%s` (%s), which the host would run: %s %s",
-			p, w,
-			strcmp(action, "renamed") == 0 ?
-				"renamed (no quarantine could be made) to" :
-				"moved aside to",
-			copy);
-}
-
-/* Move dfd/name (a file or a link) into the quarantine. */
-static void set_aside(struct hx_ctx *c, int dfd, const char *name,
-		      const char *path, const char *why)
-{
-	_cleanup_free_ char *copy = NULL;
-	struct stat st;
-
-	if (opted_in(c, path) ||
-	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    S_ISDIR(st.st_mode))
-		return;
-	copy = save_copy(c, dfd, name, &st);
-	if (!copy) {
-		/* no copy: never delete; a name no tool reads instead */
-		_cleanup_free_ char *aside =
-			ar_xasprintf("%s.agentrun-quarantined", name);
-
-		if (renameat2(dfd, name, dfd, aside, RENAME_NOREPLACE) == 0) {
-			_cleanup_free_ char *to =
-				ar_xasprintf("%s.agentrun-quarantined", path);
-
-			record(c, "renamed", path, to, why);
-			return;
-		}
-	} else if (unlinkat(dfd, name, 0) == 0) {
-		record(c, "moved", path, copy, why);
-		return;
-	}
-	{
-		_cleanup_free_ char *p = esc(path);
-
-		ar_warn("sandbox: the run left `%s` (%s), which the host would run, and it could not be moved aside: %s; remove it before using git there",
-			p, why, strerror(errno));
-		c->found++;
-	}
-}
-
-/* dfd/name (the file `st` describes, a single link) given `text` in
- * place: the inode stays, so a read-only bind another sandbox on the
- * workspace has over it stays too (a rename over it would detach that
- * mount in the other sandbox's namespace, and its agent could write the
- * key back while it runs). Truncated first: a reader sees the old text,
- * nothing, or a prefix of the new, never the old keys after the new. */
-static int rewrite_in_place(int dfd, const char *name, const struct stat *st,
-			    const char *text)
-{
-	/* O_NONBLOCK: a FIFO planted there does not wait for a reader */
-	_cleanup_close_ int fd = openat(
-		dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	size_t len = strlen(text), off = 0;
-	struct stat now;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_nlink != 1 ||
-	    now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
-	    ftruncate(fd, 0) < 0)
-		return -1;
-	while (off < len) {
-		ssize_t n = pwrite(fd, text + off, len - off, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -2; /* truncated: the copy is in the quarantine */
-		off += (size_t)n;
-	}
-	return 0;
-}
-
-/* Replace dfd/name by `text`, same owner and mode: in place when it is
- * a single link (rewrite_in_place), else atomically by a rename. */
-static int rewrite(int dfd, const char *name, const struct stat *st,
-		   const char *text)
-{
-	_cleanup_free_ char *tmp = NULL;
-	_cleanup_close_ int fd = -1;
-	size_t len = strlen(text);
-
-	if (rewrite_in_place(dfd, name, st, text) == 0)
-		return 0;
-	tmp = ar_xasprintf("%s.agentrun-%d", name, (int)getpid());
-	fd = openat(dfd, tmp,
-		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    st->st_mode & 07777);
-	if (fd < 0)
-		return -1;
-	if (fchown(fd, st->st_uid, st->st_gid) < 0) {
-		/* not root: it is ours already */
-	}
-	if (fchmod(fd, st->st_mode & 07777) < 0 ||
-	    write(fd, text, len) != (ssize_t)len ||
-	    renameat(dfd, tmp, dfd, name) < 0) {
-		unlinkat(dfd, tmp, 0);
-		return -1;
-	}
-	return 0;
-}
-
-static void neutralise_text(struct hx_ctx *c, int dfd, const char *name,
-			    const char *path, const struct stat *st,
-			    const char *text, const char *why)
-{
-	_cleanup_free_ char *copy = save_copy(c, dfd, name, st);
-
-	if (rewrite(dfd, name, st, text) < 0) {
-		set_aside(c, dfd, name, path, why);
-		return;
-	}
-	record(c, "keys-removed", path, copy, why);
 }
 
 static int open_beneath(int wsfd, const char *rel, int flags)
@@ -1332,9 +1102,9 @@ static void walk(struct hx_ctx *c, int fd, const char *path, dev_t dev,
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
 			if (changed(c, &st)) {
-				_cleanup_free_ char *p = esc(sub);
+				_cleanup_free_ char *p = sb_quarantine_esc(sub);
 
-				c->found++;
+				c->q.found++;
 				ar_warn("sandbox: the run left `%s`, which this check cannot read (%s): do not run git in it before looking at it",
 					p, strerror(errno));
 			}
@@ -1563,7 +1333,7 @@ static double cpu_ms(const struct rusage *r)
 size_t sb_hostexec_check(struct sb_hostexec *hx,
 			 const struct sb_hostexec_input *in, double *ms)
 {
-	struct hx_ctx c = { .hx = hx, .in = in, .qfd = -1, .since = hx->start };
+	struct hx_ctx c = { .hx = hx, .in = in, .since = hx->start };
 	struct timespec t0, t1;
 	struct rusage ru0, ru1;
 	struct statfs sfs;
@@ -1572,6 +1342,7 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 	size_t n_dirs = 0;
 	int fd;
 
+	sb_quarantine_init(&c.q, in->environ, in->home);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	getrusage(RUSAGE_SELF, &ru0);
 	if (!hx->armed) {
@@ -1617,25 +1388,21 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 	if (c.too_deep)
 		ar_warn("sandbox: the workspace is more than %d directories deep: what lies below was not checked for repositories the host's git would run",
 			HX_MAX_DEPTH);
-	if (c.found)
+	if (c.q.found)
 		ar_warn("sandbox: %zu path%s the host would have executed %s neutralised (" AR_SANDBOX_DOC
 			", \"The end-of-run check\")%s%s",
-			c.found, c.found == 1 ? "" : "s",
-			c.found == 1 ? "was" : "were",
-			c.qdir && c.qdir[0] ? "; originals and MANIFEST in " :
-					      "",
-			c.qdir && c.qdir[0] ? c.qdir : "");
-	if (c.manifest)
-		fclose(c.manifest);
-	if (c.qfd >= 0)
-		close(c.qfd);
+			c.q.found, c.q.found == 1 ? "" : "s",
+			c.q.found == 1 ? "was" : "were",
+			c.q.dir && c.q.dir[0] ? "; originals and MANIFEST in " :
+						"",
+			c.q.dir && c.q.dir[0] ? c.q.dir : "");
+	sb_quarantine_close(&c.q);
 	if (c.wsfd >= 0)
 		close(c.wsfd);
 	for (size_t i = 0; i < c.n_optin; i++)
 		free(c.optin[i]);
 	free(c.optin);
 	free(c.seen);
-	free(c.qdir);
 	free(c.global_hooks);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	getrusage(RUSAGE_SELF, &ru1);
@@ -1648,5 +1415,5 @@ size_t sb_hostexec_check(struct sb_hostexec *hx,
 		(double)(t1.tv_sec - t0.tv_sec) * 1e3 +
 			(double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
 		cpu_ms(&ru1) - cpu_ms(&ru0));
-	return c.found;
+	return c.q.found;
 }
