@@ -1258,19 +1258,18 @@ static int still_populated(int fd, const char *path, struct ar_error *err)
 	_cleanup_(pid_list_free) struct pid_list l = { 0 };
 	struct ar_error e = AR_ERROR_INIT;
 	char left[256] = "";
-	size_t len = 0;
 
-	if (collect_pids(fd, &l, &e) == 0)
-		for (size_t i = 0; i < l.n && i < 8 && len < sizeof(left);
-		     i++) {
-			char comm[17] = "?", state = '?';
+	if (collect_pids(fd, &l, &e) < 0)
+		l.n = 0;
+	for (size_t i = 0, len = 0; i < l.n && i < 8 && len < sizeof(left);
+	     i++) {
+		char comm[17] = "?", state = '?';
 
-			proc_comm_state(l.v[i], comm, sizeof(comm), &state);
-			len += (size_t)snprintf(left + len, sizeof(left) - len,
-						"%s%d (%s, %c)",
-						i ? ", " : ": ", (int)l.v[i],
-						comm, state);
-		}
+		proc_comm_state(l.v[i], comm, sizeof(comm), &state);
+		len += (size_t)snprintf(left + len, sizeof(left) - len,
+					"%s%d (%s, %c)", i ? ", " : ": ",
+					(int)l.v[i], comm, state);
+	}
 	return ar_error_set_plain(
 		err, EBUSY,
 		"cgroup `%s` still has processes 30 s after SIGKILL%s", path,
