@@ -1119,6 +1119,16 @@ static int not_ours(const char *path, struct ar_error *err)
 	return 0;
 }
 
+/* The cgroup of dirfd was removed (its files are gone: openat says
+ * ENOENT, reads on files opened before say ENODEV). Only an empty cgroup
+ * can be removed, and a systemd manager prunes the cgroup of a scope the
+ * moment its last process has exited: what the caller wanted already. */
+static bool cgroup_removed(int dirfd)
+{
+	return faccessat(dirfd, "cgroup.events", F_OK, 0) < 0 &&
+	       (errno == ENOENT || errno == ENODEV);
+}
+
 static int signal_all(int dirfd, int sig, struct ar_error *err)
 {
 	_cleanup_(pid_list_free) struct pid_list l = { 0 };
@@ -1131,21 +1141,36 @@ static int signal_all(int dirfd, int sig, struct ar_error *err)
 	return 0;
 }
 
+/* ESRCH for a cgroup that is gone: it had no process left to signal. */
+static int kill_all_gone(const char *path, struct ar_error *err)
+{
+	ar_error_clear(err);
+	return ar_error_set_plain(
+		err, ESRCH, "cgroup `%s` is gone: no process left to signal",
+		path);
+}
+
 int ar_cgroup_kill_all(const char *path, int sig, struct ar_error *err)
 {
 	_cleanup_close_ int fd = ar_cg_open(path, err);
 
-	if (fd < 0 || not_ours(path, err) < 0)
+	if (fd < 0)
+		return err->code == ENOENT ? kill_all_gone(path, err) : -1;
+	if (not_ours(path, err) < 0)
 		return -1;
 	if (sig == SIGKILL) {
 		if (ar_cg_write(fd, "cgroup.kill", "1", err) == 0)
 			return 0;
+		if (cgroup_removed(fd))
+			return kill_all_gone(path, err);
 		if (err->code != ENOENT)
 			return ar_error_wrap(err, "cgroup `%s`", path);
 		ar_error_clear(err);
 	}
 	if (signal_all(fd, sig, err) < 0)
-		return ar_error_wrap(err, "cgroup `%s`", path);
+		return cgroup_removed(fd) ?
+			       kill_all_gone(path, err) :
+			       ar_error_wrap(err, "cgroup `%s`", path);
 	return 0;
 }
 
@@ -1202,6 +1227,55 @@ static void remove_default_parent(const char *dir)
 		ar_debug("remove the empty cgroup %s: %m", dir);
 }
 
+/* comm and state of /proc/PID/stat ("?" when it is gone). */
+static void proc_comm_state(pid_t pid, char *comm, size_t size, char *state)
+{
+	char path[64], buf[512];
+	_cleanup_close_ int fd = -1;
+	const char *open_paren, *close_paren;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return;
+	buf[n] = '\0';
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren ||
+	    !close_paren[1] || !close_paren[2])
+		return;
+	snprintf(comm, size, "%.*s", (int)(close_paren - open_paren - 1),
+		 open_paren + 1);
+	*state = close_paren[2];
+}
+
+/* The error of a cgroup that SIGKILL did not empty, with what is still
+ * in it (pid, name, state: a D state names a process stuck in the
+ * kernel). */
+static int still_populated(int fd, const char *path, struct ar_error *err)
+{
+	_cleanup_(pid_list_free) struct pid_list l = { 0 };
+	struct ar_error e = AR_ERROR_INIT;
+	char left[256] = "";
+
+	if (collect_pids(fd, &l, &e) < 0)
+		l.n = 0;
+	for (size_t i = 0, len = 0; i < l.n && i < 8 && len < sizeof(left);
+	     i++) {
+		char comm[17] = "?", state = '?';
+
+		proc_comm_state(l.v[i], comm, sizeof(comm), &state);
+		len += (size_t)snprintf(left + len, sizeof(left) - len,
+					"%s%d (%s, %c)", i ? ", " : ": ",
+					(int)l.v[i], comm, state);
+	}
+	return ar_error_set_plain(
+		err, EBUSY,
+		"cgroup `%s` still has processes 30 s after SIGKILL%s", path,
+		left);
+}
+
 int ar_cgroup_destroy(const char *path, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1, parent = -1;
@@ -1228,14 +1302,14 @@ int ar_cgroup_destroy(const char *path, struct ar_error *err)
 		ar_error_clear(&e);
 		if (wait_events(fd, "populated", '0', 2000, &e) == 0)
 			break;
-		/* 30 s in all: killed processes of a slow machine (a TCG
-		 * guest under load: 10 s were not enough once) still have to
-		 * exit and be reaped; a live machine ends at the first wait */
+		/* removed meanwhile (the systemd manager of a scope prunes
+		 * it once empty): nothing left of it to wait for or remove */
+		if (cgroup_removed(fd))
+			return 0;
+		/* 30 s in all: killed processes of a slow machine still have
+		 * to exit; a live machine ends at the first wait */
 		if (attempt >= 14)
-			return ar_error_set_plain(
-				err, EBUSY,
-				"cgroup `%s` still has processes after SIGKILL",
-				path);
+			return still_populated(fd, path, err);
 	}
 	if (remove_children(fd, 0, err) < 0)
 		return ar_error_wrap(err, "cgroup `%s`", path);

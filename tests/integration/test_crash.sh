@@ -99,32 +99,80 @@ start_time()
 	echo "${20}"
 }
 
+# alive PID: PID is a process (not a zombie, not gone). One reaped while
+# it is looked at is gone: its status file no longer reads.
+alive()
+{
+	local s
+	s=$(grep '^State:' "/proc/$1/status" 2>/dev/null) || return 1
+	[[ ! $s =~ ^State:[[:space:]]*[ZX] ]]
+}
+
 # case_procs TAG PID [START]: the case's processes still alive: the one of
 # the state (only while it has the start time START, when given: with
 # pid_max 32768 and a busy machine a pid is reused within seconds), and
-# any that carries the case's tag
+# any that carries the case's tag. A zombie is no leftover, nor one reaped
+# while it is checked (this machine's pid 1 reaps orphans up to ~2 s
+# late: a container process that exited when its runtime was killed is
+# reaped at any moment, once during this check in ci10, which counted it).
 case_procs()
 {
 	local tag=$1 pid=$2 start=${3:-}
 	{
-		if [ -n "$pid" ] && [ "$pid" != 0 ] && [ -e "/proc/$pid" ] &&
+		if [ -n "$pid" ] && [ "$pid" != 0 ] &&
 			{ [ -z "$start" ] || [ "$(start_time "$pid")" = "$start" ]; }; then
-			grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null ||
-				echo "$pid"
+			echo "$pid"
 		fi
 		grep -lsFz "AR_CRASH_TAG=$tag" /proc/[0-9]*/environ |
 			sed 's|^/proc/\([0-9]*\)/environ$|\1|'
 	} | sort -u | while read -r p; do
-		# zombies waiting for their reaper are gone already
-		grep -q '^State:[[:space:]]*Z' "/proc/$p/status" 2>/dev/null ||
-			echo "$p"
+		if alive "$p"; then echo "$p"; fi
 	done
+}
+
+# The check itself: a zombie is no leftover, and one reaped between the
+# start time's read and the status's is none either (it was counted so
+# before: grep of the vanished status file failed, and `|| echo` listed
+# the pid).
+t_case_procs_reaped()
+{
+	local parent zpid start
+	# a zombie: its parent (sleep, after the exec) never waits
+	(
+		sleep 0.1 &
+		echo $! >"$TEST_TMP/zpid"
+		exec sleep 1000
+	) &
+	parent=$!
+	defer kill "$parent"
+	wait_until 5 test -s "$TEST_TMP/zpid"
+	zpid=$(cat "$TEST_TMP/zpid")
+	wait_until 5 grep -q '^State:[[:space:]]*Z' "/proc/$zpid/status"
+	start=$(start_time "$zpid")
+	assert_eq "$(case_procs no-tag "$zpid" "$start" || true)" "" "a zombie"
+	# reaped right after case_procs read its start time: the parent
+	# goes, pid 1 (or a subreaper) reaps the orphan
+	eval "orig_start_time() $(declare -f start_time | tail -n +2)"
+	start_time()
+	{
+		local s
+		s=$(orig_start_time "$1")
+		kill "$parent" 2>/dev/null || true
+		for _ in $(seq 500); do
+			[ -e "/proc/$1" ] || break
+			sleep 0.01
+		done
+		echo "$s"
+	}
+	assert_eq "$(case_procs no-tag "$zpid" "$start" || true)" "" \
+		"a zombie reaped during the check"
+	[ ! -e "/proc/$zpid" ] || fail "the zombie $zpid was not reaped in 5 s"
 }
 
 t_crash()
 {
 	local mode=$1 point=$2 b=$TEST_TMP/b-$1-$2 id tag root st status
-	local pid='' pstart='' cg='' expect=${CRASH_STATUS[$2]} mounts_before
+	local pid='' pstart='' cg='' sj='' expect=${CRASH_STATUS[$2]} mounts_before
 	require_root
 	# One bundle per mode, made once; a case's bundle holds its
 	# config.json and shares the base's rootfs by absolute path.
@@ -194,6 +242,7 @@ t_crash()
 	[[ " $expect " == *" $status "* ]] ||
 		fail "state after a kill at $point: '$status', expected one of: $expect"
 	if [ -f "$root/$id/state.json" ]; then
+		sj=$(cat "$root/$id/state.json")
 		cg=$(jq -r '.agentrun.cgroupPath // empty' "$root/$id/state.json")
 		[ -n "$pid" ] || pid=$(jq -r '.agentrun.pid // empty' "$root/$id/state.json")
 		pstart=$(jq -r '.agentrun.pidStart // empty' "$root/$id/state.json")
@@ -231,10 +280,13 @@ t_crash()
 	# (its pipeline's grep says 2 for /proc files that went away: the
 	# list is what counts)
 	left=$(case_procs "$tag" "$pid" "$pstart") || true
-	# (a rootless kill at create-state-creating left its process once,
-	# `state` having said "stopped": what each one was, for the next time)
+	# (what each one was: start time against the state's, state, where
+	# it waits, its fds, and the state the case saw)
 	[ -z "$left" ] || for p in $left; do
-		echo "left: pid $p, start $(start_time "$p") (state's pidStart ${pstart:-none}), $(grep -E '^(Name|State|PPid|NSpid):' "/proc/$p/status" 2>/dev/null | tr '\n' ' ')"
+		echo "left: pid $p, start $(start_time "$p") (state's pidStart ${pstart:-none}), $(grep -E '^(Name|State|PPid|NSpid|SigBlk|SigCgt):' "/proc/$p/status" 2>/dev/null | tr '\n' ' ')"
+		echo "  wchan $(cat /proc/$p/wchan 2>/dev/null) stack: $(cat /proc/$p/stack 2>/dev/null | tr '\n' ' ')"
+		echo "  fds: $(ls -l /proc/$p/fd 2>/dev/null | tr '\n' ' ')"
+		echo "  state.json: $sj; state: $st"
 	done
 	assert_eq "$left" "" "processes left (pid in state: ${pid:-none})"
 	assert_eq "$(grep -F "$TEST_TMP" /proc/self/mountinfo || true)" \
@@ -253,6 +305,8 @@ t_crash()
 # CRASH_MODES and CRASH_POINTS narrow the run (e.g. in a VM with real
 # cgroups: CRASH_MODES=root CRASH_POINTS="create-cgroup create-ready").
 run_test "every crash point exists in the runtime" t_points_listed
+run_test "a zombie, reaped or not while it is checked, is no leftover" \
+	t_case_procs_reaped
 for mode in ${CRASH_MODES:-root rootless}; do
 	for p in ${CRASH_POINTS:-$CREATE_POINTS $START_POINTS $DELETE_POINTS}; do
 		run_test "$mode: kill -9 at $p, then state, delete --force" \
