@@ -260,6 +260,126 @@ NL=$'\n'
 run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
 run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
 
+# ---- one boot, root and user in the guest: the protected paths ----------
+# The attacks of test_protect.sh (hooks, core.fsmonitor and the rest of
+# .git/config, config.worktree, info/attributes, .vscode, .mcp.json,
+# .claude, .idea; renaming the directories that hold them; replacing .git
+# with one of the agent's own), made by the guest's root, then by the
+# guest's user (setpriv, same boot), then by the guest's root through a
+# second 9p mount of the workspace's export if the guest's kernel gives
+# one (no view of the guest's own mounts between it and QEMU). The host's git after the run runs nothing
+# of it, and the protected files are as they were.
+vm_repo()
+{
+	require_cmd git
+	vm_home "$1"
+	rm -rf "$WS/.git"
+	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
+	sb_home_own
+	MARK=$H/pwned
+	host git -C "$WS" init -q
+	host sh -c 'cd "$1" && echo a >a.txt && mkdir .vscode .claude &&
+		echo "{}" >.vscode/settings.json && echo "{}" >.claude/settings.json &&
+		git add -A && git commit -qm one' _ "$WS"
+	host git init -q "$WS/sub"
+	host git init -q "$H/modsrc"
+	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
+	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
+	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
+}
+
+# the host's git in every repository after the run: nothing of the
+# sandbox's may run (the hooks and fsmonitor append to $MARK)
+vm_host_git_runs_nothing()
+{
+	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
+		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
+		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
+		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}
+
+t_vm_protect()
+{
+	vm_repo user
+	cat >"$WS/.attack.sh" <<'EOS'
+m=$1 who=$2
+for g in .git sub/.git .git/modules/mod; do
+	printf "#!/bin/sh\necho hook $g >>$m\n" >$g/hooks/pre-commit 2>/dev/null && chmod +x $g/hooks/pre-commit && echo "$who:hook-written:$g"
+	git --git-dir=$g config core.fsmonitor "echo fsmonitor $g >>$m; false" 2>/dev/null && echo "$who:fsmonitor-set:$g"
+	git --git-dir=$g config core.hooksPath /tmp 2>/dev/null
+	printf "[core]\n\tfsmonitor = echo appended >>$m; false\n" >>$g/config 2>/dev/null && echo "$who:config-appended:$g"
+	printf "[core]\n\tfsmonitor = echo worktree >>$m\n" >$g/config.worktree 2>/dev/null && echo "$who:config-worktree:$g"
+	mkdir -p $g/info 2>/dev/null; echo "* filter=x" >$g/info/attributes 2>/dev/null && echo "$who:attributes:$g"
+done
+mkdir -p .vscode 2>/dev/null; echo '{"tasks":1}' >.vscode/tasks.json 2>/dev/null && echo "$who:vscode-tasks"
+echo x >>.vscode/settings.json 2>/dev/null && echo "$who:vscode-settings"
+echo '{"mcpServers":{}}' >.mcp.json 2>/dev/null && echo "$who:mcp"
+echo '{"hooks":1}' >.claude/settings.json 2>/dev/null && echo "$who:claude-settings"
+mkdir .idea 2>/dev/null; echo x >.idea/workspace.xml 2>/dev/null && echo "$who:idea"
+# rename what holds protected paths, put one's own in its place
+mv sub sub-moved 2>/dev/null && echo "$who:sub-moved"
+mv .claude .claude-old 2>/dev/null && echo "$who:claude-moved"
+mv .git/modules .git/modules-old 2>/dev/null && echo "$who:modules-moved"
+mv .git .git-old 2>/dev/null && echo "$who:git-moved"
+true
+EOS
+	cat >"$WS/.guest.sh" <<'EOS'
+m=$1 uid=$2 gid=$3
+echo "id=$(id -u)"
+sh ./.attack.sh "$m" root
+setpriv --reuid="$uid" --regid="$gid" --clear-groups sh ./.attack.sh "$m" user
+# the guest's root mounts the workspace's export again, away from the
+# guest's own view, and writes through that (refused today: one mount
+# per virtio 9p channel)
+mkdir -p /run/again
+if busybox mount -t 9p -o trans=virtio,version=9p2000.L share /run/again 2>&1; then
+	echo "share-mounted-again"
+	(cd /run/again && sh "$PWD/.attack.sh" "$m" again)
+fi
+# last: replace .git by one's own (removing what it can)
+rm -rf .git 2>/dev/null; [ -e .git/config ] || echo "root:git-removed"
+git init -q . 2>/dev/null && git config core.fsmonitor "echo fsmonitor-own >>$m; false" 2>/dev/null && echo "root:own-git"
+exit 0
+EOS
+	sb_home_own
+	assert_status 0 sb_run --vm --vm-guest-root -- sh ./.guest.sh "$MARK" "$TEST_UID" "$TEST_GID"
+	echo "$OUT"
+	assert_contains "$OUT" "id=0" "the attack runs as the guest's root"
+	# (a virtio 9p channel takes one mount: EBUSY; were it to succeed,
+	# the attack through it must fail like the others)
+	# nothing of it succeeded, for any of the three
+	assert_not_contains "$OUT" ":hook-written" "a hook written"
+	assert_not_contains "$OUT" ":fsmonitor-set" "core.fsmonitor set"
+	assert_not_contains "$OUT" ":config-appended" "the git config appended to"
+	assert_not_contains "$OUT" ":config-worktree" "config.worktree written"
+	assert_not_contains "$OUT" ":attributes" "info/attributes written"
+	assert_not_contains "$OUT" ":vscode" ".vscode written"
+	assert_not_contains "$OUT" ":mcp" ".mcp.json written"
+	assert_not_contains "$OUT" ":claude" ".claude written or moved"
+	assert_not_contains "$OUT" ":idea" ".idea written"
+	assert_not_contains "$OUT" "-moved" "a directory holding protected paths renamed"
+	assert_not_contains "$OUT" "root:git-removed" ".git removed"
+	# the host: as it was, and its git runs nothing
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "pre-commit hook written"
+	[ ! -e "$WS/sub/.git/hooks/pre-commit" ] || fail "nested repo hook written"
+	[ ! -e "$WS/.git/modules/mod/hooks/pre-commit" ] || fail "submodule hook written"
+	[ ! -e "$WS/.git/config.worktree" ] || fail "config.worktree created"
+	[ ! -e "$WS/.git/info/attributes" ] || fail "info/attributes created"
+	[ -d "$WS/.git" ] && [ -d "$WS/sub/.git" ] && [ ! -e "$WS/.git-old" ] && [ ! -e "$WS/sub-moved" ] ||
+		fail ".git replaced or renamed: $(ls -a "$WS")"
+	assert_eq "$(cat "$WS/mod/.git")" "gitdir: ../.git/modules/mod"
+	assert_not_contains "$(cat "$WS/.git/config" "$WS/sub/.git/config" "$WS/.git/modules/mod/config")" "fsmonitor"
+	assert_not_contains "$(cat "$WS/.git/config")" "hooksPath"
+	[ ! -e "$WS/.vscode/tasks.json" ] || fail ".vscode/tasks.json written"
+	assert_eq "$(cat "$WS/.vscode/settings.json")" "{}"
+	assert_eq "$(cat "$WS/.claude/settings.json")" "{}"
+	[ ! -e "$WS/.mcp.json" ] || fail ".mcp.json created (or its placeholder left)"
+	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
+	vm_host_git_runs_nothing
+}
+run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing" t_vm_protect
+
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()
 {
