@@ -1053,10 +1053,6 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
-	if (o->vm && p->secrets.dir)
-		return ar_error_set_plain(
-			err, ENOTSUP,
-			"sandbox: --vm: --secret is not available with --vm yet (the guest does not see the CA of the injection; docs/vm.md)");
 	if (run && o->vm)
 		ar_vm_cache(&p->vm, ro->state_root, h->home);
 	/* agentrun's own state directory exists before the plan, so that

@@ -185,6 +185,29 @@ t_vm_net()
 	vm_home "$1"
 	require_cmd unshare ip curl setpriv
 	[ -x "$PY" ] || skip "needs $PY"
+	tls_setup
+	: >"$TEST_TMP/auth.log"
+	cat >"$TEST_TMP/tls-server.py" <<'EOS'
+import http.server, ssl, sys, socketserver
+log = open(sys.argv[2], "a")
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        a = self.headers.get("Authorization")
+        if a:
+            log.write("auth=%s\n" % a); log.flush()
+        b = b"ok-from-tls\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a): pass
+socketserver.TCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 8443), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1] + "/srv.pem", sys.argv[1] + "/srv.key")
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+s.serve_forever()
+EOS
 	local d a log runas='' root=$AR_ROOT
 	if [ "$1" = user ]; then
 		runas="setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups"
@@ -212,6 +235,14 @@ r=$(getent hosts allowed.test)
 echo "dns-allowed=$r rc=$?"
 r=$(getent hosts denied.test)
 echo "dns-denied=$r rc=$?"
+# --secret: the placeholder in the guest, the real value put in by the
+# proxy on the way to the listed host (the guest trusts the proxy's CA:
+# SSL_CERT_FILE names the sandbox's /tmp/agentrun-ca-*, which the guest
+# sees); nowhere in the guest's environment or files
+echo "token=$TOKEN"
+echo "cadir=${SSL_CERT_FILE%/*}"
+echo "secret-call=$(curl -sS -m 60 --noproxy '' -H "Authorization: Bearer $TOKEN" https://localhost:8443/ 2>&1)"
+echo "secret-hits=$({ cat /proc/[0-9]*/environ; grep -rs "$1" /tmp /etc "$HOME" .; } 2>/dev/null | tr '\0' '\n' | grep -c "$1")"
 exit 0
 EOS
 	sb_home_own
@@ -222,17 +253,21 @@ ip addr add 10.200.0.2/32 dev lo
 (cd "$TEST_TMP/www8088" && exec timeout 600 $PY -m http.server 8088 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8089" && exec timeout 600 $PY -m http.server 8089 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8090" && exec timeout 600 $PY -m http.server 8090 --bind 127.0.0.1) >/dev/null 2>&1 &
+timeout 600 $PY $TEST_TMP/tls-server.py $TEST_TMP/tls $TEST_TMP/auth.log >/dev/null 2>&1 &
 for i in \$(seq 100); do
 	curl -s -o /dev/null http://10.200.0.2:8088/ && curl -s -o /dev/null http://10.200.0.2:8089/ &&
-		curl -s -o /dev/null http://127.0.0.1:8090/ && break
+		curl -s -o /dev/null http://127.0.0.1:8090/ &&
+		curl -s -o /dev/null --cacert $TEST_TMP/tls/ca.pem https://localhost:8443/ && break
 	sleep 0.1
 done
 cd "$WS"
 $runas env HOME=$H AGENTRUN_VM_DIR=$VMLIB XDG_CACHE_HOME=$VMCACHE \\
-	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root --net allow=10.200.0.2:8088,allowed.test \\
-	-- sh ./guest.sh >$TEST_TMP/net.out 2>$TEST_TMP/net.err
+	TOKEN=$SECRET SSL_CERT_FILE=$TEST_TMP/tls/ca.pem \\
+	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root \\
+	--net allow=10.200.0.2:8088,allowed.test,localhost:8443 --secret TOKEN=localhost:8443 \\
+	-- sh ./guest.sh $SECRET >$TEST_TMP/net.out 2>$TEST_TMP/net.err
 echo \$? >$TEST_TMP/net.rc
-kill %1 %2 %3
+kill %1 %2 %3 %4
 EOF
 	assert_status 0 unshare --mount --net bash "$TEST_TMP/netns.sh"
 	OUT=$(cat "$TEST_TMP/net.out") ERR=$(cat "$TEST_TMP/net.err")
@@ -254,8 +289,15 @@ EOF
 	log=$H/.local/state/agentrun/egress.log
 	assert_contains "$(cat "$log")" "agentrun: blocked 10.200.0.2:8089 $DASH not in the allowlist"
 	assert_contains "$ERR" "connections blocked: 10.200.0.2:8089"
+	# --secret
+	assert_match "$OUT" "token=agentrun-secret-[0-9a-f]{32}" "the guest has the placeholder"
+	assert_match "$OUT" "cadir=/tmp/agentrun-ca-[A-Za-z0-9]{6}"
+	assert_contains "$OUT" "secret-call=ok-from-tls" "the guest's HTTPS call through the proxy's interception"
+	assert_contains "$OUT" "secret-hits=0" "the value nowhere in the guest"
+	assert_eq "$(cat "$TEST_TMP/auth.log")" "auth=Bearer $SECRET" "the listed host got the real value"
 }
 DASH=$'\xe2\x80\x94'
+SECRET=real-secret-value-5d81e2
 NL=$'\n'
 run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
 run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
@@ -380,14 +422,68 @@ EOS
 }
 run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing" t_vm_protect
 
+# ---- one boot with --overlay: the changes kept apart, then reviewed -----
+# QEMU exports the workspace as the sandbox sees it, which with --overlay
+# is the overlayfs (the real workspace its lower layer): the guest's
+# writes land in the upper layer; `changes`, `commit` (protected changes
+# held back) work on it after the run as without --vm.
+t_vm_overlay()
+{
+	vm_repo user
+	host sh -c 'cd "$1" && echo g >gone.txt && git add gone.txt && git commit -qm gone' _ "$WS"
+	cat >"$WS/.guest.sh" <<'EOS'
+echo changed >>a.txt && echo "a-changed"
+echo new >new.txt
+rm gone.txt && echo "gone-removed"
+printf '#!/bin/sh\necho hook >>%s\n' "$1" >.git/hooks/pre-commit 2>/dev/null && echo "hook-written"
+printf '[core]\n\tfsmonitor = echo fsmonitor >>%s; false\n' "$1" >>.git/config 2>/dev/null && echo "config-written"
+echo '{"mcpServers":{}}' >.mcp.json && echo "mcp-in-upper"
+git add new.txt && git commit -qm agent && echo "committed-inside"
+exit 0
+EOS
+	sb_home_own
+	local before name
+	before=$(cd "$WS" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)
+	sb_run --vm --overlay -- sh ./.guest.sh "$MARK" >"$TEST_TMP/ov.out" 2>"$TEST_TMP/ov.err" || {
+		! grep -q "doctor check \`overlay\`" "$TEST_TMP/ov.err" ||
+			skip "--overlay is not available here: $(tail -n 1 "$TEST_TMP/ov.err")"
+		fail "the --vm --overlay run failed: $(cat "$TEST_TMP/ov.err")"
+	}
+	OUT=$(cat "$TEST_TMP/ov.out") ERR=$(cat "$TEST_TMP/ov.err")
+	echo "$OUT"
+	echo "$ERR"
+	assert_contains "$OUT" "a-changed" "the guest writes the workspace"
+	assert_contains "$OUT" "gone-removed"
+	assert_contains "$OUT" "committed-inside" "git commit in the guest, in the overlay"
+	assert_not_contains "$OUT" "hook-written" "a hook written (read-only under --overlay too)"
+	assert_not_contains "$OUT" "config-written" "the git config written"
+	assert_contains "$OUT" "mcp-in-upper" ".mcp.json (missing: no placeholder under --overlay) lands in the upper layer"
+	# the workspace is untouched until commit
+	assert_eq "$(cd "$WS" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)" "$before" "the workspace before commit"
+	name=$(sed -n 's/.*sandbox `\([^`]*\)`: the workspace is untouched.*/\1/p' <<<"$ERR")
+	[ -n "$name" ] || fail "no overlay name in: $ERR"
+	assert_status 0 sb_as_mode changes "$name"
+	assert_match "$OUT" "(^|$NL)M  a\\.txt($NL|$)" "changes: a.txt modified"
+	assert_match "$OUT" "(^|$NL)A  new\\.txt($NL|$)" "changes: new.txt added"
+	assert_match "$OUT" "(^|$NL)D  gone\\.txt($NL|$)" "changes: gone.txt deleted"
+	assert_match "$OUT" "(^|$NL)A! \\.mcp\\.json" "changes: .mcp.json protected"
+	assert_status 0 sb_as_mode commit "$name"
+	assert_contains "$ERR" "held back"
+	assert_eq "$(cat "$WS/a.txt")" "a${NL}changed"
+	assert_eq "$(cat "$WS/new.txt")" "new"
+	assert_file_owner "$WS/new.txt" "$TEST_UID:$TEST_GID"
+	[ ! -e "$WS/gone.txt" ] || fail "commit kept gone.txt"
+	[ ! -e "$WS/.mcp.json" ] || fail "commit applied .mcp.json"
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a hook reached the workspace"
+	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
+	vm_host_git_runs_nothing
+}
+run_test "--vm --overlay (rootless): the guest's changes stay in the overlay (hooks and git config read-only), changes lists them, commit applies them as the user and holds .mcp.json back" t_vm_overlay
+
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()
 {
 	vm_home "$1"
-	SB_ENV+=(AGENTRUN_VM_TEST_TOKEN=real-value)
-	assert_status '!0' sb_run --vm --net allow=example.com --secret AGENTRUN_VM_TEST_TOKEN=example.com -- sh -c 'echo RAN'
-	assert_not_contains "$OUT" RAN
-	assert_contains "$ERR" "--vm: --secret is not available with --vm yet"
 	assert_status '!0' sb_run --vm --publish 8080:8080 -- true
 	assert_contains "$ERR" "--publish"
 	assert_status '!0' sb_run --vm --audit - -- true
