@@ -309,7 +309,9 @@ run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
 # with one of the agent's own), made by the guest's root, then by the
 # guest's user (setpriv, same boot), then by the guest's root through a
 # second 9p mount of the workspace's export if the guest's kernel gives
-# one (no view of the guest's own mounts between it and QEMU). The host's git after the run runs nothing
+# one (no view of the guest's own mounts between it and QEMU). In the
+# same boot, --publish without --net: the host reaches a server in the
+# guest, the guest reaches nothing out. The host's git after the run runs nothing
 # of it, and the protected files are as they were.
 vm_repo()
 {
@@ -369,6 +371,20 @@ EOS
 	cat >"$WS/.guest.sh" <<'EOS'
 m=$1 uid=$2 gid=$3
 echo "id=$(id -u)"
+# --publish without --net: a server in the guest that the host reaches
+# through agentrun's relay and QEMU's forward; the guest's own
+# connections go nowhere (the NIC is restricted)
+mkdir -p /tmp/pub && echo published-from-guest >/tmp/pub/index.html
+(cd /tmp/pub && exec python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
+srv=$!
+for a in 10.0.2.2:22 10.0.2.2:8000 10.0.2.3:53 192.0.2.1:80; do
+	curl -sS -m 20 --noproxy '*' "http://$a/" >/dev/null 2>&1
+	echo "out-of-guest-$a=rc=$?"
+done
+n=0
+while [ ! -e .published ] && [ $n -lt 300 ]; do sleep 1; n=$((n + 1)); done
+[ -e .published ] && echo "host-fetched"
+kill $srv
 sh ./.attack.sh "$m" root
 setpriv --reuid="$uid" --regid="$gid" --clear-groups sh ./.attack.sh "$m" user
 # the guest's root mounts the workspace's export again, away from the
@@ -385,8 +401,27 @@ git init -q . 2>/dev/null && git config core.fsmonitor "echo fsmonitor-own >>$m;
 exit 0
 EOS
 	sb_home_own
-	assert_status 0 sb_run --vm --vm-guest-root -- sh ./.guest.sh "$MARK" "$TEST_UID" "$TEST_GID"
+	local hp=$((20000 + RANDOM % 20000)) pid got='' rc=0 a
+	sb_run --vm --vm-guest-root --publish "$hp:8000" -- sh ./.guest.sh "$MARK" "$TEST_UID" "$TEST_GID" \
+		>"$TEST_TMP/prot.out" 2>"$TEST_TMP/prot.err" &
+	pid=$!
+	for _ in $(seq 300); do
+		got=$(curl -sS -m 5 --noproxy '*' "http://127.0.0.1:$hp/" 2>/dev/null) &&
+			[ "$got" = published-from-guest ] && break
+		got=''
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	host touch "$WS/.published"
+	wait "$pid" || rc=$?
+	OUT=$(cat "$TEST_TMP/prot.out") ERR=$(cat "$TEST_TMP/prot.err")
 	echo "$OUT"
+	assert_eq "$rc" 0 "the run's exit status (stderr: $ERR)"
+	assert_eq "$got" published-from-guest "the host reaches the guest's server through --publish $hp:8000"
+	assert_contains "$OUT" "host-fetched"
+	for a in 10.0.2.2:22 10.0.2.2:8000 10.0.2.3:53 192.0.2.1:80; do
+		assert_match "$OUT" "out-of-guest-$a=rc=(7|28|52|56)" "the guest reaches $a with --publish alone"
+	done
 	assert_contains "$OUT" "id=0" "the attack runs as the guest's root"
 	# (a virtio 9p channel takes one mount: EBUSY; were it to succeed,
 	# the attack through it must fail like the others)
@@ -420,7 +455,7 @@ EOS
 	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
 	vm_host_git_runs_nothing
 }
-run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing" t_vm_protect
+run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing; --publish reaches the guest's server" t_vm_protect
 
 # ---- one boot with --overlay: the changes kept apart, then reviewed -----
 # QEMU exports the workspace as the sandbox sees it, which with --overlay
@@ -484,8 +519,6 @@ run_test "--vm --overlay (rootless): the guest's changes stay in the overlay (ho
 t_vm_refusals()
 {
 	vm_home "$1"
-	assert_status '!0' sb_run --vm --publish 8080:8080 -- true
-	assert_contains "$ERR" "--publish"
 	assert_status '!0' sb_run --vm --audit - -- true
 	assert_contains "$ERR" "--audit/--learn"
 	assert_status '!0' sb_run --vm-guest-root -- true

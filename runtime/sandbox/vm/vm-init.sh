@@ -90,7 +90,9 @@ stage1()
 # out of the guest: 10.0.2.15, through the gateway 10.0.2.2 (QEMU, in the
 # sandbox's network namespace); DNS at VM_DNS: the gateway with --net
 # allow (the sandbox's 127.0.0.1:53, agentrun's DNS answering from the
-# policy), slirp's forwarder 10.0.2.3 with --net host
+# policy), slirp's forwarder 10.0.2.3 with --net host, none with
+# VM_NET=publish (--publish alone: restricted, only the forwarded ports
+# come in)
 net_up()
 {
 	for n in /sys/class/net/*; do
@@ -101,8 +103,10 @@ net_up()
 			$BB ip route add default via 10.0.2.2 dev "$n" ||
 			die "cannot set up the network device $n"
 		# the sandbox's resolv.conf may be /dev/null bound over it
-		$BB rm -f /etc/resolv.conf
-		echo "nameserver $VM_DNS" >/etc/resolv.conf
+		if [ -n "$VM_DNS" ]; then
+			$BB rm -f /etc/resolv.conf
+			echo "nameserver $VM_DNS" >/etc/resolv.conf
+		fi
 		return
 	done
 	die "no network device"

@@ -33,6 +33,10 @@ struct ar_vm {
 	char **rw; /* the sandbox's other writable directories (--rw, a
 		    * profile's "rw"), each exported read-write at its path */
 	size_t n_rw;
+	unsigned short *publish; /* --publish's inside ports: forwarded
+				  * from the sandbox's loopback into the
+				  * guest (slirp hostfwd) */
+	size_t n_publish;
 	bool kvm; /* else TCG */
 	char why_tcg[160]; /* why not KVM */
 };
@@ -55,6 +59,11 @@ void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home);
  * read-write at the same path (without it the guest sees it read-only
  * through the root, its writes in the guest's memory). */
 void ar_vm_add_rw(struct ar_vm *vm, const char *path);
+
+/* Forward the sandbox's 127.0.0.1:port (where agentrun's --publish relay
+ * connects) to the guest's port: the guest gets a NIC on QEMU's user-mode
+ * network, restricted (no way out) when there is no --net. */
+void ar_vm_add_publish(struct ar_vm *vm, unsigned short port);
 
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);
