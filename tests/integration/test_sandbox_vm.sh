@@ -143,7 +143,37 @@ EOS
 		exit 0' _ "$cached" "$AR_USER_ROOT"
 	assert_contains "$OUT" "planted" "the agent overwrites the cached kernel"
 	assert_not_contains "$OUT" "$(basename "$cached" .vmlinux)" "the agent sees the state root's checksums"
+	# stale entries beside it, which the unpack (a new entry) removes:
+	# one without a record in the state root (a reboot emptied it), one
+	# whose record was last used 8 days ago, an unpack's leftover of 2
+	# hours ago; and what stays: an entry used now, a fresh leftover (an
+	# unpack under way), a symbolic link named like an entry (to a file
+	# of the user's), a file not named by agentrun
+	local cdir=$VMCACHE/agentrun/vm rdir=$AR_USER_ROOT/vm-cache k
+	local stale1=5.10.0-1-amd64-803-1-2-1700000000.000000000
+	local stale2=5.10.0-2-amd64-803-1-2-1700000000.000000000
+	local recent=5.10.0-3-amd64-803-1-2-1700000000.000000000
+	local link=5.10.0-4-amd64-803-1-2-1700000000.000000000
+	for k in "$stale1" "$stale2" "$recent"; do echo old >"$cdir/$k.vmlinux"; done
+	echo record >"$rdir/$stale2"
+	echo record >"$rdir/$recent"
+	touch -d '8 days ago' "$rdir/$stale2"
+	echo partial >"$cdir/.$stale1.4242"
+	touch -d '2 hours ago' "$cdir/.$stale1.4242"
+	echo partial >"$cdir/.$recent.4243"
+	echo "the user's own" >"$TEST_TMP/victim"
+	ln -s "$TEST_TMP/victim" "$cdir/$link.vmlinux"
+	echo notes >"$cdir/notes.txt"
+	chown -h "$TEST_UID:$TEST_GID" "$cdir"/* "$cdir"/.5* "$rdir"/* "$TEST_TMP/victim"
 	assert_status 0 sb_run --vm --vm-guest-root -- sh ./attack.sh
+	[ ! -e "$cdir/$stale1.vmlinux" ] || fail "an entry without a record is left"
+	[ ! -e "$cdir/$stale2.vmlinux" ] && [ ! -e "$rdir/$stale2" ] || fail "an entry unused for 8 days is left"
+	[ ! -e "$cdir/.$stale1.4242" ] || fail "an old unpack's leftover is left"
+	[ -e "$cdir/$recent.vmlinux" ] && [ -e "$rdir/$recent" ] || fail "an entry in use was removed"
+	[ -e "$cdir/.$recent.4243" ] || fail "a fresh unpack's file was removed"
+	[ -L "$cdir/$link.vmlinux" ] || fail "the symbolic link was removed"
+	assert_eq "$(cat "$TEST_TMP/victim")" "the user's own" "the link's target"
+	[ -e "$cdir/notes.txt" ] || fail "a file agentrun did not name was removed"
 	# agentrun saw the change (ctime) and unpacked again before the run
 	assert_not_contains "$ERR" "does not match its checksum"
 	assert_eq "$(head -c 4 "$cached" | od -An -tx1 | tr -d ' ')" 7f454c46 "the cache holds a kernel again (unpacked anew)"

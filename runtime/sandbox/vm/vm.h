@@ -55,6 +55,11 @@ void ar_vm_release(struct ar_vm *vm);
  * helper unpacks in the run, as without a cache). */
 void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home);
 
+/* Whether `name` is one of the kernel cache's files: KEY.vmlinux or an
+ * unpack's .KEY.PID (*partial), KEY being KVER-DEV-INO-SIZE-SEC.NSEC;
+ * KEY into key (keysz bytes). */
+bool ar_vm_cache_name(const char *name, char *key, size_t keysz, bool *partial);
+
 /* Export the sandbox's writable directory `path` (a bind) to the guest
  * read-write at the same path (without it the guest sees it read-only
  * through the root, its writes in the guest's memory). */
