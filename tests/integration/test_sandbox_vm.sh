@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `agentrun sandbox --vm` (docs/vm.md): the command runs in a guest
-# kernel under QEMU, inside the prepared sandbox. Rootless, two guest
-# boots in all: one as the user with every check of what the command
-# sees, one as root in the guest (--vm-guest-root: what an agent with a
-# guest kernel exploit has) attacking the exported root, the protected
-# paths and the setuid bit. Then the refusals (no boot), root and
-# rootless. Under TCG a boot takes ~10 s on the loaded dev host.
+# kernel under QEMU, inside the prepared sandbox. Six guest boots: as
+# the user with every check of what the command sees; as root in the
+# guest (--vm-guest-root: what an agent with a guest kernel exploit has)
+# attacking the exported root, the setuid bit and the kernel cache; the
+# protected paths attacked by the guest's root and user, with --publish;
+# --overlay and its review; --net allow with --secret (rootless and
+# root). Then the refusals (no boot), root and rootless. Under TCG a
+# boot takes 30-90 s on the loaded dev host.
 # Skipped where QEMU, the guest kernel or busybox-static are missing
 # (tests/vm/run-in-vm --check), or AGENTRUN_SKIP_VM=1.
 # shellcheck disable=SC2034 # SB_ENV is read by sb_run (sandbox-lib.sh)
@@ -329,8 +331,8 @@ EOF
 DASH=$'\xe2\x80\x94'
 SECRET=real-secret-value-5d81e2
 NL=$'\n'
-run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
-run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
+run_test "--vm --net allow --secret (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network, the secret's value put in by the proxy only" t_vm_net user
+run_test "--vm --net allow --secret (root, root in the guest): the same" t_vm_net root
 
 # ---- one boot, root and user in the guest: the protected paths ----------
 # The attacks of test_protect.sh (hooks, core.fsmonitor and the rest of
