@@ -915,9 +915,7 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 							  "--vm-guest-root");
 		return 0;
 	}
-	if (p->publish)
-		what = "--publish (nothing forwards into the guest yet)";
-	else if (p->observe)
+	if (p->observe)
 		what = "--audit/--learn (the syscall listener would see QEMU, not the guest)";
 	else if (p->nested)
 		what = "--nested";
@@ -941,6 +939,26 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 	p->vm.net = p->net == AR_SANDBOX_NET_ALLOW ? "allow" :
 		    p->net == AR_SANDBOX_NET_HOST  ? "host" :
 						     NULL;
+	/* --publish: agentrun's relay connects to the sandbox's
+	 * 127.0.0.1:PORT, where QEMU listens and forwards into the guest
+	 * (the spec is checked, with its error, by sb_egress_init) */
+	if (p->publish) {
+		const struct oci_profile *pf = o->profile;
+		size_t np = pf ? pf->publish.n : 0;
+
+		for (size_t i = 0; i < np + o->publish.n; i++) {
+			const char *spec = i < np ? pf->publish.v[i] :
+						    o->publish.v[i - np];
+			const char *c = strrchr(spec, ':');
+			char *end = NULL;
+			unsigned long port = c && c[1] >= '0' && c[1] <= '9' ?
+						     strtoul(c + 1, &end, 10) :
+						     0;
+
+			if (port > 0 && port <= 65535 && !*end)
+				ar_vm_add_publish(&p->vm, (unsigned short)port);
+		}
+	}
 	return 0;
 }
 
@@ -1053,10 +1071,6 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return -1;
 	if (secrets_opts(p, err) < 0)
 		return -1;
-	if (o->vm && p->secrets.dir)
-		return ar_error_set_plain(
-			err, ENOTSUP,
-			"sandbox: --vm: --secret is not available with --vm yet (the guest does not see the CA of the injection; docs/vm.md)");
 	if (run && o->vm)
 		ar_vm_cache(&p->vm, ro->state_root, h->home);
 	/* agentrun's own state directory exists before the plan, so that

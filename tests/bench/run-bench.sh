@@ -37,6 +37,9 @@
 #   BENCH_ONLY        regular expression: only figures whose name matches
 #   BENCH_VM_SANDBOX_REPS  repetitions of sandbox_vm (`sandbox --vm -- true`,
 #                     KVM or TCG; default 3, 0 skips)
+#   BENCH_VM_GIT_REPS  git status/diff runs inside one `sandbox --vm` and one
+#                     plain sandbox in a 10,000-file repository
+#                     (sandbox_vm_git; default 5, 0 skips)
 #   BENCH_WS_N        workspace sizes (directories) of sandbox_ws (default
 #                     "0 10000 100000"); BENCH_WS_REPS its repetitions (5)
 #   CRUN=/path        a second crun (e.g. a newer build) measured beside the
@@ -691,6 +694,68 @@ fig_sandbox_vm()
 	done
 	report_times "$fig" "sandbox --vm -- true ($mode)"
 	RUNTIMES=("${saved[@]}")
+	rm -rf "$ws"
+}
+
+# fig_sandbox_vm_git: `git status` and `git diff` of a 10,000-file
+# repository (100 directories of 100 files) inside `sandbox --vm`, whose
+# workspace is a 9p export (the only file sharing the guest has: the
+# virtiofsd of Debian 12's QEMU cannot run unprivileged, docs/vm.md "The
+# file sharing"), and inside the plain sandbox for comparison. One run of
+# each, the commands BENCH_VM_GIT_REPS times inside it (default 5; the
+# first is cold: the guest's 9p cache is empty), timed there.
+fig_sandbox_vm_git()
+{
+	local ws mode out sb c vals med mn n line reps=${BENCH_VM_GIT_REPS:-5} d
+	local -a opts
+	want sandbox_vm_git || return 0
+	[ "$reps" -gt 0 ] || return 0
+	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	if [ -z "$mode" ]; then
+		note "sandbox_vm_git: agentrun doctor has no usable vm: skipped"
+		return 0
+	fi
+	ws=$W/ws-vm-git
+	rm -rf "$ws"
+	mkdir -p "$ws"
+	for ((d = 0; d < 100; d++)); do
+		mkdir "$ws/d$d"
+		(cd "$ws/d$d" && for ((i = 0; i < 100; i++)); do echo "$d $i" >"f$i"; done)
+	done
+	git -C "$ws" init -q &&
+		git -C "$ws" add -A &&
+		git -C "$ws" -c user.name=b -c user.email=b@b.invalid commit -qm files ||
+		{
+			note "sandbox_vm_git: cannot make the repository"
+			return 0
+		}
+	echo changed >>"$ws/d7/f7"
+	line="name=sandbox_vm_git_$mode where=$WHERE_ID files=10000"
+	for sb in vm9p plain; do
+		opts=()
+		[ "$sb" = vm9p ] && opts=(--vm)
+		# shellcheck disable=SC2016 # expanded by the sandbox's shell
+		out=$(cd "$ws" && "$AGENTRUN" sandbox --no-tty "${opts[@]}" -- sh -c '
+			for i in $(seq "$1"); do
+				for c in status diff; do
+					t0=$(date +%s%N); git "$c" >/dev/null 2>&1; r=$?; t1=$(date +%s%N)
+					echo "T $c $(((t1 - t0) / 1000)) $r"
+				done
+			done' _ "$reps" 2>"$RES/sandbox_vm_git.$sb.err")
+		for c in status diff; do
+			vals=$(awk -v c="$c" '$1 == "T" && $2 == c && ($4 == 0 || $4 == 1) { print $3 / 1000 }' <<<"$out")
+			n=$(grep -c . <<<"$vals" || true)
+			med=$(median <<<"$vals")
+			mn=$(minimum <<<"$vals")
+			[ "$n" = "$reps" ] ||
+				note "sandbox_vm_git: $sb git $c: $n of $reps runs: $(first_error "$RES/sandbox_vm_git.$sb.err")"
+			emit_row "git $c 10k files" "$WHERE" "$sb" "$(fmt "$med" 2)" "$(fmt "$mn" 2)" \
+				- - "$n/$reps" ms
+			line+=" ${sb}_${c}_ms=$(fmt "$med" 2) ${sb}_${c}_min_ms=$(fmt "$mn" 2)"
+		done
+	done
+	line+=" mode=$mode"
+	emit_bench "$line"
 	rm -rf "$ws"
 }
 
@@ -1383,6 +1448,7 @@ main()
 	fig_sandbox
 	fig_sandbox_ws
 	fig_sandbox_vm
+	fig_sandbox_vm_git
 	fig_egress
 	fig_control
 

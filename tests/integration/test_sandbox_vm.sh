@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `agentrun sandbox --vm` (docs/vm.md): the command runs in a guest
-# kernel under QEMU, inside the prepared sandbox. Rootless, two guest
-# boots in all: one as the user with every check of what the command
-# sees, one as root in the guest (--vm-guest-root: what an agent with a
-# guest kernel exploit has) attacking the exported root, the protected
-# paths and the setuid bit. Then the refusals (no boot), root and
-# rootless. Under TCG a boot takes ~10 s on the loaded dev host.
+# kernel under QEMU, inside the prepared sandbox. Six guest boots: as
+# the user with every check of what the command sees; as root in the
+# guest (--vm-guest-root: what an agent with a guest kernel exploit has)
+# attacking the exported root, the setuid bit and the kernel cache; the
+# protected paths attacked by the guest's root and user, with --publish;
+# --overlay and its review; --net allow with --secret (rootless and
+# root). Then the refusals (no boot), root and rootless. Under TCG a
+# boot takes 30-90 s on the loaded dev host.
 # Skipped where QEMU, the guest kernel or busybox-static are missing
 # (tests/vm/run-in-vm --check), or AGENTRUN_SKIP_VM=1.
 # shellcheck disable=SC2034 # SB_ENV is read by sb_run (sandbox-lib.sh)
@@ -143,7 +145,37 @@ EOS
 		exit 0' _ "$cached" "$AR_USER_ROOT"
 	assert_contains "$OUT" "planted" "the agent overwrites the cached kernel"
 	assert_not_contains "$OUT" "$(basename "$cached" .vmlinux)" "the agent sees the state root's checksums"
+	# stale entries beside it, which the unpack (a new entry) removes:
+	# one without a record in the state root (a reboot emptied it), one
+	# whose record was last used 8 days ago, an unpack's leftover of 2
+	# hours ago; and what stays: an entry used now, a fresh leftover (an
+	# unpack under way), a symbolic link named like an entry (to a file
+	# of the user's), a file not named by agentrun
+	local cdir=$VMCACHE/agentrun/vm rdir=$AR_USER_ROOT/vm-cache k
+	local stale1=5.10.0-1-amd64-803-1-2-1700000000.000000000
+	local stale2=5.10.0-2-amd64-803-1-2-1700000000.000000000
+	local recent=5.10.0-3-amd64-803-1-2-1700000000.000000000
+	local link=5.10.0-4-amd64-803-1-2-1700000000.000000000
+	for k in "$stale1" "$stale2" "$recent"; do echo old >"$cdir/$k.vmlinux"; done
+	echo record >"$rdir/$stale2"
+	echo record >"$rdir/$recent"
+	touch -d '8 days ago' "$rdir/$stale2"
+	echo partial >"$cdir/.$stale1.4242"
+	touch -d '2 hours ago' "$cdir/.$stale1.4242"
+	echo partial >"$cdir/.$recent.4243"
+	echo "the user's own" >"$TEST_TMP/victim"
+	ln -s "$TEST_TMP/victim" "$cdir/$link.vmlinux"
+	echo notes >"$cdir/notes.txt"
+	chown -h "$TEST_UID:$TEST_GID" "$cdir"/* "$cdir"/.5* "$rdir"/* "$TEST_TMP/victim"
 	assert_status 0 sb_run --vm --vm-guest-root -- sh ./attack.sh
+	[ ! -e "$cdir/$stale1.vmlinux" ] || fail "an entry without a record is left"
+	[ ! -e "$cdir/$stale2.vmlinux" ] && [ ! -e "$rdir/$stale2" ] || fail "an entry unused for 8 days is left"
+	[ ! -e "$cdir/.$stale1.4242" ] || fail "an old unpack's leftover is left"
+	[ -e "$cdir/$recent.vmlinux" ] && [ -e "$rdir/$recent" ] || fail "an entry in use was removed"
+	[ -e "$cdir/.$recent.4243" ] || fail "a fresh unpack's file was removed"
+	[ -L "$cdir/$link.vmlinux" ] || fail "the symbolic link was removed"
+	assert_eq "$(cat "$TEST_TMP/victim")" "the user's own" "the link's target"
+	[ -e "$cdir/notes.txt" ] || fail "a file agentrun did not name was removed"
 	# agentrun saw the change (ctime) and unpacked again before the run
 	assert_not_contains "$ERR" "does not match its checksum"
 	assert_eq "$(head -c 4 "$cached" | od -An -tx1 | tr -d ' ')" 7f454c46 "the cache holds a kernel again (unpacked anew)"
@@ -185,6 +217,29 @@ t_vm_net()
 	vm_home "$1"
 	require_cmd unshare ip curl setpriv
 	[ -x "$PY" ] || skip "needs $PY"
+	tls_setup
+	: >"$TEST_TMP/auth.log"
+	cat >"$TEST_TMP/tls-server.py" <<'EOS'
+import http.server, ssl, sys, socketserver
+log = open(sys.argv[2], "a")
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        a = self.headers.get("Authorization")
+        if a:
+            log.write("auth=%s\n" % a); log.flush()
+        b = b"ok-from-tls\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+    def log_message(self, *a): pass
+socketserver.TCPServer.allow_reuse_address = True
+s = socketserver.ThreadingTCPServer(("127.0.0.1", 8443), H)
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[1] + "/srv.pem", sys.argv[1] + "/srv.key")
+s.socket = ctx.wrap_socket(s.socket, server_side=True)
+s.serve_forever()
+EOS
 	local d a log runas='' root=$AR_ROOT
 	if [ "$1" = user ]; then
 		runas="setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups"
@@ -212,6 +267,14 @@ r=$(getent hosts allowed.test)
 echo "dns-allowed=$r rc=$?"
 r=$(getent hosts denied.test)
 echo "dns-denied=$r rc=$?"
+# --secret: the placeholder in the guest, the real value put in by the
+# proxy on the way to the listed host (the guest trusts the proxy's CA:
+# SSL_CERT_FILE names the sandbox's /tmp/agentrun-ca-*, which the guest
+# sees); nowhere in the guest's environment or files
+echo "token=$TOKEN"
+echo "cadir=${SSL_CERT_FILE%/*}"
+echo "secret-call=$(curl -sS -m 60 --noproxy '' -H "Authorization: Bearer $TOKEN" https://localhost:8443/ 2>&1)"
+echo "secret-hits=$({ cat /proc/[0-9]*/environ; grep -rs "$1" /tmp /etc "$HOME" .; } 2>/dev/null | tr '\0' '\n' | grep -c "$1")"
 exit 0
 EOS
 	sb_home_own
@@ -222,17 +285,21 @@ ip addr add 10.200.0.2/32 dev lo
 (cd "$TEST_TMP/www8088" && exec timeout 600 $PY -m http.server 8088 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8089" && exec timeout 600 $PY -m http.server 8089 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8090" && exec timeout 600 $PY -m http.server 8090 --bind 127.0.0.1) >/dev/null 2>&1 &
+timeout 600 $PY $TEST_TMP/tls-server.py $TEST_TMP/tls $TEST_TMP/auth.log >/dev/null 2>&1 &
 for i in \$(seq 100); do
 	curl -s -o /dev/null http://10.200.0.2:8088/ && curl -s -o /dev/null http://10.200.0.2:8089/ &&
-		curl -s -o /dev/null http://127.0.0.1:8090/ && break
+		curl -s -o /dev/null http://127.0.0.1:8090/ &&
+		curl -s -o /dev/null --cacert $TEST_TMP/tls/ca.pem https://localhost:8443/ && break
 	sleep 0.1
 done
 cd "$WS"
 $runas env HOME=$H AGENTRUN_VM_DIR=$VMLIB XDG_CACHE_HOME=$VMCACHE \\
-	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root --net allow=10.200.0.2:8088,allowed.test \\
-	-- sh ./guest.sh >$TEST_TMP/net.out 2>$TEST_TMP/net.err
+	TOKEN=$SECRET SSL_CERT_FILE=$TEST_TMP/tls/ca.pem \\
+	$AGENTRUN --root $root sandbox --no-tty --vm --vm-guest-root \\
+	--net allow=10.200.0.2:8088,allowed.test,localhost:8443 --secret TOKEN=localhost:8443 \\
+	-- sh ./guest.sh $SECRET >$TEST_TMP/net.out 2>$TEST_TMP/net.err
 echo \$? >$TEST_TMP/net.rc
-kill %1 %2 %3
+kill %1 %2 %3 %4
 EOF
 	assert_status 0 unshare --mount --net bash "$TEST_TMP/netns.sh"
 	OUT=$(cat "$TEST_TMP/net.out") ERR=$(cat "$TEST_TMP/net.err")
@@ -254,22 +321,236 @@ EOF
 	log=$H/.local/state/agentrun/egress.log
 	assert_contains "$(cat "$log")" "agentrun: blocked 10.200.0.2:8089 $DASH not in the allowlist"
 	assert_contains "$ERR" "connections blocked: 10.200.0.2:8089"
+	# --secret
+	assert_match "$OUT" "token=agentrun-secret-[0-9a-f]{32}" "the guest has the placeholder"
+	assert_match "$OUT" "cadir=/tmp/agentrun-ca-[A-Za-z0-9]{6}"
+	assert_contains "$OUT" "secret-call=ok-from-tls" "the guest's HTTPS call through the proxy's interception"
+	assert_contains "$OUT" "secret-hits=0" "the value nowhere in the guest"
+	assert_eq "$(cat "$TEST_TMP/auth.log")" "auth=Bearer $SECRET" "the listed host got the real value"
 }
 DASH=$'\xe2\x80\x94'
+SECRET=real-secret-value-5d81e2
 NL=$'\n'
-run_test "--vm --net allow (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network" t_vm_net user
-run_test "--vm --net allow (root, root in the guest): the same" t_vm_net root
+run_test "--vm --net allow --secret (rootless, root in the guest): the allowed host through the proxy and the capture, refusals with the policy's reason, no host loopback service, no private network, the secret's value put in by the proxy only" t_vm_net user
+run_test "--vm --net allow --secret (root, root in the guest): the same" t_vm_net root
+
+# ---- one boot, root and user in the guest: the protected paths ----------
+# The attacks of test_protect.sh (hooks, core.fsmonitor and the rest of
+# .git/config, config.worktree, info/attributes, .vscode, .mcp.json,
+# .claude, .idea; renaming the directories that hold them; replacing .git
+# with one of the agent's own), made by the guest's root, then by the
+# guest's user (setpriv, same boot), then by the guest's root through a
+# second 9p mount of the workspace's export if the guest's kernel gives
+# one (no view of the guest's own mounts between it and QEMU). In the
+# same boot, --publish without --net: the host reaches a server in the
+# guest, the guest reaches nothing out. The host's git after the run runs nothing
+# of it, and the protected files are as they were.
+vm_repo()
+{
+	require_cmd git
+	vm_home "$1"
+	rm -rf "$WS/.git"
+	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
+	sb_home_own
+	MARK=$H/pwned
+	host git -C "$WS" init -q
+	host sh -c 'cd "$1" && echo a >a.txt && mkdir .vscode .claude &&
+		echo "{}" >.vscode/settings.json && echo "{}" >.claude/settings.json &&
+		git add -A && git commit -qm one' _ "$WS"
+	host git init -q "$WS/sub"
+	host git init -q "$H/modsrc"
+	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
+	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
+	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
+}
+
+# the host's git in every repository after the run: nothing of the
+# sandbox's may run (the hooks and fsmonitor append to $MARK)
+vm_host_git_runs_nothing()
+{
+	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
+		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
+		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
+		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}
+
+t_vm_protect()
+{
+	vm_repo user
+	cat >"$WS/.attack.sh" <<'EOS'
+m=$1 who=$2
+for g in .git sub/.git .git/modules/mod; do
+	printf "#!/bin/sh\necho hook $g >>$m\n" >$g/hooks/pre-commit 2>/dev/null && chmod +x $g/hooks/pre-commit && echo "$who:hook-written:$g"
+	git --git-dir=$g config core.fsmonitor "echo fsmonitor $g >>$m; false" 2>/dev/null && echo "$who:fsmonitor-set:$g"
+	git --git-dir=$g config core.hooksPath /tmp 2>/dev/null
+	printf "[core]\n\tfsmonitor = echo appended >>$m; false\n" >>$g/config 2>/dev/null && echo "$who:config-appended:$g"
+	printf "[core]\n\tfsmonitor = echo worktree >>$m\n" >$g/config.worktree 2>/dev/null && echo "$who:config-worktree:$g"
+	mkdir -p $g/info 2>/dev/null; echo "* filter=x" >$g/info/attributes 2>/dev/null && echo "$who:attributes:$g"
+done
+mkdir -p .vscode 2>/dev/null; echo '{"tasks":1}' >.vscode/tasks.json 2>/dev/null && echo "$who:vscode-tasks"
+echo x >>.vscode/settings.json 2>/dev/null && echo "$who:vscode-settings"
+echo '{"mcpServers":{}}' >.mcp.json 2>/dev/null && echo "$who:mcp"
+echo '{"hooks":1}' >.claude/settings.json 2>/dev/null && echo "$who:claude-settings"
+mkdir .idea 2>/dev/null; echo x >.idea/workspace.xml 2>/dev/null && echo "$who:idea"
+# rename what holds protected paths, put one's own in its place
+mv sub sub-moved 2>/dev/null && echo "$who:sub-moved"
+mv .claude .claude-old 2>/dev/null && echo "$who:claude-moved"
+mv .git/modules .git/modules-old 2>/dev/null && echo "$who:modules-moved"
+mv .git .git-old 2>/dev/null && echo "$who:git-moved"
+true
+EOS
+	cat >"$WS/.guest.sh" <<'EOS'
+m=$1 uid=$2 gid=$3
+echo "id=$(id -u)"
+# --publish without --net: a server in the guest that the host reaches
+# through agentrun's relay and QEMU's forward; the guest's own
+# connections go nowhere (the NIC is restricted)
+mkdir -p /tmp/pub && echo published-from-guest >/tmp/pub/index.html
+(cd /tmp/pub && exec python3 -m http.server 8000 --bind 0.0.0.0) >/dev/null 2>&1 &
+srv=$!
+for a in 10.0.2.2:22 10.0.2.2:8000 10.0.2.3:53 192.0.2.1:80; do
+	curl -sS -m 20 --noproxy '*' "http://$a/" >/dev/null 2>&1
+	echo "out-of-guest-$a=rc=$?"
+done
+n=0
+while [ ! -e .published ] && [ $n -lt 300 ]; do sleep 1; n=$((n + 1)); done
+[ -e .published ] && echo "host-fetched"
+kill $srv
+sh ./.attack.sh "$m" root
+setpriv --reuid="$uid" --regid="$gid" --clear-groups sh ./.attack.sh "$m" user
+# the guest's root mounts the workspace's export again, away from the
+# guest's own view, and writes through that (refused today: one mount
+# per virtio 9p channel)
+mkdir -p /run/again
+if busybox mount -t 9p -o trans=virtio,version=9p2000.L share /run/again 2>&1; then
+	echo "share-mounted-again"
+	(cd /run/again && sh "$PWD/.attack.sh" "$m" again)
+fi
+# last: replace .git by one's own (removing what it can)
+rm -rf .git 2>/dev/null; [ -e .git/config ] || echo "root:git-removed"
+git init -q . 2>/dev/null && git config core.fsmonitor "echo fsmonitor-own >>$m; false" 2>/dev/null && echo "root:own-git"
+exit 0
+EOS
+	sb_home_own
+	local hp=$((20000 + RANDOM % 20000)) pid got='' rc=0 a
+	sb_run --vm --vm-guest-root --publish "$hp:8000" -- sh ./.guest.sh "$MARK" "$TEST_UID" "$TEST_GID" \
+		>"$TEST_TMP/prot.out" 2>"$TEST_TMP/prot.err" &
+	pid=$!
+	for _ in $(seq 300); do
+		got=$(curl -sS -m 5 --noproxy '*' "http://127.0.0.1:$hp/" 2>/dev/null) &&
+			[ "$got" = published-from-guest ] && break
+		got=''
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	host touch "$WS/.published"
+	wait "$pid" || rc=$?
+	OUT=$(cat "$TEST_TMP/prot.out") ERR=$(cat "$TEST_TMP/prot.err")
+	echo "$OUT"
+	assert_eq "$rc" 0 "the run's exit status (stderr: $ERR)"
+	assert_eq "$got" published-from-guest "the host reaches the guest's server through --publish $hp:8000"
+	assert_contains "$OUT" "host-fetched"
+	for a in 10.0.2.2:22 10.0.2.2:8000 10.0.2.3:53 192.0.2.1:80; do
+		assert_match "$OUT" "out-of-guest-$a=rc=(7|28|52|56)" "the guest reaches $a with --publish alone"
+	done
+	assert_contains "$OUT" "id=0" "the attack runs as the guest's root"
+	# (a virtio 9p channel takes one mount: EBUSY; were it to succeed,
+	# the attack through it must fail like the others)
+	# nothing of it succeeded, for any of the three
+	assert_not_contains "$OUT" ":hook-written" "a hook written"
+	assert_not_contains "$OUT" ":fsmonitor-set" "core.fsmonitor set"
+	assert_not_contains "$OUT" ":config-appended" "the git config appended to"
+	assert_not_contains "$OUT" ":config-worktree" "config.worktree written"
+	assert_not_contains "$OUT" ":attributes" "info/attributes written"
+	assert_not_contains "$OUT" ":vscode" ".vscode written"
+	assert_not_contains "$OUT" ":mcp" ".mcp.json written"
+	assert_not_contains "$OUT" ":claude" ".claude written or moved"
+	assert_not_contains "$OUT" ":idea" ".idea written"
+	assert_not_contains "$OUT" "-moved" "a directory holding protected paths renamed"
+	assert_not_contains "$OUT" "root:git-removed" ".git removed"
+	# the host: as it was, and its git runs nothing
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "pre-commit hook written"
+	[ ! -e "$WS/sub/.git/hooks/pre-commit" ] || fail "nested repo hook written"
+	[ ! -e "$WS/.git/modules/mod/hooks/pre-commit" ] || fail "submodule hook written"
+	[ ! -e "$WS/.git/config.worktree" ] || fail "config.worktree created"
+	[ ! -e "$WS/.git/info/attributes" ] || fail "info/attributes created"
+	[ -d "$WS/.git" ] && [ -d "$WS/sub/.git" ] && [ ! -e "$WS/.git-old" ] && [ ! -e "$WS/sub-moved" ] ||
+		fail ".git replaced or renamed: $(ls -a "$WS")"
+	assert_eq "$(cat "$WS/mod/.git")" "gitdir: ../.git/modules/mod"
+	assert_not_contains "$(cat "$WS/.git/config" "$WS/sub/.git/config" "$WS/.git/modules/mod/config")" "fsmonitor"
+	assert_not_contains "$(cat "$WS/.git/config")" "hooksPath"
+	[ ! -e "$WS/.vscode/tasks.json" ] || fail ".vscode/tasks.json written"
+	assert_eq "$(cat "$WS/.vscode/settings.json")" "{}"
+	assert_eq "$(cat "$WS/.claude/settings.json")" "{}"
+	[ ! -e "$WS/.mcp.json" ] || fail ".mcp.json created (or its placeholder left)"
+	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
+	vm_host_git_runs_nothing
+}
+run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing; --publish reaches the guest's server" t_vm_protect
+
+# ---- one boot with --overlay: the changes kept apart, then reviewed -----
+# QEMU exports the workspace as the sandbox sees it, which with --overlay
+# is the overlayfs (the real workspace its lower layer): the guest's
+# writes land in the upper layer; `changes`, `commit` (protected changes
+# held back) work on it after the run as without --vm.
+t_vm_overlay()
+{
+	vm_repo user
+	host sh -c 'cd "$1" && echo g >gone.txt && git add gone.txt && git commit -qm gone' _ "$WS"
+	cat >"$WS/.guest.sh" <<'EOS'
+echo changed >>a.txt && echo "a-changed"
+echo new >new.txt
+rm gone.txt && echo "gone-removed"
+printf '#!/bin/sh\necho hook >>%s\n' "$1" >.git/hooks/pre-commit 2>/dev/null && echo "hook-written"
+printf '[core]\n\tfsmonitor = echo fsmonitor >>%s; false\n' "$1" >>.git/config 2>/dev/null && echo "config-written"
+echo '{"mcpServers":{}}' >.mcp.json && echo "mcp-in-upper"
+git add new.txt && git commit -qm agent && echo "committed-inside"
+exit 0
+EOS
+	sb_home_own
+	local before name
+	before=$(cd "$WS" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)
+	sb_run --vm --overlay -- sh ./.guest.sh "$MARK" >"$TEST_TMP/ov.out" 2>"$TEST_TMP/ov.err" || {
+		! grep -q "doctor check \`overlay\`" "$TEST_TMP/ov.err" ||
+			skip "--overlay is not available here: $(tail -n 1 "$TEST_TMP/ov.err")"
+		fail "the --vm --overlay run failed: $(cat "$TEST_TMP/ov.err")"
+	}
+	OUT=$(cat "$TEST_TMP/ov.out") ERR=$(cat "$TEST_TMP/ov.err")
+	echo "$OUT"
+	echo "$ERR"
+	assert_contains "$OUT" "a-changed" "the guest writes the workspace"
+	assert_contains "$OUT" "gone-removed"
+	assert_contains "$OUT" "committed-inside" "git commit in the guest, in the overlay"
+	assert_not_contains "$OUT" "hook-written" "a hook written (read-only under --overlay too)"
+	assert_not_contains "$OUT" "config-written" "the git config written"
+	assert_contains "$OUT" "mcp-in-upper" ".mcp.json (missing: no placeholder under --overlay) lands in the upper layer"
+	# the workspace is untouched until commit
+	assert_eq "$(cd "$WS" && find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 md5sum)" "$before" "the workspace before commit"
+	name=$(sed -n 's/.*sandbox `\([^`]*\)`: the workspace is untouched.*/\1/p' <<<"$ERR")
+	[ -n "$name" ] || fail "no overlay name in: $ERR"
+	assert_status 0 sb_as_mode changes "$name"
+	assert_match "$OUT" "(^|$NL)M  a\\.txt($NL|$)" "changes: a.txt modified"
+	assert_match "$OUT" "(^|$NL)A  new\\.txt($NL|$)" "changes: new.txt added"
+	assert_match "$OUT" "(^|$NL)D  gone\\.txt($NL|$)" "changes: gone.txt deleted"
+	assert_match "$OUT" "(^|$NL)A! \\.mcp\\.json" "changes: .mcp.json protected"
+	assert_status 0 sb_as_mode commit "$name"
+	assert_contains "$ERR" "held back"
+	assert_eq "$(cat "$WS/a.txt")" "a${NL}changed"
+	assert_eq "$(cat "$WS/new.txt")" "new"
+	assert_file_owner "$WS/new.txt" "$TEST_UID:$TEST_GID"
+	[ ! -e "$WS/gone.txt" ] || fail "commit kept gone.txt"
+	[ ! -e "$WS/.mcp.json" ] || fail "commit applied .mcp.json"
+	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a hook reached the workspace"
+	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
+	vm_host_git_runs_nothing
+}
+run_test "--vm --overlay (rootless): the guest's changes stay in the overlay (hooks and git config read-only), changes lists them, commit applies them as the user and holds .mcp.json back" t_vm_overlay
 
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()
 {
 	vm_home "$1"
-	SB_ENV+=(AGENTRUN_VM_TEST_TOKEN=real-value)
-	assert_status '!0' sb_run --vm --net allow=example.com --secret AGENTRUN_VM_TEST_TOKEN=example.com -- sh -c 'echo RAN'
-	assert_not_contains "$OUT" RAN
-	assert_contains "$ERR" "--vm: --secret is not available with --vm yet"
-	assert_status '!0' sb_run --vm --publish 8080:8080 -- true
-	assert_contains "$ERR" "--publish"
 	assert_status '!0' sb_run --vm --audit - -- true
 	assert_contains "$ERR" "--audit/--learn"
 	assert_status '!0' sb_run --vm-guest-root -- true

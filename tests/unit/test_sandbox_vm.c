@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for runtime/sandbox/vm/vm.c: the kernel's version from its
- * name, the helper's argv, the mode in the start line. */
+ * name, the helper's argv, the mode in the start line; vm_cache.c: which
+ * names are the kernel cache's own. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,69 @@ UNIT_TEST(helper_argv_net_rw_cache)
 	ar_vm_argv_free(v);
 	vm.kver = NULL;
 	ar_vm_release(&vm);
+}
+
+/* --publish: each inside port once, after the network's options */
+UNIT_TEST(helper_argv_publish)
+{
+	struct ar_vm vm = { .kver = (char *)"6.1" };
+	char *cmd[] = { (char *)"true", NULL };
+	char **v;
+	size_t i;
+	const char *want[] = { "/w",   "--publish", "8000", "--publish",
+			       "1455", "--",	    "true", NULL };
+
+	ar_vm_add_publish(&vm, 8000);
+	ar_vm_add_publish(&vm, 1455);
+	ar_vm_add_publish(&vm, 8000);
+	CHECK(vm.n_publish == 2);
+	v = ar_vm_argv(&vm, 1, 1, "/w", cmd);
+	for (i = 0; want[i]; i++)
+		CHECK_STR_EQ(v[11 + i], want[i]);
+	CHECK(v[11 + i] == NULL);
+	ar_vm_argv_free(v);
+	vm.kver = NULL;
+	ar_vm_release(&vm);
+}
+
+/* the cache's names: KVER-DEV-INO-SIZE-SEC.NSEC.vmlinux and an unpack's
+ * .KEY.PID; anything else is not agentrun's and is never removed */
+UNIT_TEST(cache_names)
+{
+	char key[256];
+	bool partial;
+
+	CHECK(ar_vm_cache_name(
+		"6.1.0-57-amd64-803-2a1f-3e5a40-1733400000.123456789.vmlinux",
+		key, sizeof(key), &partial));
+	CHECK_STR_EQ(key,
+		     "6.1.0-57-amd64-803-2a1f-3e5a40-1733400000.123456789");
+	CHECK(!partial);
+	CHECK(ar_vm_cache_name(".6.1-803-2a1f-3e5a40-1733400000.000000000.4242",
+			       key, sizeof(key), &partial));
+	CHECK_STR_EQ(key, "6.1-803-2a1f-3e5a40-1733400000.000000000");
+	CHECK(partial);
+	/* not ours */
+	CHECK(!ar_vm_cache_name("notes.txt", key, sizeof(key), &partial));
+	CHECK(!ar_vm_cache_name("x.vmlinux", key, sizeof(key), &partial));
+	CHECK(!ar_vm_cache_name("803-2a1f-3e5a40-1733400000.000000000.vmlinux",
+				key, sizeof(key), &partial)); /* no KVER */
+	CHECK(!ar_vm_cache_name("6.1-803-2a1f-3e5a40-17334.12.vmlinux", key,
+				sizeof(key), &partial)); /* NSEC not 9 */
+	CHECK(!ar_vm_cache_name(
+		"6.1-80g-2a1f-3e5a40-1733400000.000000000.vmlinux", key,
+		sizeof(key), &partial)); /* not hex */
+	CHECK(!ar_vm_cache_name(
+		".6.1-803-2a1f-3e5a40-1733400000.000000000.vmlinux", key,
+		sizeof(key), &partial)); /* a dot name */
+	CHECK(!ar_vm_cache_name(".6.1-803-2a1f-3e5a40-1733400000.000000000.x1",
+				key, sizeof(key),
+				&partial)); /* PID not digits */
+	CHECK(!ar_vm_cache_name("6.1--2a1f-3e5a40-1733400000.000000000.vmlinux",
+				key, sizeof(key), &partial)); /* empty DEV */
+	CHECK(!ar_vm_cache_name(
+		"6.1-803-2a1f-3e5a40-1733400000.000000000.vmlinux", key, 10,
+		&partial)); /* too long for key */
 }
 
 UNIT_MAIN()

@@ -6,7 +6,10 @@
 #   1 (initramfs): load the modules of /modules/order; mount the sandbox's
 #     root (9p tag "root", read-only) as the lower layer of an overlay on
 #     tmpfs (writes outside the workspace stay in the guest's memory);
-#     fresh tmpfs on /run and /tmp; the control share (tag "ctl") on
+#     fresh tmpfs on /run; /tmp stays the sandbox's (through the overlay:
+#     what the sandbox binds there, the home when it is under /tmp, the
+#     filtered git config, --secret's CA), but the helper's own
+#     directory (VM_HIDE) is covered; the control share (tag "ctl") on
 #     /run/vm/ctl; the workspace (tag "share", read-write) at its path,
 #     the other writable directories (tags rw0.., read-write) at theirs;
 #     switch_root into the overlay.
@@ -14,7 +17,7 @@
 #     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
 #     virtio ports named "stdout" and "stderr"; its exit status goes to
 #     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_SHARE, VM_USER, VM_NET, VM_DNS, VM_RW_N and
+# ctl/config sets VM_CWD, VM_SHARE, VM_HIDE, VM_USER, VM_NET, VM_DNS, VM_RW_N and
 # VM_RW_0.. (the other writable directories, 9p tags rw0..); ctl/cmd
 # exports the environment and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
@@ -49,9 +52,18 @@ stage1()
 	$BB mkdir /rw/upper /rw/work
 	$BB mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
 		die "cannot mount the overlay on the sandbox's root"
-	$BB mkdir -p /newroot/run /newroot/tmp
+	$BB mkdir -p /newroot/run
 	$BB mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run || die "cannot mount /run"
-	$BB mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp || die "cannot mount /tmp"
+	# /tmp is the sandbox's, as the command sees it without --vm (a
+	# fresh tmpfs there hid the binds agentrun makes under it: the
+	# filtered git config, --secret's CA, a home under /tmp); its
+	# writes go to the overlay's upper layer, the guest's memory. The
+	# helper's own directory there (the kernel, the initramfs, the
+	# control files) is covered by an empty read-only tmpfs.
+	if [ -n "$VM_HIDE" ] && [ -d "/newroot$VM_HIDE" ]; then
+		$BB mount -t tmpfs -o ro,mode=0700,size=4k,nosuid,nodev,noexec tmpfs "/newroot$VM_HIDE" ||
+			die "cannot cover $VM_HIDE"
+	fi
 	$BB mkdir -p /newroot/run/vm/ctl /newroot/run/vm/root
 	$BB mount -o move /ctl /newroot/run/vm/ctl
 	# the overlay's lower layer stays reachable (read-only) at
@@ -78,7 +90,9 @@ stage1()
 # out of the guest: 10.0.2.15, through the gateway 10.0.2.2 (QEMU, in the
 # sandbox's network namespace); DNS at VM_DNS: the gateway with --net
 # allow (the sandbox's 127.0.0.1:53, agentrun's DNS answering from the
-# policy), slirp's forwarder 10.0.2.3 with --net host
+# policy), slirp's forwarder 10.0.2.3 with --net host, none with
+# VM_NET=publish (--publish alone: restricted, only the forwarded ports
+# come in)
 net_up()
 {
 	for n in /sys/class/net/*; do
@@ -89,8 +103,10 @@ net_up()
 			$BB ip route add default via 10.0.2.2 dev "$n" ||
 			die "cannot set up the network device $n"
 		# the sandbox's resolv.conf may be /dev/null bound over it
-		$BB rm -f /etc/resolv.conf
-		echo "nameserver $VM_DNS" >/etc/resolv.conf
+		if [ -n "$VM_DNS" ]; then
+			$BB rm -f /etc/resolv.conf
+			echo "nameserver $VM_DNS" >/etc/resolv.conf
+		fi
 		return
 	done
 	die "no network device"

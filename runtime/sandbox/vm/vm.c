@@ -189,6 +189,7 @@ void ar_vm_release(struct ar_vm *vm)
 	for (size_t i = 0; i < vm->n_rw; i++)
 		free(vm->rw[i]);
 	free(vm->rw);
+	free(vm->publish);
 	memset(vm, 0, sizeof(*vm));
 }
 
@@ -196,6 +197,16 @@ void ar_vm_add_rw(struct ar_vm *vm, const char *path)
 {
 	vm->rw = ar_xrealloc(vm->rw, (vm->n_rw + 1) * sizeof(char *));
 	vm->rw[vm->n_rw++] = ar_xstrdup(path);
+}
+
+void ar_vm_add_publish(struct ar_vm *vm, unsigned short port)
+{
+	for (size_t i = 0; i < vm->n_publish; i++)
+		if (vm->publish[i] == port)
+			return;
+	vm->publish = ar_xrealloc(vm->publish,
+				  (vm->n_publish + 1) * sizeof(*vm->publish));
+	vm->publish[vm->n_publish++] = port;
 }
 
 const char *ar_vm_mode(const struct ar_vm *vm)
@@ -211,7 +222,8 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 
 	while (cmd[n])
 		n++;
-	v = ar_xcalloc(n + 20 + 2 * vm->n_rw, sizeof(char *));
+	v = ar_xcalloc(n + 20 + 2 * vm->n_rw + 2 * vm->n_publish,
+		       sizeof(char *));
 	v[k++] = ar_xstrdup("/bin/bash");
 	v[k++] = ar_xstrdup(AR_VM_LIB_DEST "/agentrun-vm");
 	v[k++] = ar_xstrdup("--accel");
@@ -231,6 +243,10 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 	if (vm->net) {
 		v[k++] = ar_xstrdup("--net");
 		v[k++] = ar_xstrdup(vm->net);
+	}
+	for (size_t i = 0; i < vm->n_publish; i++) {
+		v[k++] = ar_xstrdup("--publish");
+		v[k++] = ar_xasprintf("%u", (unsigned)vm->publish[i]);
 	}
 	if (vm->vmlinux) {
 		v[k++] = ar_xstrdup("--vmlinux");

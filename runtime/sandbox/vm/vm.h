@@ -33,6 +33,10 @@ struct ar_vm {
 	char **rw; /* the sandbox's other writable directories (--rw, a
 		    * profile's "rw"), each exported read-write at its path */
 	size_t n_rw;
+	unsigned short *publish; /* --publish's inside ports: forwarded
+				  * from the sandbox's loopback into the
+				  * guest (slirp hostfwd) */
+	size_t n_publish;
 	bool kvm; /* else TCG */
 	char why_tcg[160]; /* why not KVM */
 };
@@ -51,10 +55,20 @@ void ar_vm_release(struct ar_vm *vm);
  * helper unpacks in the run, as without a cache). */
 void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home);
 
+/* Whether `name` is one of the kernel cache's files: KEY.vmlinux or an
+ * unpack's .KEY.PID (*partial), KEY being KVER-DEV-INO-SIZE-SEC.NSEC;
+ * KEY into key (keysz bytes). */
+bool ar_vm_cache_name(const char *name, char *key, size_t keysz, bool *partial);
+
 /* Export the sandbox's writable directory `path` (a bind) to the guest
  * read-write at the same path (without it the guest sees it read-only
  * through the root, its writes in the guest's memory). */
 void ar_vm_add_rw(struct ar_vm *vm, const char *path);
+
+/* Forward the sandbox's 127.0.0.1:port (where agentrun's --publish relay
+ * connects) to the guest's port: the guest gets a NIC on QEMU's user-mode
+ * network, restricted (no way out) when there is no --net. */
+void ar_vm_add_publish(struct ar_vm *vm, unsigned short port);
 
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);

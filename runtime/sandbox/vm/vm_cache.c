@@ -19,6 +19,7 @@
  * and the bind could plant is never booted).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -172,6 +174,111 @@ static int fill(const struct ar_vm *vm, int recfd, const char *key,
 	return 0;
 }
 
+bool ar_vm_cache_name(const char *name, char *key, size_t keysz, bool *partial)
+{
+	size_t n = strlen(name), kl;
+	const char *k = name, *end, *p;
+	int dashes = 0;
+
+	*partial = false;
+	if (n > 8 && strcmp(name + n - 8, ".vmlinux") == 0) {
+		end = name + n - 8;
+	} else if (name[0] == '.') {
+		/* .KEY.PID: an unpack's file before its rename */
+		k = name + 1;
+		end = strrchr(name, '.');
+		if (end <= k || !end[1] ||
+		    strspn(end + 1, "0123456789") != strlen(end + 1))
+			return false;
+		*partial = true;
+	} else {
+		return false;
+	}
+	/* KEY: KVER-DEV-INO-SIZE-SEC.NSEC, DEV INO SIZE in hex, NSEC 9
+	 * digits; KVER (which may hold '-') not empty, no '/' */
+	kl = (size_t)(end - k);
+	if (kl == 0 || kl >= keysz || k[0] == '.' || memchr(k, '/', kl))
+		return false;
+	p = end;
+	while (p > k && p[-1] != '-')
+		p--;
+	if (p == k || end - p < 11 || strspn(p, "0123456789") == 0 ||
+	    p[strspn(p, "0123456789")] != '.' ||
+	    strspn(strchr(p, '.') + 1, "0123456789") != 9 ||
+	    strchr(p, '.') + 10 != end)
+		return false;
+	for (p--; dashes < 3; dashes++) {
+		const char *q = p;
+
+		while (q > k && q[-1] != '-')
+			q--;
+		if (q == k || q == p ||
+		    strspn(q, "0123456789abcdef") != (size_t)(p - q))
+			return false;
+		p = q - 1;
+	}
+	if (p == k) /* no KVER before the dash */
+		return false;
+	memcpy(key, k, kl);
+	key[kl] = '\0';
+	return true;
+}
+
+/* Remove what no run will boot as is: an entry whose record is gone (the
+ * state root is per boot: a run unpacks anew without one) or unused for
+ * AR_VM_CACHE_KEEP_DAYS (each use touches its record), with its record;
+ * an unpack's leftover file (.KEY.PID) older than an hour. Never `keep`
+ * (this run's), only regular files of ours named as agentrun names them,
+ * never through a symbolic link (fstatat/unlinkat without following, in
+ * a directory opened O_NOFOLLOW and owned by this user). */
+#define AR_VM_CACHE_KEEP_DAYS 7
+static void clean(int recfd, const char *dir, const char *keep)
+{
+	_cleanup_close_ int dfd =
+		open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd2;
+	DIR *d;
+	struct dirent *e;
+	struct stat ds;
+	time_t now = time(NULL);
+
+	if (dfd < 0 || fstat(dfd, &ds) < 0 || ds.st_uid != geteuid())
+		return;
+	fd2 = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	if (fd2 < 0)
+		return;
+	d = fdopendir(fd2);
+	if (!d) {
+		close(fd2);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char key[256];
+		bool partial, stale;
+		struct stat st, rs;
+
+		if (!ar_vm_cache_name(e->d_name, key, sizeof(key), &partial) ||
+		    strcmp(key, keep) == 0 ||
+		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		if (partial)
+			stale = now - st.st_mtim.tv_sec > 3600;
+		else
+			stale = fstatat(recfd, key, &rs, AT_SYMLINK_NOFOLLOW) <
+					0 ||
+				now - rs.st_mtim.tv_sec >
+					AR_VM_CACHE_KEEP_DAYS * 86400;
+		if (!stale || unlinkat(dfd, e->d_name, 0) < 0)
+			continue;
+		if (!partial)
+			unlinkat(recfd, key, 0);
+		ar_debug("sandbox: --vm: removed the stale cached kernel %s/%s",
+			 dir, e->d_name);
+	}
+	closedir(d);
+}
+
 void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home)
 {
 	_cleanup_free_ char *dir = NULL, *key = NULL, *file = NULL,
@@ -201,6 +308,12 @@ void ar_vm_cache(struct ar_vm *vm, const char *state_root, const char *home)
 		/* missing, or changed since agentrun wrote it: unpack again */
 		if (fill(vm, recfd, key, dir, file, &r) < 0)
 			return;
+		/* a new entry: the moment old ones may have gone stale (a
+		 * new kernel, a reboot that emptied the state root) */
+		clean(recfd, dir, key);
+	} else {
+		/* in use: its record's mtime says so to clean() */
+		utimensat(recfd, key, NULL, AT_SYMLINK_NOFOLLOW);
 	}
 	vm->vmlinux = ar_steal_ptr(&file);
 	memcpy(vm->vmlinux_sha256, r.sha256, sizeof(vm->vmlinux_sha256));
