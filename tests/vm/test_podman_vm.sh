@@ -31,6 +31,7 @@ fi
 W=$TEST_TMP/podman
 CALLS=$W/calls.log
 mkdir -p "$W/bin" "$W/tmp" "$W/shared"
+mkfifo "$W/shared/tick"
 cat >"$W/bin/agentrun" <<EOF
 #!/bin/sh
 echo "\$*" >>"$CALLS"
@@ -86,11 +87,16 @@ tar -C "$W/rootfs" -xf "$ENGINES_ROOTFS_TAR" >"$W/import.log" 2>&1 && IMPORTED=1
 
 # One container for every test (each podman call costs seconds under
 # emulation): a counter loop writing to a bind mount, with the limits.
+# The loop never forks (it waits with a read on a fifo nobody writes, not
+# `sleep`): t_limits_enforced fills pids.max, and busybox sh exits on
+# "can't fork"; the init of a pid namespace exiting makes the kernel
+# SIGKILL every process in it (the exec under test) and podman remove the
+# container.
 C=
 if [ "$IMPORTED" = 1 ]; then
 	C=$(pm run -d --network none --memory 32m --pids-limit 10 \
 		-v "$W/shared:/w" --rootfs "$W/rootfs" sh -c \
-		'trap "exit 0" TERM; i=0; while :; do i=$((i+1)); echo $i >/w/n; sleep 0.3; done' \
+		'trap "exit 0" TERM; exec 3<>/w/tick; i=0; while :; do i=$((i+1)); echo $i >/w/n; read -t 0.3 x <&3; done' \
 		2>"$W/run.err")
 fi
 PID=
@@ -101,8 +107,9 @@ echo "[$WHO] container ${C:0:12} pid $PID cgroup $CG after $(($(date +%s) - T0))
 
 need_ctr()
 {
-	[ -n "$CG" ] && [ "$CG" != /sys/fs/cgroup/ ] && [ -d "$CG" ] ||
+	[ -n "$CG" ] && [ "$CG" != /sys/fs/cgroup/ ] ||
 		fail "podman run -d failed: $(cat "$W/import.log" "$W/run.err" 2>/dev/null | tail -n 20)"
+	[ -d "$CG" ] || fail "the container is gone (its cgroup $CG was removed by an earlier case)"
 }
 
 t_limits_in_cgroup()
@@ -145,16 +152,25 @@ t_limits_enforced()
 	need_ctr
 	# 64 MiB in a 32 MiB cgroup: dd is OOM-killed (oom_score_adj 1000: it
 	# is the victim, not the exec's shell). Then a fork bomb stops at
-	# pids.max (short sleeps, not holding the exec's output open).
+	# pids.max (short sleeps, not holding the exec's output open); its
+	# subshell dies of "can't fork" and one more sleep takes the slot it
+	# left, so the cgroup stays full for 1 s (a read on the fifo, no
+	# fork): the container's init, ticking every 0.3 s, must live through
+	# it (a forking init dies of "can't fork" and the kernel SIGKILLs its
+	# whole pid namespace, this exec's shell with it).
 	STATUS=0
 	pm exec "$C" sh -c '
 		(echo 1000 >/proc/self/oom_score_adj; exec dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null)
 		echo dd=$?
-		(i=0; while [ $i -lt 30 ]; do sleep 2 </dev/null >/dev/null 2>&1 & i=$((i+1)); done) 2>/dev/null
+		(i=0; while [ $i -lt 30 ]; do sleep 3 </dev/null >/dev/null 2>&1 & i=$((i+1)); done) 2>/dev/null
+		sleep 3 </dev/null >/dev/null 2>&1 &
+		read -t 1 x <>/w/tick
 		echo bomb-done' >"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
 	OUT=$(cat "$TEST_TMP/o")
 	[ "$STATUS" = 0 ] && [ "$OUT" = "dd=137
-bomb-done" ] || fail "exec: status $STATUS, output '$OUT', stderr '$(cat "$TEST_TMP/e")'; memory.events: $(cat "$CG/memory.events"); pids.events: $(cat "$CG/pids.events"); kernel: $(dmesg | grep -iE 'killed process|oom-kill' | tail -n 5)"
+bomb-done" ] || fail "exec: status $STATUS, output '$OUT', stderr '$(cat "$TEST_TMP/e")'; memory.events: $(cat "$CG/memory.events"); pids.events: $(cat "$CG/pids.events"); init: $(pm inspect --format '{{.State.Status}} exit {{.State.ExitCode}}' "$C" 2>&1), $(pm logs "$C" 2>&1 | grep -v '^[0-9]*$' | tail -n 3); kernel: $(dmesg | grep -iE 'killed process|oom-kill' | tail -n 5)"
+	grep -qx "$PID" "$CG/cgroup.procs" ||
+		fail "the container's init (pid $PID) did not live through the full pids.max"
 	assert_called "exec --pid-file [^ ]+ --process [^ ]+ --detach"
 	assert_match "$(cat "$CG/memory.events")" "oom_kill [1-9]"
 	assert_match "$(cat "$CG/pids.events")" "max [1-9]"
