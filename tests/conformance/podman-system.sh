@@ -188,10 +188,13 @@ if [ ! -f "$PODMAN_SRC/test/system/helpers.bash" ]; then
 fi
 mkdir -p "$WORK" "$OUT" || die "cannot make $WORK"
 chmod 755 "$WORK"
-# The sources where the test user can read them.
-rm -rf "$WORK/src" && mkdir -p "$WORK/src" && cp -a "$PODMAN_SRC/test" "$WORK/src/" &&
-	chmod -R a+rX "$WORK/src" || die "cannot copy the sources"
+# The sources where the test user can read them (once: a run in progress
+# has its working directory there).
 SYS=$WORK/src/test/system
+if [ ! -f "$SYS/helpers.bash" ]; then
+	rm -rf "$WORK/src" && mkdir -p "$WORK/src" && cp -a "$PODMAN_SRC/test" "$WORK/src/" &&
+		chmod -R a+rX "$WORK/src" || die "cannot copy the sources"
+fi
 
 # Expand file names: "030" -> "030-run.bats".
 BATS_FILES=
@@ -402,11 +405,11 @@ build_registry()
 		--change 'CMD ["/bin/echo", "This container is intended for podman CI testing"]' \
 		--change 'LABEL created_by=test/system/build-testimage' \
 		--change "LABEL created_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-		"$WORK/testimage.tar" "$IMAGE" >/dev/null &&
-		"${pm[@]}" import --change 'CMD ["sh"]' --change 'LABEL stand_in_for=busybox:1.34.1' \
+		-q "$WORK/testimage.tar" "$IMAGE" >/dev/null &&
+		"${pm[@]}" import -q --change 'CMD ["sh"]' --change 'LABEL stand_in_for=busybox:1.34.1' \
 			"$WORK/testimage.tar" "$NONLOCAL_IMAGE" >/dev/null &&
-		"${pm[@]}" save --format oci-dir -o "$WORK/registry/testimage" "$IMAGE" >/dev/null &&
-		"${pm[@]}" save --format oci-dir -o "$WORK/registry/nonlocal" "$NONLOCAL_IMAGE" >/dev/null ||
+		"${pm[@]}" save -q --format oci-dir -o "$WORK/registry/testimage" "$IMAGE" >/dev/null &&
+		"${pm[@]}" save -q --format oci-dir -o "$WORK/registry/nonlocal" "$NONLOCAL_IMAGE" >/dev/null ||
 		die "cannot build the registry's images"
 	"${pm[@]}" rmi -a -f >/dev/null 2>&1
 	rm -rf "$b"
