@@ -534,7 +534,7 @@ run_file()
 	t0=$(date +%s)
 	TEST_UID=${TEST_UID:-} TEST_GID=${TEST_GID:-} IMAGE=$IMAGE WORK=$WORK SYS=$SYS \
 		NONLOCAL_IMAGE=$NONLOCAL_IMAGE REGISTRY=$REGISTRY \
-		timeout -k 10 "$FILE_TIMEOUT" "$TOP/tests/bench/in-cgroup-ns.sh" \
+		timeout --foreground -k 10 "$FILE_TIMEOUT" "$TOP/tests/bench/in-cgroup-ns.sh" \
 		unshare -n -- "$WORK/inside.sh" "$mode" "$d" "$f" \
 		>"$o/$n.tap" 2>"$o/$n.err" </dev/null
 	rc=$?
