@@ -174,7 +174,12 @@ fi
 
 [ "$(id -u)" = 0 ] || die "needs root (the runtimes run in a cgroup namespace of their own)"
 [ -x "$AGENTRUN" ] || die "no agentrun at $AGENTRUN (build it, or set AGENTRUN)"
-AGENTRUN=$(realpath "$AGENTRUN")
+mkdir -p "$WORK/bin" && chmod 755 "$WORK" "$WORK/bin" || die "cannot make $WORK/bin"
+# A copy: a rebuild during the run does not change the binary under test.
+cp "$AGENTRUN" "$WORK/bin/agentrun.$$" && chmod 755 "$WORK/bin/agentrun.$$" ||
+	die "cannot copy $AGENTRUN"
+AGENTRUN=$WORK/bin/agentrun.$$
+trap 'rm -f "$WORK/bin/agentrun.$$"' EXIT
 for c in podman conmon bats unshare setpriv ip; do
 	command -v "$c" >/dev/null || die "no $c"
 done
@@ -186,8 +191,7 @@ if [ ! -f "$PODMAN_SRC/test/system/helpers.bash" ]; then
 		git --git-dir="$PODMAN_GIT" archive "$PODMAN_REF" test/system test/registries.conf |
 		tar -x -C "$PODMAN_SRC" || die "git archive $PODMAN_REF of $PODMAN_GIT failed"
 fi
-mkdir -p "$WORK" "$OUT" || die "cannot make $WORK"
-chmod 755 "$WORK"
+mkdir -p "$OUT" || die "cannot make $OUT"
 # The sources where the test user can read them (once: a run in progress
 # has its working directory there).
 SYS=$WORK/src/test/system
