@@ -6,10 +6,11 @@
 # on the same machine, file by file (not part of `make check`: it needs
 # podman's sources and takes minutes per file).
 #
-#   tests/conformance/podman-system.sh [-f FILES] [-m MODES] [-r RUNTIMES] [-o OUTDIR] [-T]
+#   tests/conformance/podman-system.sh [-f FILES] [-t REGEX] [-m MODES] [-r RUNTIMES] [-o OUTDIR] [-T]
 #
 # -f  the bats files, by name or number ("030-run 055" or "030 055");
 #     default: a quick set (see QUICK below)
+# -t  only the tests whose name matches REGEX (bats --filter)
 # -m  root, rootless or "root rootless" (default)
 # -r  runtimes (default "crun agentrun")
 # -T  print the table of the results already in OUTDIR without running
@@ -85,9 +86,11 @@ QUICK="001-basic 010-images 030-run 055-rm 075-exec 130-kill 160-volumes"
 FILES=$QUICK
 
 NORUN=
-while getopts "f:m:r:o:Th" o; do
+FILTER=
+while getopts "f:t:m:r:o:Th" o; do
 	case $o in
 	f) FILES=$OPTARG ;;
+	t) FILTER=$OPTARG ;;
 	m) MODES=$OPTARG ;;
 	r) RUNTIMES=$OPTARG ;;
 	o) OUT=$OPTARG ;;
@@ -489,7 +492,7 @@ EOF
 cat >"$WORK/inside.sh" <<'EOS'
 #!/bin/bash
 # inside.sh MODE DIR FILE (environment: TEST_UID TEST_GID IMAGE NONLOCAL_IMAGE
-# REGISTRY WORK SYS)
+# REGISTRY WORK SYS FILTER)
 set -u
 mode=$1 d=$2 file=$3
 ip link set lo up || exit 125
@@ -526,7 +529,7 @@ if ! "${drop[@]}" env -i "${env[@]}" podman image exists "$IMAGE" 2>/dev/null; t
 		exit 125
 	}
 fi
-"${drop[@]}" env -i "${env[@]}" bats --tap "$file" 8<&-
+"${drop[@]}" env -i "${env[@]}" bats --tap ${FILTER:+--filter "$FILTER"} "$file" 8<&-
 EOS
 chmod 755 "$WORK/inside.sh"
 
@@ -537,7 +540,7 @@ run_file()
 	mkdir -p "$o"
 	t0=$(date +%s)
 	TEST_UID=${TEST_UID:-} TEST_GID=${TEST_GID:-} IMAGE=$IMAGE WORK=$WORK SYS=$SYS \
-		NONLOCAL_IMAGE=$NONLOCAL_IMAGE REGISTRY=$REGISTRY \
+		NONLOCAL_IMAGE=$NONLOCAL_IMAGE REGISTRY=$REGISTRY FILTER=$FILTER \
 		timeout --foreground -k 10 "$FILE_TIMEOUT" "$TOP/tests/bench/in-cgroup-ns.sh" \
 		unshare -n -- "$WORK/inside.sh" "$mode" "$d" "$f" \
 		>"$o/$n.tap" 2>"$o/$n.err" </dev/null
