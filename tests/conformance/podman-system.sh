@@ -489,7 +489,8 @@ EOF
 # The script that runs inside the namespaces (as root): network namespace
 # set-up, a fresh runroot and tmp_dir, the image when missing, then bats
 # (as the test user when rootless).
-cat >"$WORK/inside.sh" <<'EOS'
+# (written aside and renamed: a run in progress keeps reading its own)
+cat >"$WORK/inside.sh.$$" <<'EOS'
 #!/bin/bash
 # inside.sh MODE DIR FILE (environment: TEST_UID TEST_GID IMAGE NONLOCAL_IMAGE
 # REGISTRY WORK SYS FILTER)
@@ -531,7 +532,7 @@ if ! "${drop[@]}" env -i "${env[@]}" podman image exists "$IMAGE" 2>/dev/null; t
 fi
 "${drop[@]}" env -i "${env[@]}" bats --tap ${FILTER:+--filter "$FILTER"} "$file" 8<&-
 EOS
-chmod 755 "$WORK/inside.sh"
+chmod 755 "$WORK/inside.sh.$$" && mv "$WORK/inside.sh.$$" "$WORK/inside.sh" || die "cannot write $WORK/inside.sh"
 
 # run_file MODE RUNTIME FILE
 run_file()
