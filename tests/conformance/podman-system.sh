@@ -376,6 +376,7 @@ HOME_URL="https://alpinelinux.org/"
 BUG_REPORT_URL="https://gitlab.alpinelinux.org/alpine/aports/-/issues"
 EOF
 	echo 3.16.0 >"$r/etc/alpine-release"
+	ln -s ../proc/mounts "$r/etc/mtab" # as Alpine's (030-run "no /etc/mtab" removes it)
 	echo "$IMAGE_TAG" >"$r/home/podman/testimage-id"
 	touch --date=@1600000000 "$r/home/podman/testimage-id"
 	cat >"$r/home/podman/pause" <<'EOF'
