@@ -499,6 +499,11 @@ static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
 				AR_CGROUP_IGNORE_ENV);
 		ar_warn("%s: running without the requested resource limits",
 			why);
+	} else if (o->rootless && ar_log_fd() >= 0) {
+		/* An engine gave --log (podman through conmon): the notice
+		 * goes there only, where crun and runc put their warnings; on
+		 * stderr it would become the container's output. */
+		ar_log(AR_LOG_INFO, "%s: running without a cgroup", why);
 	} else if (o->rootless) {
 		if (!warned && nocgroup_warning_due())
 			ar_warn("%s: running without a cgroup (said once per boot; `agentrun doctor` checks it)",

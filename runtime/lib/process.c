@@ -179,8 +179,10 @@ char *ar_process_find_executable(const char *name, char *const *env,
 	if (strchr(name, '/')) {
 		if (is_executable_file(name))
 			return ar_xstrdup(name);
+		/* "exec" in the words, as crun ("open executable") and runc
+		 * ("exec: ..."): podman's tests match on it */
 		ar_error_set(err, errno ? errno : EACCES,
-			     "process.args[0]: `%s`", name);
+			     "process.args[0]: cannot exec `%s`", name);
 		return NULL;
 	}
 	path = ar_env_get(env, "PATH");
@@ -207,7 +209,8 @@ next:
 			break;
 	}
 	if (saved == EACCES)
-		ar_error_set(err, saved, "process.args[0]: `%s`", name);
+		ar_error_set(err, saved, "process.args[0]: cannot exec `%s`",
+			     name);
 	else
 		ar_error_set_plain(
 			err, ENOENT,

@@ -60,6 +60,32 @@ t_warning_once_without_runtime_dir()
 	assert_not_contains "$ERR" "without a cgroup" "printed again without XDG_RUNTIME_DIR"
 }
 
+# An engine that passes --log (podman, through conmon) gets the notice in
+# that log only, as crun and runc route their warnings there: on stderr it
+# became the container's output (podman's system tests, rootless, 030-run
+# "basic tests": `podman run IMAGE true` printed it; crun prints nothing).
+t_notice_in_log_with_engine()
+{
+	local b=$TEST_TMP/eng rt=$TEST_TMP/eng-rt id log=$TEST_TMP/eng/log.json
+	make_bundle_as_test_user "$b" --rootless
+	config_set "$b" '.process.args=["true"]'
+	mkdir -m 0700 "$rt"
+	chown "$TEST_UID:$TEST_GID" "$rt"
+	run_rt() {
+		as_test_user env XDG_RUNTIME_DIR="$rt" "$AGENTRUN" --root "$AR_USER_ROOT" "$@"
+	}
+	id=$(unique_id)
+	assert_status 0 run_rt --log "$log" --log-format json run --bundle "$b" "$id"
+	assert_not_contains "$ERR" "without a cgroup" "the notice reached stderr with --log"
+	grep -q 'running without a cgroup' "$log" 2>/dev/null ||
+		skip "no cgroup notice on this host (the test user's cgroup is delegated?)"
+	# without --log (a user at a terminal): the warning, once per boot
+	id=$(unique_id)
+	assert_status 0 run_rt run --bundle "$b" "$id"
+	assert_contains "$ERR" "running without a cgroup"
+}
+
 run_test "rootless, no delegated cgroup: the warning once per boot" t_warning_once_per_boot
+run_test "rootless, no delegated cgroup, --log given (an engine): the notice in the log only" t_notice_in_log_with_engine
 run_test "rootless, no XDG_RUNTIME_DIR: still once per boot" t_warning_once_without_runtime_dir
 finish

@@ -240,6 +240,35 @@ t_rootless_process()
 	assert_match "$OUT" "NoNewPrivs:	1"
 }
 
+# t_exec_error_words 0|1: an args[0] that cannot be executed (a directory,
+# a file without x) fails run and exec with an error that says so with
+# "exec" in it, as crun ("open executable") and runc ("exec: ..."): podman's
+# system tests match `Error:.*exec.*permission denied` (030-run "basic
+# tests", 160-volumes "noexec"; Debian's podman 4.3.1 against crun).
+t_exec_error_words()
+{
+	local u=$1 b=$TEST_TMP/execerr$1 id arg
+	bundle_for "$u" "$b"
+	printf 'x\n' >"$b/rootfs/noexec"
+	chmod 644 "$b/rootfs/noexec"
+	[ "$u" = 1 ] && chown "$TEST_UID:$TEST_GID" "$b/rootfs/noexec"
+	for arg in /etc /noexec; do
+		id=$(unique_id)
+		config_set "$b" '.process.args=[$a]' --arg a "$arg"
+		defer arr "$u" delete --force "$id"
+		assert_status '!0' arr "$u" run --bundle "$b" "$id"
+		assert_match "$ERR" "exec.*\`$arg\`.*Permission denied" "run $arg"
+	done
+	id=$(unique_id)
+	config_set "$b" '.process.args=["sleep","30"]'
+	defer arr "$u" delete --force "$id"
+	assert_status 0 arr "$u" run --detach --bundle "$b" "$id"
+	for arg in /etc /noexec; do
+		assert_status '!0' arr "$u" exec "$id" "$arg"
+		assert_match "$ERR" "exec.*\`$arg\`.*Permission denied" "exec $arg"
+	done
+}
+
 run_test "env, PATH lookup in the container's PATH" t_env_and_path
 run_test "cwd, a cwd that does not exist is made" t_cwd
 run_test "user: uid, gid, additionalGids, umask" t_user_groups_umask
@@ -252,4 +281,6 @@ run_test "no runtime fd reaches the container" t_no_leaked_fds_and_dumpable
 run_test "signal dispositions and mask are reset" t_signals_reset
 run_test "a session keyring per container (--no-new-keyring)" t_keyring
 run_test "rootless: process settings" t_rootless_process
+run_test "an args[0] that cannot be executed: the error says exec" t_exec_error_words 0
+run_test "rootless: an args[0] that cannot be executed: the error says exec" t_exec_error_words 1
 finish
