@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,42 +99,60 @@ static void put_key(struct sb_watch *w, const unsigned char *b, size_t len)
 	w->n++;
 }
 
-/* The events in buf: each one's directory kept. */
+/* The events in buf: each one's directory kept. The kernel aligns the
+ * events and their info records to 4 bytes only (a name's length
+ * decides), while struct fanotify_event_metadata holds a 64-bit mask:
+ * every header is copied out before it is read (UBSan: "misaligned
+ * address ... requires 8 byte alignment"). */
 static void take(struct sb_watch *w, const char *buf, ssize_t len)
 {
-	const struct fanotify_event_metadata *m = (const void *)buf;
+	size_t off = 0, n = len > 0 ? (size_t)len : 0;
 
-	for (; FAN_EVENT_OK(m, len); m = FAN_EVENT_NEXT(m, len)) {
-		const char *p = (const char *)m + m->metadata_len;
-		const char *end = (const char *)m + m->event_len;
+	while (off + sizeof(struct fanotify_event_metadata) <= n) {
+		struct fanotify_event_metadata m;
+		const char *p, *end;
 
-		if (m->vers != FANOTIFY_METADATA_VERSION ||
-		    (m->mask & FAN_Q_OVERFLOW)) {
+		memcpy(&m, buf + off, sizeof(m));
+		if (m.event_len < sizeof(m) || m.event_len > n - off ||
+		    m.metadata_len < sizeof(m) || m.metadata_len > m.event_len)
+			break;
+		p = buf + off + m.metadata_len;
+		end = buf + off + m.event_len;
+		off += m.event_len;
+		if (m.vers != FANOTIFY_METADATA_VERSION ||
+		    (m.mask & FAN_Q_OVERFLOW)) {
 			w->lost = true;
+			if (m.fd >= 0)
+				close(m.fd);
 			continue;
 		}
-		while (p + sizeof(struct fanotify_event_info_header) <= end) {
-			const struct fanotify_event_info_header *h =
-				(const void *)p;
-			const struct fanotify_event_info_fid *f =
-				(const void *)p;
-			const struct file_handle *fh;
+		while ((size_t)(end - p) >=
+		       sizeof(struct fanotify_event_info_fid) +
+			       sizeof(struct file_handle)) {
+			const size_t fsid_at =
+				offsetof(struct fanotify_event_info_fid, fsid);
+			const size_t fh_at = offsetof(
+				struct fanotify_event_info_fid, handle);
+			struct fanotify_event_info_header h;
+			struct file_handle fh;
 			size_t flen;
 
-			if (h->len < sizeof(*f) + sizeof(*fh) ||
-			    p + h->len > end)
+			memcpy(&h, p, sizeof(h));
+			if (h.len < sizeof(struct fanotify_event_info_fid) +
+					    sizeof(fh) ||
+			    h.len > (size_t)(end - p))
 				break;
-			fh = (const void *)f->handle;
-			flen = sizeof(f->fsid) + sizeof(*fh) + fh->handle_bytes;
-			if ((h->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
-			     h->info_type == FAN_EVENT_INFO_TYPE_DFID) &&
-			    sizeof(*h) + flen <= h->len)
-				put_key(w, (const unsigned char *)&f->fsid,
+			memcpy(&fh, p + fh_at, sizeof(fh));
+			flen = fh_at - fsid_at + sizeof(fh) + fh.handle_bytes;
+			if ((h.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
+			     h.info_type == FAN_EVENT_INFO_TYPE_DFID) &&
+			    fsid_at + flen <= h.len)
+				put_key(w, (const unsigned char *)p + fsid_at,
 					flen);
-			p += h->len;
+			p += h.len;
 		}
-		if (m->fd >= 0)
-			close(m->fd);
+		if (m.fd >= 0)
+			close(m.fd);
 	}
 }
 

@@ -17,12 +17,10 @@
 #include "quarantine.h"
 #include "utils.h"
 
-void sb_quarantine_init(struct sb_quarantine *q, char *const *environ,
+void sb_quarantine_init(struct sb_quarantine *q, char *const *env,
 			const char *home)
 {
-	*q = (struct sb_quarantine){ .environ = environ,
-				     .home = home,
-				     .fd = -1 };
+	*q = (struct sb_quarantine){ .environ = env, .home = home, .fd = -1 };
 }
 
 void sb_quarantine_close(struct sb_quarantine *q)

@@ -20,7 +20,7 @@ struct sb_quarantine {
 	size_t found; /* paths neutralised or reported */
 };
 
-void sb_quarantine_init(struct sb_quarantine *q, char *const *environ,
+void sb_quarantine_init(struct sb_quarantine *q, char *const *env,
 			const char *home);
 /* The directory and MANIFEST closed; q->found kept. */
 void sb_quarantine_close(struct sb_quarantine *q);
