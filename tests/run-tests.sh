@@ -181,15 +181,41 @@ run_file_vm()
 	report_file "$name" "$log" "${res% *}" "${res#* }" "$limit"
 }
 
+# add_why: report_file's reason of the failure last seen, added to its
+# entry of failed_list (at most 400 characters).
+add_why()
+{
+	local why=${why_fail:-$why_last}
+	if [ "$fail_idx" -ge 0 ] && [ -n "$why" ]; then
+		[ ${#why} -le 400 ] || why="${why:0:400} [...]"
+		failed_list[fail_idx]+=$'\n'"       why: $why"
+	fi
+	fail_idx=-1 why_fail='' why_last=''
+}
+
 # report_file NAME LOG STATUS SECONDS TIMEOUT: print LOG prefixed by NAME,
 # count its TAP results.
 report_file()
 {
 	local name=$1 log=$2 rc=$3 secs=$4 limit=$5 line n_results=0 n_notok=0
 	local plan='' bailed=0 desc reason
+	# why a test failed, under its FAIL line of the summary (a CI log is
+	# often seen only by its end): the first diagnostic line that names a
+	# failure, else the last one of the "not ok" that led them
+	local fail_idx=-1 why_fail='' why_last='' d
 
 	while IFS= read -r line || [ -n "$line" ]; do
 		echo "$name: $line"
+		if [ "$fail_idx" -ge 0 ] && [[ $line == \#* ]]; then
+			d=${line#\#}
+			d=${d#"${d%%[![:space:]]*}"}
+			[ -n "$d" ] && why_last=$d
+			if [ -z "$why_fail" ] && [[ $d =~ FAIL:|failed|Bail\ out|[Ee]rror ]]; then
+				why_fail=$d
+			fi
+			continue
+		fi
+		add_why
 		if [[ $line =~ ^not\ ok([[:space:]]+[0-9]+)?([[:space:]]+-?[[:space:]]*(.*))?$ ]]; then
 			desc=${BASH_REMATCH[3]}
 			n_results=$((n_results + 1))
@@ -201,6 +227,7 @@ report_file()
 				n_notok=$((n_notok + 1))
 				total_fail=$((total_fail + 1))
 				failed_list+=("$name: $desc")
+				fail_idx=$((${#failed_list[@]} - 1))
 			fi
 		elif [[ $line =~ ^ok([[:space:]]+[0-9]+)?([[:space:]]+-?[[:space:]]*(.*))?$ ]]; then
 			desc=${BASH_REMATCH[3]}
@@ -227,6 +254,7 @@ report_file()
 			bailed=1
 		fi
 	done <"$log"
+	add_why
 	rm -f "$log"
 
 	local problem=

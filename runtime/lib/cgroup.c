@@ -26,6 +26,7 @@
 #include "cgroup_systemd_props.h"
 #include "cgroup_file.h"
 #include "log.h"
+#include "proc_stat.h"
 #include "utils.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -1232,29 +1233,6 @@ static void remove_default_parent(const char *dir)
 		ar_debug("remove the empty cgroup %s: %m", dir);
 }
 
-/* comm and state of /proc/PID/stat ("?" when it is gone). */
-static void proc_comm_state(pid_t pid, char *comm, size_t size, char *state)
-{
-	char path[64], buf[512];
-	_cleanup_close_ int fd = -1;
-	const char *open_paren, *close_paren;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return;
-	buf[n] = '\0';
-	open_paren = strchr(buf, '(');
-	close_paren = strrchr(buf, ')');
-	if (!open_paren || !close_paren || close_paren < open_paren ||
-	    !close_paren[1] || !close_paren[2])
-		return;
-	snprintf(comm, size, "%.*s", (int)(close_paren - open_paren - 1),
-		 open_paren + 1);
-	*state = close_paren[2];
-}
-
 /* The error of a cgroup that SIGKILL did not empty, with what is still
  * in it (pid, name, state: a D state names a process stuck in the
  * kernel). */
@@ -1268,12 +1246,12 @@ static int still_populated(int fd, const char *path, struct ar_error *err)
 		l.n = 0;
 	for (size_t i = 0, len = 0; i < l.n && i < 8 && len < sizeof(left);
 	     i++) {
-		char comm[17] = "?", state = '?';
+		struct ar_proc_stat ps = { .comm = "?", .state = '?' };
 
-		proc_comm_state(l.v[i], comm, sizeof(comm), &state);
+		(void)ar_proc_stat_read(l.v[i], &ps);
 		len += (size_t)snprintf(left + len, sizeof(left) - len,
 					"%s%d (%s, %c)", i ? ", " : ": ",
-					(int)l.v[i], comm, state);
+					(int)l.v[i], ps.comm, ps.state);
 	}
 	return ar_error_set_plain(
 		err, EBUSY,

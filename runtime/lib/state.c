@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "crash_point.h"
+#include "proc_stat.h"
 #include "state_json.h"
 #include "utils.h"
 
@@ -287,64 +288,19 @@ int ar_state_read(int dirfd, const char *id, struct ar_state **out,
 	return ar_state_json_parse(json, name, out, err);
 }
 
-/* The fields of /proc/PID/stat we use. */
-struct proc_stat {
-	char comm[17];
-	char state;
-	unsigned long long start;
-};
-
-static int read_proc_stat(pid_t pid, struct proc_stat *ps)
-{
-	char path[64], buf[1024];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	char *open_paren, *p;
-	size_t clen;
-	int field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = ar_read_all(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	/* comm may contain spaces and parens: it runs from the first '('
-	 * to the last ')'. */
-	open_paren = strchr(buf, '(');
-	p = strrchr(buf, ')');
-	if (!open_paren || !p || p < open_paren || p[1] == '\0')
-		return -1;
-	clen = (size_t)(p - open_paren - 1);
-	if (clen >= sizeof(ps->comm))
-		clen = sizeof(ps->comm) - 1;
-	memcpy(ps->comm, open_paren + 1, clen);
-	ps->comm[clen] = '\0';
-	ps->state = p[2];
-	/* p+2 is field 3 (state); starttime is field 22. */
-	p += 2;
-	for (field = 3; field < 22 && *p; p++)
-		if (*p == ' ')
-			field++;
-	ps->start = strtoull(p, NULL, 10);
-	return 0;
-}
-
 unsigned long long ar_proc_start_time(pid_t pid)
 {
-	struct proc_stat ps;
+	struct ar_proc_stat ps;
 
-	return read_proc_stat(pid, &ps) < 0 ? 0 : ps.start;
+	return ar_proc_stat_read(pid, &ps) < 0 ? 0 : ps.start;
 }
 
 /* Alive and still our container process; fills *ps. */
-static bool pid_alive(const struct ar_state *st, struct proc_stat *ps)
+static bool pid_alive(const struct ar_state *st, struct ar_proc_stat *ps)
 {
 	if (st->pid <= 0)
 		return false;
-	if (read_proc_stat(st->pid, ps) < 0 || ps->start == 0 ||
+	if (ar_proc_stat_read(st->pid, ps) < 0 || ps->start == 0 ||
 	    (st->pid_start && ps->start != st->pid_start))
 		return false;
 	/* An exited process that nobody reaped yet has stopped too. */
@@ -353,7 +309,7 @@ static bool pid_alive(const struct ar_state *st, struct proc_stat *ps)
 
 bool ar_state_pid_alive(const struct ar_state *st)
 {
-	struct proc_stat ps;
+	struct ar_proc_stat ps;
 
 	return pid_alive(st, &ps);
 }
@@ -381,7 +337,7 @@ static bool cgroup_frozen(const char *cgroup_path)
 
 enum ar_status ar_state_status(int dirfd, const struct ar_state *st)
 {
-	struct proc_stat ps;
+	struct ar_proc_stat ps;
 	struct stat sb;
 
 	if (!pid_alive(st, &ps))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc_stat.h"
 #include "state.h"
 #include "state_json.h"
 #include "unit.h"
@@ -290,6 +292,52 @@ UNIT_TEST(write_replace_atomic)
 	CHECK_STR_CONTAINS(err.msg, "no/such/dir");
 	unlinkat(d, "f", 0);
 	rmdir(root);
+}
+
+/* The fields of /proc/PID/stat: comm with spaces and parens, a comm cut
+ * to 16 bytes, the state, the parent, the start time (field 22); what is
+ * not a stat line leaves the result untouched. */
+UNIT_TEST(proc_stat_parse)
+{
+	struct ar_proc_stat ps = { 0 };
+	const char *tail = " 1 1 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 "
+			   "4242 1000 200 18446744073709551615";
+	char line[512];
+
+	snprintf(line, sizeof(line), "77 (sh) S 5%s", tail);
+	CHECK(ar_proc_stat_parse(line, &ps) == 0);
+	CHECK_STR_EQ(ps.comm, "sh");
+	CHECK(ps.state == 'S');
+	CHECK(ps.ppid == 5);
+	CHECK(ps.start == 4242);
+
+	snprintf(line, sizeof(line), "78 (a) (b c)) Z 0%s", tail);
+	CHECK(ar_proc_stat_parse(line, &ps) == 0);
+	CHECK_STR_EQ(ps.comm, "a) (b c)");
+	CHECK(ps.state == 'Z');
+	CHECK(ps.ppid == 0);
+	CHECK(ps.start == 4242);
+
+	snprintf(line, sizeof(line), "79 (0123456789abcdefXYZ) R 9%s", tail);
+	CHECK(ar_proc_stat_parse(line, &ps) == 0);
+	CHECK_STR_EQ(ps.comm, "0123456789abcdef");
+
+	ps.ppid = 123;
+	CHECK(ar_proc_stat_parse("", &ps) < 0);
+	CHECK(ar_proc_stat_parse("80 (x", &ps) < 0);
+	CHECK(ar_proc_stat_parse("80 x) S 1", &ps) < 0);
+	CHECK(ar_proc_stat_parse("80 (x) S", &ps) < 0);
+	CHECK(ar_proc_stat_parse("80 (x) S notapid 1 1", &ps) < 0);
+	CHECK(ar_proc_stat_parse("80 (x) S 1 1 1", &ps) < 0); /* no field 22 */
+	CHECK(ps.ppid == 123);
+
+	/* This process, read from /proc: its parent and a start time. */
+	CHECK(ar_proc_stat_read(getpid(), &ps) == 0);
+	CHECK(ps.ppid == getppid());
+	CHECK(ps.start == ar_proc_start_time(getpid()));
+	CHECK(ps.start > 0);
+	errno = 0;
+	CHECK(ar_proc_stat_read(-5, &ps) < 0 && errno == ENOENT);
 }
 
 UNIT_MAIN()

@@ -151,24 +151,39 @@ t_limits_enforced()
 {
 	need_ctr
 	# 64 MiB in a 32 MiB cgroup: dd is OOM-killed (oom_score_adj 1000: it
-	# is the victim, not the exec's shell). Then a fork bomb stops at
-	# pids.max (short sleeps, not holding the exec's output open); its
-	# subshell dies of "can't fork" and one more sleep takes the slot it
-	# left, so the cgroup stays full for 1 s (a read on the fifo, no
-	# fork): the container's init, ticking every 0.3 s, must live through
-	# it (a forking init dies of "can't fork" and the kernel SIGKILLs its
-	# whole pid namespace, this exec's shell with it).
+	# is the victim, not the exec's shell). Then a fork bomb of processes
+	# that never end by themselves (sleep 1000, their pids in /w/bomb):
+	# it stops at pids.max whatever the speed of fork (short sleeps let a
+	# slow, loaded VM fork 30 times without ever reaching the limit). Its
+	# subshell dies of "can't fork", one more sleep takes the slot it left,
+	# the cgroup stays full for 1 s (a read on the fifo, no fork) and the
+	# shell kills the sleeps with builtins only. The container's init,
+	# ticking every 0.3 s, must live through it (a forking init dies of
+	# "can't fork" and the kernel SIGKILLs its whole pid namespace, this
+	# exec's shell with it).
+	# What the exec saw goes to /w/result, not only to podman exec's
+	# output: the assertion is on the limits, the exec path's output is
+	# test_podman.sh's (its loss here would be named apart).
 	STATUS=0
+	rm -f "$W/shared/result" "$W/shared/bomb"
 	pm exec "$C" sh -c '
 		(echo 1000 >/proc/self/oom_score_adj; exec dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null)
-		echo dd=$?
-		(i=0; while [ $i -lt 30 ]; do sleep 3 </dev/null >/dev/null 2>&1 & i=$((i+1)); done) 2>/dev/null
-		sleep 3 </dev/null >/dev/null 2>&1 &
+		echo dd=$? >>/w/result
+		: >/w/bomb
+		(i=0; while [ $i -lt 30 ]; do sleep 1000 </dev/null >/dev/null 2>&1 & echo $! >>/w/bomb; i=$((i+1)); done) 2>/dev/null
+		echo bomb=$? >>/w/result
+		sleep 1000 </dev/null >/dev/null 2>&1 &
+		echo $! >>/w/bomb
 		read -t 1 x <>/w/tick
-		echo bomb-done' >"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
-	OUT=$(cat "$TEST_TMP/o")
+		while read p; do kill -9 $p; done </w/bomb
+		echo bomb-done >>/w/result
+		cat /w/result' >"$TEST_TMP/o" 2>"$TEST_TMP/e" || STATUS=$?
+	OUT=$(cat "$W/shared/result" 2>/dev/null)
 	[ "$STATUS" = 0 ] && [ "$OUT" = "dd=137
-bomb-done" ] || fail "exec: status $STATUS, output '$OUT', stderr '$(cat "$TEST_TMP/e")'; memory.events: $(cat "$CG/memory.events"); pids.events: $(cat "$CG/pids.events"); init: $(pm inspect --format '{{.State.Status}} exit {{.State.ExitCode}}' "$C" 2>&1), $(pm logs "$C" 2>&1 | grep -v '^[0-9]*$' | tail -n 3); kernel: $(dmesg | grep -iE 'killed process|oom-kill' | tail -n 5)"
+bomb=2
+bomb-done" ] || fail "exec: status $STATUS, result '$OUT', output '$(cat "$TEST_TMP/o")', stderr '$(cat "$TEST_TMP/e")'; memory.events: $(cat "$CG/memory.events"); pids.events: $(cat "$CG/pids.events"); sleeps started: $(wc -l <"$W/shared/bomb" 2>/dev/null); init: $(pm inspect --format '{{.State.Status}} exit {{.State.ExitCode}}' "$C" 2>&1), $(pm logs "$C" 2>&1 | grep -v '^[0-9]*$' | tail -n 3); kernel: $(dmesg | grep -iE 'killed process|oom-kill' | tail -n 5)"
+	[ "$(cat "$TEST_TMP/o")" = "$OUT" ] ||
+		fail "podman exec's output '$(cat "$TEST_TMP/o")' is not what the exec wrote: '$OUT'"
 	grep -qx "$PID" "$CG/cgroup.procs" ||
 		fail "the container's init (pid $PID) did not live through the full pids.max"
 	assert_called "exec --pid-file [^ ]+ --process [^ ]+ --detach"

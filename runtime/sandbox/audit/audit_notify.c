@@ -28,6 +28,7 @@
 #include "fd_passing.h"
 #include "learn.h"
 #include "log.h"
+#include "proc_stat.h"
 #include "protect/protect.h"
 #include "seccomp.h"
 #include "utils.h"
@@ -365,28 +366,9 @@ static void free_argv(char **v, size_t n)
 
 static pid_t proc_ppid(pid_t pid)
 {
-	char p[64], buf[512], *e;
-	_cleanup_close_ int fd = -1;
-	ssize_t r;
-	long ppid;
-	char *end;
+	struct ar_proc_stat ps;
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	r = read(fd, buf, sizeof(buf) - 1);
-	if (r <= 0)
-		return 0;
-	buf[r] = '\0';
-	e = strrchr(buf, ')');
-	/* ") S PPID ...": the state, then the parent */
-	if (!e || strlen(e) < 5)
-		return 0;
-	ppid = strtol(e + 4, &end, 10);
-	if (end == e + 4 || ppid <= 0 || ppid > INT_MAX)
-		return 0;
-	return (pid_t)ppid;
+	return ar_proc_stat_read(pid, &ps) < 0 ? 0 : ps.ppid;
 }
 
 static void format_sockaddr(const unsigned char *buf, size_t len,
