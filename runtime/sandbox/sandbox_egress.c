@@ -216,6 +216,42 @@ static int upstream_init(struct sb_egress *e, const struct ar_sandbox_opts *o,
 	return 0;
 }
 
+static size_t loopback_forwards(const struct ar_egress_policy *p,
+				struct ar_egress_forward *fw, size_t max);
+
+/* With --net allow, agentrun listens on the sandbox's loopback: the
+ * proxy, the capture, and a relay per host loopback service of the
+ * policy. A --publish to one of those ports would reach agentrun's
+ * listener (the command could never bind it; under --vm QEMU cannot
+ * forward it): refused, with the reason. */
+static int publish_taken(const struct sb_egress *e, struct ar_error *err)
+{
+	struct ar_egress_forward fw[AR_EGRESS_MAX_FORWARDS];
+	size_t n;
+
+	if (!e->allow || !e->n_publish)
+		return 0;
+	n = loopback_forwards(e->policy, fw, AR_EGRESS_MAX_FORWARDS);
+	for (size_t i = 0; i < e->n_publish; i++) {
+		unsigned port = e->publish[i].to.port;
+		const char *what = NULL;
+
+		if (port == AR_EGRESS_PORT)
+			what = "agentrun's egress proxy";
+		else if (port == AR_EGRESS_CAPTURE_PORT)
+			what = "agentrun's transparent egress capture";
+		for (size_t k = 0; k < n && !what; k++)
+			if (fw[k].to.port == port)
+				what = "agentrun's relay to the host service of --net allow";
+		if (what)
+			return ar_error_set_plain(
+				err, EINVAL,
+				"sandbox: --publish: port %u on the sandbox's loopback is %s (--net allow): the command cannot listen there; publish another port",
+				port, what);
+	}
+	return 0;
+}
+
 int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 		   struct ar_error *err)
 {
@@ -231,7 +267,9 @@ int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 			"sandbox: --publish forwards into the sandbox's own network; with --net host its ports are the host's already");
 	if (upstream_init(e, &p->o, err) < 0)
 		return -1;
-	if (publish_init(e, &p->o, err) < 0) {
+	if (publish_init(e, &p->o, err) < 0 ||
+	    publish_taken(e, err) < 0) {
+		publish_release(e);
 		ar_upstreams_release(&e->ups);
 		return -1;
 	}

@@ -334,6 +334,16 @@ t_publish()
 	assert_contains "$ERR" "--publish \`x.test:$hp:80\`"
 	assert_status '!0' eg --net host --publish "$hp:80" -- true
 	assert_contains "$ERR" "with --net host its ports are the host's already"
+	# with --net allow, a port where agentrun itself listens inside (the
+	# proxy, the capture, a host loopback service's relay): refused, the
+	# host port not left bound
+	assert_status '!0' eg --net allow=allowed.test --publish "$hp:3128" -- true
+	assert_contains "$ERR" "port 3128 on the sandbox's loopback is agentrun's egress proxy"
+	assert_status '!0' eg --net allow=allowed.test --publish "$hp:3129" -- true
+	assert_contains "$ERR" "port 3129 on the sandbox's loopback is agentrun's transparent egress capture"
+	assert_status '!0' eg --net allow=127.0.0.1:8765 --publish "$hp:8765" -- true
+	assert_contains "$ERR" "port 8765 on the sandbox's loopback is agentrun's relay to the host service"
+	assert_status 0 eg --net none --publish "$hp:3128" -- true
 	# a profile's port that is taken: a warning, the sandbox runs
 	local hp2
 	hp2=$(free_port)
