@@ -267,8 +267,7 @@ int sb_egress_init(struct sb_egress *e, const struct sb_plan *p,
 			"sandbox: --publish forwards into the sandbox's own network; with --net host its ports are the host's already");
 	if (upstream_init(e, &p->o, err) < 0)
 		return -1;
-	if (publish_init(e, &p->o, err) < 0 ||
-	    publish_taken(e, err) < 0) {
+	if (publish_init(e, &p->o, err) < 0 || publish_taken(e, err) < 0) {
 		publish_release(e);
 		ar_upstreams_release(&e->ups);
 		return -1;
