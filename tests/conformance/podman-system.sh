@@ -218,21 +218,7 @@ CRUN_PATH=$CRUN
 if [ -n "$CRUN" ] && [ $((0x$capeff & (1 << 24))) = 0 ]; then
 	mkdir -p "$WORK/crun-shim"
 	if [ ! -x "$WORK/crun-shim/crun" ]; then
-		cat >"$WORK/crun-shim/memlock.c" <<'EOC'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <sys/resource.h>
-int setrlimit(__rlimit_resource_t res, const struct rlimit *lim)
-{
-	int (*real)(__rlimit_resource_t, const struct rlimit *) = dlsym(RTLD_NEXT, "setrlimit");
-	int ret = real(res, lim);
-	if (ret < 0 && errno == EPERM && res == RLIMIT_MEMLOCK)
-		return 0;
-	return ret;
-}
-EOC
-		gcc -shared -fPIC -O2 -o "$WORK/crun-shim/memlock.so" "$WORK/crun-shim/memlock.c" -ldl ||
+		gcc -shared -fPIC -O2 -o "$WORK/crun-shim/memlock.so" "$HERE/memlock-shim.c" -ldl ||
 			die "cannot build the memlock shim"
 		printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$WORK/crun-shim/memlock.so" "$CRUN" \
 			>"$WORK/crun-shim/crun"

@@ -181,21 +181,7 @@ esac
 capeff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
 if [ -n "$CRUN" ] && [ $((0x$capeff & (1 << 24))) = 0 ]; then
 	if [ ! -x "$WORK/crun-memlock" ]; then
-		cat >"$WORK/memlock.c" <<'EOC'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <sys/resource.h>
-int setrlimit(__rlimit_resource_t res, const struct rlimit *lim)
-{
-	int (*real)(__rlimit_resource_t, const struct rlimit *) = dlsym(RTLD_NEXT, "setrlimit");
-	int ret = real(res, lim);
-	if (ret < 0 && errno == EPERM && res == RLIMIT_MEMLOCK)
-		return 0;
-	return ret;
-}
-EOC
-		gcc -shared -fPIC -O2 -o "$WORK/memlock.so" "$WORK/memlock.c" -ldl || die "cannot build the memlock shim"
+		gcc -shared -fPIC -O2 -o "$WORK/memlock.so" "$HERE/memlock-shim.c" -ldl || die "cannot build the memlock shim"
 		printf '#!/bin/sh\nLD_PRELOAD=%s exec %s "$@"\n' "$WORK/memlock.so" "$CRUN" >"$WORK/crun-memlock"
 		chmod 755 "$WORK/crun-memlock"
 	fi

@@ -17,25 +17,8 @@ gw_server()
 	local log=$1 pf=$TEST_TMP/gw-port-$RANDOM
 	require_cmd curl timeout
 	[ -x "$PY" ] || skip "needs $PY"
-	timeout 120 "$PY" -c '
-import http.server, sys, socketserver, os
-log = open(sys.argv[2], "a")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n)
-        log.write("host=%s auth=%s body=%s\n" % (self.headers.get("Host"), self.headers.get("x-api-key"), body.decode())); log.flush()
-        b = b"ok-from-gateway\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-    def log_message(self, *a): pass
-socketserver.TCPServer.allow_reuse_address = True
-s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
-open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.serve_forever()' "$pf" "$log" &
+	timeout 120 "$PY" "$AR_TEST_HELPERS/http_server.py" --port-file "$pf" \
+		--log "$log" --fields host,auth=x-api-key,body --reply ok-from-gateway &
 	defer kill $!
 	wait_until 10 test -s "$pf"
 	PORT=$(cat "$pf")

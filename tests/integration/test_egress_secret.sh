@@ -18,34 +18,10 @@ SECRET=real-secret-value-7f3a9c
 # keep-alive client sends after the first request).
 tls_server()
 {
-	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM
-	timeout 120 "$PY" -c '
-import http.server, ssl, sys, socketserver
-log = open(sys.argv[2], "a")
-keep = sys.argv[4] == "keep"
-class H(http.server.BaseHTTPRequestHandler):
-    if keep:
-        protocol_version = "HTTP/1.1"
-    def do_GET(self):
-        if keep:
-            log.write("host=%s " % self.headers.get("Host"))
-        log.write("auth=%s\n" % self.headers.get("Authorization")); log.flush()
-        b = b"ok-from-tls\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-        if keep:
-            self.close_connection = False
-    def log_message(self, *a): pass
-socketserver.TCPServer.allow_reuse_address = True
-s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[3] + "/srv.pem", sys.argv[3] + "/srv.key")
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
-import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.serve_forever()' "$pf" "$log" "$TEST_TMP/tls" "${2:-}" &
+	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM opts=(--fields auth)
+	[ "${2:-}" != keep ] || opts=(--fields host,auth --keep-alive)
+	timeout 120 "$PY" "$AR_TEST_HELPERS/http_server.py" --port-file "$pf" \
+		--log "$log" --tls "$TEST_TMP/tls" "${opts[@]}" &
 	defer kill $!
 	for _ in $(seq 100); do
 		[ -s "$pf" ] && break

@@ -51,26 +51,8 @@ wait_file()
 up_tls_server()
 {
 	local log=$1 pf=$TEST_TMP/tls-port-$RANDOM
-	timeout 120 "$PY" -c '
-import http.server, ssl, sys, socketserver, os
-log = open(sys.argv[2], "a")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        log.write("auth=%s\n" % self.headers.get("Authorization")); log.flush()
-        b = b"ok-from-tls\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-    def log_message(self, *a): pass
-socketserver.TCPServer.allow_reuse_address = True
-s = socketserver.ThreadingTCPServer(("127.0.0.1", 0), H)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[3] + "/srv.pem", sys.argv[3] + "/srv.key")
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.serve_forever()' "$pf" "$log" "$TEST_TMP/uptls" &
+	timeout 120 "$PY" "$AR_TEST_HELPERS/http_server.py" --port-file "$pf" \
+		--log "$log" --tls "$TEST_TMP/uptls" &
 	defer kill $!
 	wait_file "$pf"
 	TLS_PORT=$(cat "$pf")

@@ -219,27 +219,6 @@ t_vm_net()
 	[ -x "$PY" ] || skip "needs $PY"
 	tls_setup
 	: >"$TEST_TMP/auth.log"
-	cat >"$TEST_TMP/tls-server.py" <<'EOS'
-import http.server, ssl, sys, socketserver
-log = open(sys.argv[2], "a")
-class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        a = self.headers.get("Authorization")
-        if a:
-            log.write("auth=%s\n" % a); log.flush()
-        b = b"ok-from-tls\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(b)))
-        self.end_headers()
-        self.wfile.write(b)
-    def log_message(self, *a): pass
-socketserver.TCPServer.allow_reuse_address = True
-s = socketserver.ThreadingTCPServer(("127.0.0.1", 8443), H)
-ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-ctx.load_cert_chain(sys.argv[1] + "/srv.pem", sys.argv[1] + "/srv.key")
-s.socket = ctx.wrap_socket(s.socket, server_side=True)
-s.serve_forever()
-EOS
 	local d a log runas='' root=$AR_ROOT
 	if [ "$1" = user ]; then
 		runas="setpriv --reuid=$TEST_UID --regid=$TEST_GID --init-groups"
@@ -285,7 +264,7 @@ ip addr add 10.200.0.2/32 dev lo
 (cd "$TEST_TMP/www8088" && exec timeout 600 $PY -m http.server 8088 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8089" && exec timeout 600 $PY -m http.server 8089 --bind 10.200.0.2) >/dev/null 2>&1 &
 (cd "$TEST_TMP/www8090" && exec timeout 600 $PY -m http.server 8090 --bind 127.0.0.1) >/dev/null 2>&1 &
-timeout 600 $PY $TEST_TMP/tls-server.py $TEST_TMP/tls $TEST_TMP/auth.log >/dev/null 2>&1 &
+timeout 600 $PY $AR_TEST_HELPERS/http_server.py --port 8443 --tls $TEST_TMP/tls --log $TEST_TMP/auth.log --only-with Authorization >/dev/null 2>&1 &
 for i in \$(seq 100); do
 	curl -s -o /dev/null http://10.200.0.2:8088/ && curl -s -o /dev/null http://10.200.0.2:8089/ &&
 		curl -s -o /dev/null http://127.0.0.1:8090/ &&
