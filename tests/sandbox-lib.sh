@@ -302,3 +302,37 @@ npm_cli()
 	as_test_user test -x "$BIN" ||
 		skip "$BIN is not executable by $TEST_USER (a parent directory is not searchable by others?)"
 }
+
+# protect_repo [DIR...]: after sb_home (or a home like it) and with git
+# required: $WS a real repository with one commit holding a.txt and
+# .vscode/settings.json (and DIR/settings.json of each DIR), a nested
+# repository sub/ and a submodule mod/; MARK, where the planted hooks and
+# fsmonitors of the protection tests append (test_protect.sh,
+# test_sandbox_vm.sh)
+protect_repo()
+{
+	local dirs=(.vscode "$@")
+	rm -rf "$WS/.git"
+	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
+	sb_home_own
+	MARK=$H/pwned
+	host git -C "$WS" init -q
+	host sh -c 'cd "$1" && shift && echo a >a.txt && for d; do mkdir "$d" && echo "{}" >"$d/settings.json"; done &&
+		git add -A && git commit -qm one' _ "$WS" "${dirs[@]}"
+	host git init -q "$WS/sub"
+	host git init -q "$H/modsrc"
+	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
+	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
+	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
+}
+
+# host_git_runs_nothing: the host, after the run: git status and commit
+# in every repository of protect_repo must run nothing the sandbox left
+host_git_runs_nothing()
+{
+	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
+		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
+		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
+		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}

@@ -14,30 +14,7 @@ repo_setup()
 {
 	require_cmd git
 	sb_home "$1"
-	rm -rf "$WS/.git"
-	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
-	sb_home_own
-	MARK=$H/pwned
-	host git -C "$WS" init -q
-	host sh -c 'cd "$1" && echo a >a.txt && mkdir .vscode &&
-		echo "{}" >.vscode/settings.json && git add -A &&
-		git commit -qm one' _ "$WS"
-	host git init -q "$WS/sub"
-	host git init -q "$H/modsrc"
-	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
-	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
-	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
-}
-
-# The host, after the run: git status and commit in every repository
-# must run nothing the sandbox left.
-host_git_runs_nothing()
-{
-	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
-		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
-		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
-		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
-	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+	protect_repo
 }
 
 ATTACK='

@@ -328,30 +328,7 @@ vm_repo()
 {
 	require_cmd git
 	vm_home "$1"
-	rm -rf "$WS/.git"
-	printf '[user]\n\tname = T\n\temail = t@example.invalid\n[protocol "file"]\n\tallow = always\n' >"$H/.gitconfig"
-	sb_home_own
-	MARK=$H/pwned
-	host git -C "$WS" init -q
-	host sh -c 'cd "$1" && echo a >a.txt && mkdir .vscode .claude &&
-		echo "{}" >.vscode/settings.json && echo "{}" >.claude/settings.json &&
-		git add -A && git commit -qm one' _ "$WS"
-	host git init -q "$WS/sub"
-	host git init -q "$H/modsrc"
-	host sh -c 'cd "$1" && echo m >m && git add m && git commit -qm m' _ "$H/modsrc"
-	host sh -c 'cd "$1" && git submodule -q add "$2" mod && git commit -qm sub' _ "$WS" "$H/modsrc"
-	[ -d "$WS/.git/modules/mod/hooks" ] || fail "no submodule gitdir"
-}
-
-# the host's git in every repository after the run: nothing of the
-# sandbox's may run (the hooks and fsmonitor append to $MARK)
-vm_host_git_runs_nothing()
-{
-	host sh -c 'cd "$1" && git status >/dev/null 2>&1; git -c core.pager=cat log -1 >/dev/null 2>&1;
-		echo b >>a.txt && git commit -qam two >/dev/null 2>&1;
-		cd sub && git status >/dev/null 2>&1; echo x >x && git add x && git commit -qm x >/dev/null 2>&1;
-		cd ../mod && git status >/dev/null 2>&1; echo y >>m && git commit -qam y >/dev/null 2>&1; true' _ "$WS"
-	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+	protect_repo .claude
 }
 
 t_vm_protect()
@@ -464,7 +441,7 @@ EOS
 	assert_eq "$(cat "$WS/.claude/settings.json")" "{}"
 	[ ! -e "$WS/.mcp.json" ] || fail ".mcp.json created (or its placeholder left)"
 	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
-	vm_host_git_runs_nothing
+	host_git_runs_nothing
 }
 run_test "--vm (rootless): the guest's root, its user and a second mount of the export attack the protected paths (hooks, git config, editor and agent config, renames, a replaced .git): the host's git runs nothing; --publish reaches the guest's server" t_vm_protect
 
@@ -522,7 +499,7 @@ EOS
 	[ ! -e "$WS/.mcp.json" ] || fail "commit applied .mcp.json"
 	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a hook reached the workspace"
 	assert_not_contains "$(cat "$WS/.git/config")" "fsmonitor"
-	vm_host_git_runs_nothing
+	host_git_runs_nothing
 }
 run_test "--vm --overlay (rootless): the guest's changes stay in the overlay (hooks and git config read-only), changes lists them, commit applies them as the user and holds .mcp.json back" t_vm_overlay
 
