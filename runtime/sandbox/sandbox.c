@@ -48,12 +48,14 @@
 /* ---- the bundle ---- */
 
 /* A new directory (0700), or an existing one without a bundle in it. */
-static int prepare_dir(const char *dir, struct ar_error *err)
+static int prepare_dir(const char *dir, bool *made, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
 
-	if (mkdir(dir, 0700) == 0)
+	if (mkdir(dir, 0700) == 0) {
+		*made = true;
 		return 0;
+	}
 	if (errno != EEXIST)
 		return ar_error_set(err, errno, "create bundle directory `%s`",
 				    dir);
@@ -75,8 +77,9 @@ int ar_sandbox_bundle_write(const struct oci_config *cfg,
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int rfd = -1;
+	bool made = false;
 
-	if (prepare_dir(dir, err) < 0)
+	if (prepare_dir(dir, &made, err) < 0)
 		return -1;
 	path = ar_xasprintf("%s/rootfs", dir);
 	if (mkdir(path, 0755) < 0)
@@ -220,6 +223,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	_cleanup_config_ struct oci_config *cfg = NULL;
 	_cleanup_free_ char *bundle = NULL;
 	_cleanup_free_ char *sess_config = NULL;
+	_cleanup_free_ char *bundle_abs = NULL;
+	struct ar_sandbox_run_opts ro_abs;
 	struct ar_sandbox_host h;
 	struct sb_plan plan;
 	struct ar_create_opts co;
@@ -239,7 +244,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	const struct sb_plan *p = &plan;
 	struct sb_watch *watch = NULL;
 	bool named = o->name && !ro->print_bundle;
-	bool remove_bundle = false, quiet;
+	bool remove_bundle = false, quiet, made_bundle = false;
 	char id[64];
 	int r;
 
@@ -259,7 +264,25 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 
 		sb_run_record_recover(rdir, h.home, h.environ);
 	}
-	r = sb_plan_make(&plan, o, &h, ro, err);
+	/* --print-bundle: its directory first; the plan makes its files
+	 * (filtered git config, keep copies, the CA) in it */
+	r = ro->print_bundle ?
+		    prepare_dir(ro->print_bundle, &made_bundle, err) :
+		    0;
+	if (r == 0 && ro->print_bundle) {
+		/* config.json names the files by absolute paths */
+		bundle_abs = realpath(ro->print_bundle, NULL);
+		if (!bundle_abs) {
+			r = ar_error_set(err, errno, "bundle directory `%s`",
+					 ro->print_bundle);
+		} else {
+			ro_abs = *ro;
+			ro_abs.print_bundle = bundle_abs;
+			ro = &ro_abs;
+		}
+	}
+	if (r == 0)
+		r = sb_plan_make(&plan, o, &h, ro, err);
 	if (r == 0)
 		r = ar_sandbox_build_config(p, &cfg, err);
 	if (r == 0 && !ro->print_bundle)
@@ -544,6 +567,9 @@ out:
 		sb_session_end(&sess, r, *exit_status, err);
 	sb_observe_release(&ob);
 	sb_plan_release(&plan);
+	/* a failed --print-bundle leaves no directory it made */
+	if (r != 0 && made_bundle)
+		rmdir(ro->print_bundle);
 	ar_sandbox_host_release(&h);
 	return r;
 }

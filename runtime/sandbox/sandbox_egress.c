@@ -558,14 +558,15 @@ static bool named_on_command_line(const struct ar_sandbox_opts *o,
 }
 
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
-		       enum ar_sandbox_net net, struct ar_error *err)
+		       enum ar_sandbox_net net, const char *parent,
+		       struct ar_error *err)
 {
 	const struct oci_profile *pf = o->profile;
 	static const char *const ca_vars[] = { "SSL_CERT_FILE",
 					       "CURL_CA_BUNDLE",
 					       "REQUESTS_CA_BUNDLE",
 					       "GIT_SSL_CAINFO", NULL };
-	char tmpl[] = "/tmp/agentrun-ca-XXXXXX";
+	_cleanup_free_ char *tmpl = NULL;
 	size_t np = pf ? pf->secret.n : 0;
 
 	memset(s, 0, sizeof(*s));
@@ -589,6 +590,7 @@ int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
 			return -1;
 	if (s->n == 0)
 		return 0;
+	tmpl = ar_xasprintf("%s/agentrun-ca-XXXXXX", parent ? parent : "/tmp");
 	if (!mkdtemp(tmpl))
 		return ar_error_set(err, errno, "--secret: mkdtemp %s", tmpl);
 	s->dir = ar_xstrdup(tmpl);

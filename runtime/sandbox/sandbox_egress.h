@@ -56,11 +56,12 @@ void sb_egress_release(struct sb_egress *e);
 
 /* --secret and the profile's "secret" (egress_tls.h): the secrets whose
  * NAME is set, their placeholders, the sandbox's CA in a private
- * directory, and the variables for the environment (struct sb_secrets,
- * sandbox_types.h). Nothing without any; an error for --secret without
- * --net allow. */
+ * directory made in `parent` (NULL: /tmp), and the variables for the
+ * environment (struct sb_secrets, sandbox_types.h). Nothing without any;
+ * an error for --secret without --net allow. */
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
-		       enum ar_sandbox_net net, struct ar_error *err);
+		       enum ar_sandbox_net net, const char *parent,
+		       struct ar_error *err);
 void sb_secrets_release(struct sb_secrets *s);
 
 #endif

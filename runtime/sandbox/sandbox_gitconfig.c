@@ -163,7 +163,8 @@ static char *write_file(struct sb_gitconfig *g, const char *text, size_t len)
 	char *path;
 
 	if (!g->dir) {
-		char tmpl[] = "/tmp/agentrun-git-XXXXXX";
+		_cleanup_free_ char *tmpl = ar_xasprintf(
+			"%s/agentrun-git-XXXXXX", g->parent ? g->parent : "/tmp");
 
 		if (!mkdtemp(tmpl) || chmod(tmpl, 0755) < 0) {
 			ar_log(AR_LOG_WARNING,

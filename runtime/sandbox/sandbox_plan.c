@@ -227,7 +227,7 @@ static int secrets_opts(struct sb_plan *p, struct ar_error *err)
 {
 	const char *dir[1];
 
-	if (sb_secrets_prepare(&p->secrets, &p->o, p->net, err) < 0)
+	if (sb_secrets_prepare(&p->secrets, &p->o, p->net, p->made_in, err) < 0)
 		return -1;
 	if (!p->secrets.dir)
 		return 0;
@@ -1005,6 +1005,12 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	const struct ar_sandbox_host *h = p->h;
 	bool run = ro && !ro->print_bundle;
 	char *ws = NULL;
+
+	/* the files the plan makes (filtered git config, keep copies, the
+	 * CA): in /tmp, removed after the run; with --print-bundle in the
+	 * bundle's directory, which the bundle's config.json names */
+	p->made_in = ro && ro->print_bundle ? ro->print_bundle : NULL;
+	p->gitconfig.parent = p->keep.parent = p->made_in;
 
 	if (!o->argv || !o->argv[0])
 		return ar_error_set_plain(

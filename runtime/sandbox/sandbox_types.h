@@ -112,6 +112,8 @@ struct sb_secrets {
 /* The user's git configuration's filtered copies (sandbox_gitconfig.c):
  * a private directory, files 0 .. n-1. */
 struct sb_gitconfig {
+	const char *parent; /* where dir is made: /tmp, or the bundle's
+			     * directory with --print-bundle */
 	char *dir;
 	size_t n;
 	char *empty; /* sb_gitconfig_empty_file's, in dir */
@@ -127,6 +129,7 @@ struct sb_keep_file {
 };
 
 struct sb_keep {
+	const char *parent; /* where dir is made (as sb_gitconfig's) */
 	char *dir;
 	struct sb_keep_file *v;
 	size_t n;
@@ -176,6 +179,7 @@ struct sb_plan {
 	 * proxy runs */
 	struct ar_egress_policy policy;
 	struct sb_secrets secrets;
+	const char *made_in; /* NULL (/tmp) or the --print-bundle directory */
 	struct sb_gitconfig gitconfig;
 	struct sb_keep keep;
 	/* --overlay: the sandbox directory, locked (overlay.h) */

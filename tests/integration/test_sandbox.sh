@@ -200,12 +200,22 @@ t_exit_status()
 
 t_print_bundle_runs_unchanged()
 {
-	local b id
+	local b id made
 	sbx_setup
+	# a git config key that runs a command: the sandbox sees a filtered
+	# copy, made in the bundle's directory (not /tmp, where each
+	# --print-bundle left one), named in config.json by absolute path
+	printf '[core]\n\tpager = less\n' >>"$H/.gitconfig"
 	b=$WS/bundle
-	assert_status 0 sbx --print-bundle "$b" -- sh -c 'echo from-bundle; id -u; cat ~/.ssh/id_ed25519 2>&1; true'
+	assert_status 0 sbx --print-bundle bundle -- sh -c 'echo from-bundle; id -u; cat ~/.ssh/id_ed25519 2>&1; git config core.pager || echo no-pager; true'
 	[ -f "$b/config.json" ] || fail "no config.json"
 	[ -d "$b/rootfs" ] || fail "no rootfs"
+	made=$(grep -o '"/[^"]*agentrun-[a-z]*-[A-Za-z0-9]*/[0-9]*"' "$b/config.json" | tr -d '"' | sort -u)
+	[ -n "$made" ] || fail "config.json names no filtered git config"
+	for f in $made; do
+		assert_match "$f" "^$b/agentrun-git-[A-Za-z0-9]+/[0-9]+$"
+		[ -f "$f" ] || fail "the filtered git config $f is not in the bundle"
+	done
 	assert_eq "$(config_get "$b" '.root.path')" "rootfs"
 	assert_contains "$(config_get "$b" '.annotations["run.agentrun.sandbox.protections"]')" "userns"
 	assert_eq "$(config_get "$b" '.annotations["run.agentrun.net.loopback"]')" "up"
@@ -216,10 +226,15 @@ t_print_bundle_runs_unchanged()
 	# a second --print-bundle into the same directory is refused
 	assert_status '!0' sbx --print-bundle "$b" -- true
 	assert_contains "$ERR" "already holds a bundle"
+	# a --print-bundle that fails leaves no directory behind
+	assert_status '!0' sbx --print-bundle "$WS/b2" --secret FOO_TOKEN=x.test -- true
+	assert_contains "$ERR" "--secret needs --net allow"
+	[ ! -e "$WS/b2" ] || fail "a failed --print-bundle left $WS/b2"
 	id=$(unique_id)
 	defer ar_user delete --force "$id"
 	assert_status 0 as_test_user env HOME="$H" bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" run "$2"' _ "$b" "$id"
 	assert_contains "$OUT" "from-bundle"
+	assert_contains "$OUT" "no-pager"
 	assert_contains "$OUT" "$TEST_UID"
 	assert_not_contains "$OUT" "PRIVATE-KEY-MATERIAL"
 	# crun does not work on this host (see docs/sandbox.md); when it

@@ -750,6 +750,22 @@ static char *only_file(const char *dir)
 	return found;
 }
 
+/* The test's cache directory and every entry in it removed (a test
+ * that left one kept /tmp/agentrun-test-sccache-* behind each run);
+ * whether it is all gone. */
+static bool remove_cache(const char *dir, const char *cdir)
+{
+	_cleanup_(closedirp) DIR *d = opendir(cdir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	return rmdir(cdir) == 0 && rmdir(dir) == 0;
+}
+
 static int child_cached(void *arg)
 {
 	struct ar_seccomp_filter *f = arg;
@@ -836,10 +852,7 @@ UNIT_TEST(cache_hit_miss_and_tamper)
 	ar_seccomp_filter_free(b);
 
 	ar_seccomp_filter_free(a);
-	if (file)
-		unlink(file);
-	rmdir(cdir);
-	rmdir(dir);
+	CHECK(remove_cache(dir, cdir));
 }
 
 /* The embedded agent profile, keyed by its JSON text: the same program
@@ -933,10 +946,7 @@ UNIT_TEST(cache_embedded_default_profile)
 	ar_seccomp_filter_free(b);
 	ar_seccomp_filter_free(ref);
 	oci_arena_free(&arena);
-	if (file)
-		unlink(file);
-	rmdir(cdir);
-	rmdir(dir);
+	CHECK(remove_cache(dir, cdir));
 }
 
 /* ---- tables for `features` ---- */
