@@ -3,6 +3,11 @@
 # Tests of tests/lib.sh itself: the rootfs, bundles, the test user, asserts.
 . "$(dirname "$0")/../lib.sh"
 
+# the fake trees' time limits as given: run-tests.sh scales them with the
+# machine's load (load_scaled), which made "timed out after 15s" read
+# "45s" on a loaded machine (the flake budget's first run)
+export TEST_TIMEOUT_SCALE=1
+
 t_tmp_dir()
 {
 	assert_match "$TEST_TMP" '^/tmp/agentrun-test\.'
@@ -219,6 +224,9 @@ $OUT
 	assert_contains "$OUT" "FAIL test_hang: timed out after 15s"
 	assert_contains "$OUT" "FAIL test_noplan: printed no TAP plan or results"
 	assert_contains "$OUT" "FAIL test_exit: exited with status 3"
+	# under a failed test's FAIL line, the reason its output gave
+	assert_contains "$OUT" "FAIL test_a: fails
+       why: FAIL: assert_eq: got '1', expected '2'"
 	assert_contains "$OUT" "SKIP test_wholeskip: (whole file): not here"
 	assert_contains "$OUT" "SKIP test_a: skips: no widget"
 	assert_not_contains "$ERR" "Segmentation fault"
@@ -289,6 +297,11 @@ echo "1..1"; echo "$ok 1 - %s"
 	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
 		TEST_TIMEOUT=30 TEST_TIMEOUT_VM=2 bash "$t/tests/run-tests.sh" --integration-only -k 'slow'
 	assert_contains "$OUT" "FAIL test_d_vm_slow: timed out after 2s"
+	# the limits grow with the load: a factor (here set, else from the
+	# load average per CPU) multiplies them
+	assert_status 1 env -u TEST_FILTER -u TEST_EXCLUDE TOP_SRCDIR="$t" TOP_BUILDDIR="$t" \
+		TEST_TIMEOUT=30 TEST_TIMEOUT_VM=2 TEST_TIMEOUT_SCALE=2 bash "$t/tests/run-tests.sh" --integration-only -k 'slow'
+	assert_contains "$OUT" "FAIL test_d_vm_slow: timed out after 4s"
 }
 
 # The host side of the VM files relays the VM's TAP: what stopped early
