@@ -216,8 +216,9 @@ static void keep_one(struct sb_mounts *m, const struct ar_sandbox_host *h,
 			set_missing(&a, doc, keys->v[i], v);
 	}
 	if (!k->dir) {
-		_cleanup_free_ char *tmpl = ar_xasprintf(
-			"%s/agentrun-keep-XXXXXX", k->parent ? k->parent : "/tmp");
+		_cleanup_free_ char *tmpl =
+			ar_xasprintf("%s/agentrun-keep-XXXXXX",
+				     k->parent ? k->parent : "/tmp");
 
 		if (!mkdtemp(tmpl)) {
 			ar_log(AR_LOG_WARNING, "sandbox: keep: %s: %s", tmpl,

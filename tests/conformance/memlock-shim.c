@@ -14,8 +14,8 @@
 int setrlimit(__rlimit_resource_t res, const struct rlimit *lim)
 {
 	int (*real)(__rlimit_resource_t, const struct rlimit *) =
-		(int (*)(__rlimit_resource_t, const struct rlimit *))dlsym(
-			RTLD_NEXT, "setrlimit");
+		(int (*)(__rlimit_resource_t,
+			 const struct rlimit *))dlsym(RTLD_NEXT, "setrlimit");
 	int ret = real(res, lim);
 
 	if (ret < 0 && errno == EPERM && res == RLIMIT_MEMLOCK)
