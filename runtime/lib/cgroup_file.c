@@ -120,10 +120,35 @@ static bool path_has_dotdot(const char *path)
 	return false;
 }
 
+int ar_cg_check(int dirfd, const char *path, struct ar_error *err)
+{
+	struct statfs sfs;
+
+	if (fstatfs(dirfd, &sfs) < 0)
+		return ar_error_set(err, errno, "statfs `%s`", path);
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
+		return ar_error_set_plain(
+			err, EINVAL, "`%s` is not on a cgroup2 file system",
+			path);
+	/* cgroup.events is not on the root cgroup: never treat the root of
+	 * a hierarchy as a container's cgroup. A removed cgroup has no
+	 * file at all, cgroup.procs included, which every cgroup and the
+	 * root have. */
+	if (faccessat(dirfd, "cgroup.events", F_OK, 0) == 0)
+		return 0;
+	if (faccessat(dirfd, "cgroup.procs", F_OK, 0) < 0 &&
+	    (errno == ENOENT || errno == ENODEV))
+		return ar_error_set_plain(err, ENOENT,
+					  "cgroup `%s` was removed", path);
+	return ar_error_set_plain(
+		err, EINVAL,
+		"`%s` is the root of a cgroup hierarchy, not a container cgroup",
+		path);
+}
+
 int ar_cg_open(const char *path, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	struct statfs sfs;
 
 	if (!path || path[0] != '/' || path_has_dotdot(path))
 		return ar_error_set_plain(err, EINVAL,
@@ -132,18 +157,7 @@ int ar_cg_open(const char *path, struct ar_error *err)
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return ar_error_set(err, errno, "open cgroup `%s`", path);
-	if (fstatfs(fd, &sfs) < 0)
-		return ar_error_set(err, errno, "statfs `%s`", path);
-	if (sfs.f_type != CGROUP2_SUPER_MAGIC)
-		return ar_error_set_plain(
-			err, EINVAL, "`%s` is not on a cgroup2 file system",
-			path);
-	/* cgroup.events is not on the root cgroup: never treat the root of
-	 * a hierarchy as a container's cgroup. */
-	if (faccessat(fd, "cgroup.events", F_OK, 0) < 0)
-		return ar_error_set_plain(
-			err, EINVAL,
-			"`%s` is the root of a cgroup hierarchy, not a container cgroup",
-			path);
+	if (ar_cg_check(fd, path, err) < 0)
+		return -1;
 	return ar_steal_fd(&fd);
 }

@@ -30,7 +30,13 @@ int ar_cg_read_u64(int dirfd, const char *file, uint64_t *out,
 /* Value of `key` in a flat-keyed file ("key value\n..."); -1 if absent. */
 int ar_cg_keyed(const char *buf, const char *key, uint64_t *out);
 /* Open an existing cgroup by absolute path, checking that it is a
- * non-root directory of a cgroup2 file system. */
+ * non-root directory of a cgroup2 file system (ar_cg_check). */
 int ar_cg_open(const char *path, struct ar_error *err);
+/* Whether the open directory dirfd (named path) is a container's cgroup:
+ * on a cgroup2 file system, not the root of a hierarchy (EINVAL). A
+ * cgroup removed since it was opened has no file left (a systemd manager
+ * prunes an emptied scope at any moment): ENOENT, as if the open had come
+ * after, never "the root". */
+int ar_cg_check(int dirfd, const char *path, struct ar_error *err);
 
 #endif
