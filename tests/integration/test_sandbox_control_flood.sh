@@ -62,7 +62,10 @@ open('allowed-ms', 'w').write('%d\n' % ((time.monotonic() - t) * 1000))
 time.sleep(600)
 EOF
 	[ "$MODE" = root ] || chown "$TEST_UID:$TEST_GID" "$WS/flood.py"
-	sb_bg "$name" --net "allow=127.0.0.1:$PORT,ask" -- \
+	# --ask-timeout 600: a request waits longer than the test runs (at
+	# the default 60 s, a flood slowed past a minute by a loaded machine
+	# saw its first 64 requests time out and the list read 0, not 64)
+	sb_bg "$name" --net "allow=127.0.0.1:$PORT,ask" --ask-timeout 600 -- \
 		sh -c "ulimit -n 4096 2>/dev/null || ulimit -n 2048; exec $PY flood.py"
 	pid=$(pgrep -of -- "--name $name --net") || fail "no monitor process"
 	# during the flood: every `requests` answered within 1 s (the
