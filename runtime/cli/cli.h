@@ -75,6 +75,9 @@ int cmd_overlays(struct ar_global_opts *g, int argc, char **argv);
 /* agentrun watch [NAME]: the terminal dashboard (watch.c) */
 int cmd_watch(struct ar_global_opts *g, int argc, char **argv);
 int cmd_ui(struct ar_global_opts *g, int argc, char **argv);
+int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv);
+int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv);
+int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv);
 
 /* Shared option parsing of create and run (create.c). */
 struct ar_create_opts;

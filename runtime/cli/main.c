@@ -51,6 +51,10 @@ static const struct ar_command commands[] = {
 	  "a terminal dashboard: sandboxes, events, pending requests" },
 	{ "ui", cmd_ui,
 	  "serve the web dashboard of the running sandboxes on 127.0.0.1" },
+	/* sandbox --vm's guest agent (runtime/cli/vm.c): not in --help */
+	{ "vm-host", cmd_vm_host, NULL },
+	{ "vm-guest", cmd_vm_guest, NULL },
+	{ "vm-exec", cmd_vm_exec, NULL },
 };
 
 static void usage(FILE *out)
@@ -62,8 +66,9 @@ static void usage(FILE *out)
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < AR_ARRAY_SIZE(commands); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name,
-			commands[i].summary);
+		if (commands[i].summary)
+			fprintf(out, "  %-10s %s\n", commands[i].name,
+				commands[i].summary);
 	fprintf(out, "  %-10s %s\n", "help",
 		"this help, or a command's: help COMMAND (= COMMAND --help)");
 	fprintf(out,

@@ -40,6 +40,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -170,14 +171,40 @@ static int sealed_copy(int exe_fd)
 	return ar_steal_fd(&mfd);
 }
 
+/* the binary's path before a re-exec (the marker's value): a detached
+ * mount or a memfd has no path of its own */
+static char *original_path;
+
+char *ar_exe_path(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	if (original_path)
+		return ar_xstrdup(original_path);
+	n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0 || buf[0] != '/')
+		return NULL;
+	buf[n] = '\0';
+	/* a deleted or replaced file, a detached mount ("/") */
+	if (strcmp(buf, "/") == 0 || access(buf, X_OK) < 0)
+		return NULL;
+	return ar_xstrdup(buf);
+}
+
 int ar_exe_protect(char **argv, struct ar_error *err)
 {
 	_cleanup_close_ int exe_fd = -1, new_fd = -1;
-	bool reexecuted = getenv(REEXEC_ENV) != NULL;
+	const char *marker = getenv(REEXEC_ENV);
+	bool reexecuted = marker != NULL;
+	_cleanup_free_ char *path = NULL;
 	const char *why = NULL;
 
-	if (reexecuted)
+	if (reexecuted) {
+		if (marker[0] == '/')
+			original_path = ar_xstrdup(marker);
 		unsetenv(REEXEC_ENV);
+	}
 	exe_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (exe_fd < 0)
 		return ar_error_set(
@@ -201,7 +228,8 @@ int ar_exe_protect(char **argv, struct ar_error *err)
 				err, errno,
 				"protect the runtime binary (CVE-2019-5736): neither a read-only bind mount nor a sealed memfd copy of /proc/self/exe");
 	}
-	if (setenv(REEXEC_ENV, "1", 1) < 0)
+	path = ar_exe_path();
+	if (setenv(REEXEC_ENV, path ? path : "1", 1) < 0)
 		return ar_error_set(err, errno, "setenv");
 	sys_execveat(new_fd, "", argv, environ, AT_EMPTY_PATH);
 	unsetenv(REEXEC_ENV);

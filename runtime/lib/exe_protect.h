@@ -27,4 +27,8 @@ bool ar_exe_protect_needed_for(const char *command);
  * only if none of that is possible. */
 int ar_exe_protect(char **argv, struct ar_error *err);
 
+/* The runtime binary's path (malloc'd), also after ar_exe_protect's
+ * re-exec from a copy that has none; NULL when unknown. */
+char *ar_exe_path(void);
+
 #endif

@@ -778,6 +778,7 @@ static int check_etc_names(const char *const *v, size_t count, const char *what,
 static void vm_mounts(struct sb_mounts *m, const struct ar_vm *vm)
 {
 	sb_bind_at(m, AR_VM_LIB_DEST, vm->lib, false);
+	sb_bind_at(m, AR_VM_AGENT_DEST, vm->agent, false);
 	sb_bind_at(m, AR_VM_KERNEL_DEST, vm->kernel, false);
 	if (vm->vmlinux)
 		sb_bind_at(m, AR_VM_VMLINUX_DEST, vm->vmlinux, false);
@@ -921,8 +922,6 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 		what = "--nested";
 	else if (p->agent_channel)
 		what = "--agent-channel";
-	else if (o->name)
-		what = "--name/--detach (sandbox exec needs a guest agent)";
 	else if (p->shadow)
 		what = "--shadow";
 	if (what)

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "oci_config.h"
 #include "session.h"
+#include "vm/vm.h"
 #include "state.h"
 #include "utils.h"
 
@@ -60,6 +61,7 @@ static void remove_dir(const char *dir)
 		unlinkat(fd, "monitor", 0);
 		unlinkat(fd, "output", 0);
 		unlinkat(fd, "observed", 0);
+		unlinkat(fd, "vm", 0);
 	}
 	rmdir(dir);
 }
@@ -76,17 +78,18 @@ static int write_monitor(const char *dir, struct ar_error *err)
 					err);
 }
 
-static int mark_observed(const char *dir, struct ar_error *err)
+/* an empty file `name` in the session directory: what exec must know */
+static int mark(const char *dir, const char *name, struct ar_error *err)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
 		return ar_error_set(err, errno, "sandbox: open `%s`", dir);
-	return ar_write_file_replace_at(fd, "observed", "", 0, 0600, err);
+	return ar_write_file_replace_at(fd, name, "", 0, 0600, err);
 }
 
 int sb_session_begin(struct sb_session *s, const char *root, const char *name,
-		     const struct oci_config *cfg, bool observed,
+		     const struct oci_config *cfg, bool observed, bool vm,
 		     struct ar_error *err)
 {
 	_cleanup_free_ char *top = ar_xasprintf("%s/" SESSIONS, root);
@@ -125,7 +128,8 @@ int sb_session_begin(struct sb_session *s, const char *root, const char *name,
 	s->dir = dir;
 	if (write_monitor(dir, err) < 0 ||
 	    oci_config_write_file(cfg, dir, err) < 0 ||
-	    (observed && mark_observed(dir, err) < 0)) {
+	    (observed && mark(dir, "observed", err) < 0) ||
+	    (vm && mark(dir, "vm", err) < 0)) {
 		remove_dir(dir);
 		free(s->dir);
 		s->dir = NULL;
@@ -243,7 +247,8 @@ void sb_session_end(struct sb_session *s, int r, int exit_status,
 int ar_sandbox_session_exec(const char *root, const char *name, char **argv,
 			    int tty, int *exit_status, struct ar_error *err)
 {
-	_cleanup_free_ char *dir = NULL, *obs = NULL;
+	_cleanup_free_ char *dir = NULL, *obs = NULL, *vm = NULL;
+	_cleanup_free_ char **vm_argv = NULL;
 	struct ar_exec_opts eo = { 0 };
 
 	*exit_status = 1;
@@ -264,6 +269,21 @@ int ar_sandbox_session_exec(const char *root, const char *name, char **argv,
 	eo.root = root;
 	eo.id = name;
 	eo.args = argv;
+	vm = ar_xasprintf("%s/vm", dir);
+	if (access(vm, F_OK) == 0) {
+		/* --vm: the command runs in the guest, through the guest
+		 * agent (vm/vm_agent.h), as a session of its own */
+		size_t n = 0;
+
+		while (argv[n])
+			n++;
+		vm_argv = ar_xcalloc(n + 4, sizeof(char *));
+		vm_argv[0] = (char *)AR_VM_AGENT_DEST;
+		vm_argv[1] = (char *)"vm-exec";
+		vm_argv[2] = (char *)"--";
+		memcpy(vm_argv + 3, argv, n * sizeof(char *));
+		eo.args = vm_argv;
+	}
 	eo.tty = tty > 0 ||
 		 (tty < 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO));
 	return ar_container_exec(&eo, exit_status, err);

@@ -38,9 +38,11 @@ struct sb_session {
 /* Make the session directory (a stale one, whose monitor is gone, is
  * removed first). Fails when a live session of that name exists.
  * observed: --audit/--learn, whose seccomp listener sees the first
- * process only: exec is refused. */
+ * process only: exec is refused. vm: --vm, whose command runs in a
+ * guest: exec runs `agentrun vm-exec -- CMD` in the sandbox, which
+ * asks the guest agent for a session (vm/vm_agent.h). */
 int sb_session_begin(struct sb_session *s, const char *root, const char *name,
-		     const struct oci_config *cfg, bool observed,
+		     const struct oci_config *cfg, bool observed, bool vm,
 		     struct ar_error *err);
 
 /* --detach: fork the monitor. Returns 1 in the caller (the sandbox runs

@@ -7,7 +7,8 @@
 #
 # Usage: tests/fuzz/build-and-run.sh [--build-only] [TARGET...]
 #   TARGET   fuzz_config fuzz_process fuzz_state fuzz_mount_options
-#            fuzz_seccomp fuzz_signal fuzz_profile (default: all)
+#            fuzz_seccomp fuzz_signal fuzz_profile fuzz_vm_frames
+#            (default: all)
 #
 # Environment (set by `make fuzz`):
 #   TOP_SRCDIR    source tree (default: two directories above this script)
@@ -37,7 +38,7 @@ FUZZ_JOBS=${FUZZ_JOBS:-4}
 FUZZ_CC=${FUZZ_CC:-clang}
 FUZZ_OUT=${FUZZ_OUT:-$TOP_BUILDDIR/tests/fuzz-work}
 
-ALL_TARGETS="fuzz_config fuzz_process fuzz_state fuzz_mount_options fuzz_seccomp fuzz_signal fuzz_profile"
+ALL_TARGETS="fuzz_config fuzz_process fuzz_state fuzz_mount_options fuzz_seccomp fuzz_signal fuzz_profile fuzz_vm_frames"
 
 build_only=0
 targets=()
@@ -68,6 +69,7 @@ LIB_SOURCES="
 	runtime/lib/signals.c runtime/lib/mount_options.c
 	runtime/lib/seccomp.c runtime/lib/seccomp_cache.c runtime/lib/seccomp_bpf.c runtime/lib/fd_passing.c
 	runtime/lib/userns.c runtime/lib/net_loopback.c
+	runtime/sandbox/vm/vm_proto.c
 "
 PKGS="yajl libseccomp libcap"
 # shellcheck disable=SC2086
@@ -78,7 +80,7 @@ PKG_LIBS=$(pkg-config --libs $PKGS) || die "pkg-config $PKGS failed"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Werror $SAN
 	-DHAVE_CONFIG_H -I$TOP_BUILDDIR
-	-I$TOP_SRCDIR/runtime/lib -I$TOP_SRCDIR/spec -I$TOP_SRCDIR/tests/fuzz
+	-I$TOP_SRCDIR/runtime/lib -I$TOP_SRCDIR/runtime/sandbox -I$TOP_SRCDIR/spec -I$TOP_SRCDIR/tests/fuzz
 	$PKG_CFLAGS"
 
 mkdir -p "$FUZZ_OUT/obj" "$FUZZ_OUT/bin" || die "cannot create $FUZZ_OUT"
@@ -210,6 +212,7 @@ for t in "${targets[@]}"; do
 	fuzz_profile) dsrc=("$TOP_SRCDIR/spec/profile.c") ;;
 	fuzz_mount_options) dsrc=("$TOP_SRCDIR/runtime/lib/mount_options.c") ;;
 	fuzz_signal) dsrc=("$TOP_SRCDIR/runtime/lib/signals.c") ;;
+	fuzz_vm_frames) dsrc=("$TOP_SRCDIR/runtime/sandbox/vm/vm_proto.c") ;;
 	esac
 	grep -ohE '"[A-Za-z_][A-Za-z0-9_.+-]{1,40}"' "${dsrc[@]}" | sort -u \
 		>"$FUZZ_OUT/$t.dict"

@@ -51,6 +51,9 @@
 #define FUZZ_ENTRY fuzz_profile_entry
 #include "fuzz_profile.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_vm_frames_entry
+#include "fuzz_vm_frames.c"
+#undef FUZZ_ENTRY
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -65,6 +68,7 @@ static const struct {
 	{ "fuzz_seccomp", fuzz_seccomp_entry },
 	{ "fuzz_signal", fuzz_signal_entry },
 	{ "fuzz_profile", fuzz_profile_entry },
+	{ "fuzz_vm_frames", fuzz_vm_frames_entry },
 };
 
 static int n_tests;

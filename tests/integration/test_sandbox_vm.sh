@@ -8,7 +8,9 @@
 # attacking the exported root, the setuid bit and the kernel cache; the
 # protected paths attacked by the guest's root and user, with --publish;
 # --overlay and its review; --net allow with --secret (rootless and
-# root). Then the refusals (no boot), root and rootless. Under TCG a
+# root); the guest agent: stdin, --name/--detach with sandbox exec and
+# stop (rootless and root), a terminal (tmux). Then the refusals (no
+# boot), root and rootless. Under TCG a
 # boot takes 30-90 s on the loaded dev host.
 # Skipped where QEMU, the guest kernel or busybox-static are missing
 # (tests/vm/run-in-vm --check), or AGENTRUN_SKIP_VM=1.
@@ -502,6 +504,95 @@ EOS
 	host_git_runs_nothing
 }
 run_test "--vm --overlay (rootless): the guest's changes stay in the overlay (hooks and git config read-only), changes lists them, commit applies them as the user and holds .mcp.json back" t_vm_overlay
+
+# ---- the guest agent: stdin, --name/--detach, sandbox exec, stop ----------
+t_vm_stdio()
+{
+	vm_home user
+	head -c 1000000 /dev/urandom >"$WS/in.bin"
+	sb_home_own
+	local want rc=0
+	want=$(sha256sum <"$WS/in.bin")
+	# stdin piped into the guest, to its end; the output back whole
+	sb_run --vm -- sh -c 'sha256sum; echo "sum-done"; exit 6' \
+		<"$WS/in.bin" >"$TEST_TMP/stdio.out" 2>"$TEST_TMP/stdio.err" || rc=$?
+	assert_eq "$rc" 6 "exit status (stderr: $(tail -n 5 "$TEST_TMP/stdio.err"))"
+	assert_eq "$(head -n 1 "$TEST_TMP/stdio.out")" "$want" "1 MB of stdin reached the guest's command whole"
+	assert_contains "$(cat "$TEST_TMP/stdio.out")" "sum-done"
+	rc=0
+	sb_run --vm -- cat "$WS/in.bin" </dev/null >"$TEST_TMP/cat.out" 2>/dev/null || rc=$?
+	assert_eq "$rc" 0
+	cmp "$TEST_TMP/cat.out" "$WS/in.bin" || fail "1 MB of the guest's stdout differs"
+}
+run_test "--vm (rootless): stdin reaches the guest's command to its end, 1 MB each way whole (the guest agent)" t_vm_stdio
+
+t_vm_session()
+{
+	vm_home "$1"
+	local name=vm-sess-$1-$RANDOM rc=0 EXPECT_ID=0:0
+	[ "$1" = root ] || EXPECT_ID=$TEST_UID:$TEST_GID
+	assert_status 0 sb_run --vm --name "$name" --detach -- sh -c 'echo main-started; sleep 600'
+	defer sb_as_mode sandbox stop "$name"
+	# right after --detach: exec waits for the guest's agent
+	assert_status 5 sb_as_mode sandbox exec "$name" -- sh -c 'echo "kernel=$(uname -r) id=$(id -u):$(id -g) cwd=$(pwd)"; echo exec-err >&2; touch made-by-exec; exit 5'
+	assert_contains "$OUT" "kernel=$KVER" "the exec runs in the guest"
+	assert_contains "$OUT" "id=$EXPECT_ID" "as the sandbox's user"
+	assert_contains "$OUT" "cwd=$WS"
+	assert_contains "$ERR" "exec-err"
+	assert_not_contains "$OUT" "exec-err"
+	assert_file_owner "$WS/made-by-exec" "$EXPECT_ID"
+	# the exec sees the main command's processes, in the guest
+	assert_status 0 sb_as_mode sandbox exec "$name" -- sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\0" " " <"$f"; echo; done'
+	assert_contains "$OUT" "sleep 600" "the exec and the command share the guest"
+	# stdin of an exec, to its end
+	echo "through-exec-stdin" >"$TEST_TMP/exec.in"
+	sb_as_mode sandbox exec "$name" -- sh -c 'cat; echo exec-eof' <"$TEST_TMP/exec.in" >"$TEST_TMP/exec.out" 2>&1 || rc=$?
+	assert_eq "$rc" 0 "$(cat "$TEST_TMP/exec.out")"
+	assert_contains "$(cat "$TEST_TMP/exec.out")" "through-exec-stdin"
+	assert_contains "$(cat "$TEST_TMP/exec.out")" "exec-eof"
+	assert_status 127 sb_as_mode sandbox exec "$name" -- no-such-command-here
+	assert_status 0 sb_as_mode sandbox list
+	assert_contains "$OUT" "$name"
+	# stop: SIGTERM reaches the guest's command, the VM ends, nothing left
+	assert_status 0 sb_as_mode sandbox stop "$name"
+	assert_status 0 sb_as_mode sandbox list
+	assert_not_contains "$OUT" "$name"
+	if pgrep -f "vm-host.*--cwd $WS " >/dev/null; then
+		fail "a vm-host (and its QEMU) is left after stop"
+	fi
+}
+run_test "--vm --name/--detach (rootless): sandbox exec runs in the guest (kernel, user, cwd, stdin, stderr, status), stop ends the VM" t_vm_session user
+run_test "--vm --name/--detach (root): sandbox exec runs in the guest, stop ends the VM" t_vm_session root
+
+# a terminal: tmux gives agentrun one; the guest's command gets a pty of
+# the guest with the size, a resize, ^C and the exit status
+t_vm_tty()
+{
+	require_cmd tmux
+	vm_home root
+	local sock=$TEST_TMP/tmux.sock done=$TEST_TMP/tty.exit
+	cat >"$TEST_TMP/tty.sh" <<EOF
+cd "$WS" && env HOME="$H" ${SB_ENV[*]} "$AGENTRUN" --root "$AR_ROOT" sandbox --vm -- sh
+echo "EXIT=\$?" >"$done"
+sleep 600
+EOF
+	tmux -S "$sock" new-session -d -s vmtty -x 100 -y 30 "bash $TEST_TMP/tty.sh"
+	defer tmux -S "$sock" kill-server
+	tty_screen() { tmux -S "$sock" capture-pane -p -t vmtty; }
+	tty_has() { tty_screen | grep -q -- "$1"; }
+	tmux -S "$sock" send-keys -t vmtty 'echo "tty=$(tty) size=$(stty size)"' Enter
+	wait_until 300 tty_has "tty=/dev/pts/0 size=30 100"
+	tmux -S "$sock" resize-window -t vmtty -x 120 -y 40
+	# the resize travels apart from the keys: the guest waits for it
+	tmux -S "$sock" send-keys -t vmtty 'while [ "$(stty size)" != "40 120" ]; do sleep 0.2; done; echo "resized=$(stty size)"; sleep 500' Enter
+	wait_until 60 tty_has "resized=40 120"
+	tmux -S "$sock" send-keys -t vmtty C-c
+	tmux -S "$sock" send-keys -t vmtty 'echo "after-int=$?"; exit 7' Enter
+	wait_until 60 test -s "$done"
+	assert_contains "$(tty_screen)" "after-int=130" "^C interrupts the guest's foreground command"
+	assert_eq "$(cat "$done")" "EXIT=7" "the guest shell's exit status"
+}
+run_test "--vm in a terminal (root): the guest's command has a pty with the terminal's size, a resize and ^C reach it, its exit status returns" t_vm_tty
 
 # ---- refusals (no boot) ---------------------------------------------------
 t_vm_refusals()

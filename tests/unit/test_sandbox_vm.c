@@ -9,6 +9,7 @@
 #include "unit.h"
 #include "utils.h"
 #include "vm/vm.h"
+#include "vm/vm_proto.h"
 
 UNIT_TEST(kernel_version)
 {
@@ -154,6 +155,102 @@ UNIT_TEST(cache_names)
 	CHECK(!ar_vm_cache_name(
 		"6.1-803-2a1f-3e5a40-1733400000.000000000.vmlinux", key, 10,
 		&partial)); /* too long for key */
+}
+
+/* vm_proto.c: a SPAWN goes through whole, every other byte string is
+ * refused (the guest and the exec client are not trusted) */
+UNIT_TEST(proto_spawn_round_trip)
+{
+	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"", NULL };
+	char *env[] = { (char *)"A=1", (char *)"EMPTY=", NULL };
+	struct ar_vm_spawn in = { .tty = true,
+				  .rows = 40,
+				  .cols = 120,
+				  .cwd = (char *)"/w s",
+				  .argv = argv,
+				  .env = env },
+			   out;
+	struct ar_vm_buf b = { 0 };
+	struct ar_vm_frame f;
+
+	ar_vm_spawn_put(&b, 7, &in);
+	CHECK(ar_vm_frame_next(&b, &f) == 1);
+	CHECK(f.type == AR_VM_SPAWN && f.session == 7);
+	CHECK(ar_vm_spawn_parse(f.payload, f.len, &out) == 0);
+	CHECK(out.tty && out.rows == 40 && out.cols == 120);
+	CHECK_STR_EQ(out.cwd, "/w s");
+	CHECK_STR_EQ(out.argv[0], "sh");
+	CHECK_STR_EQ(out.argv[2], "");
+	CHECK(out.argv[3] == NULL);
+	CHECK_STR_EQ(out.env[1], "EMPTY=");
+	CHECK(out.env[2] == NULL);
+	/* every shorter payload is malformed: a string cut, a count lying */
+	for (size_t n = 0; n < f.len; n++) {
+		struct ar_vm_spawn cut;
+
+		CHECK(ar_vm_spawn_parse(f.payload, n, &cut) < 0);
+		CHECK(cut.argv == NULL && cut.cwd == NULL);
+	}
+	ar_vm_spawn_free(&out);
+	CHECK(ar_vm_frame_next(&b, &f) == 0);
+	ar_vm_buf_free(&b);
+}
+
+UNIT_TEST(proto_spawn_refused)
+{
+	/* flags rows cols argc envc, then cwd */
+	static const char no_argv[] = "\0\0\0\0\0\0\0\0\0\0\0\0\0/\0";
+	static const char huge[] = "\0\0\0\0\0\x7f\xff\xff\xff\0\0\0\0/\0";
+	static const char trailing[] = "\0\0\0\0\0\0\0\0\1\0\0\0\0/\0sh\0x";
+	static const char ok[] = "\0\0\0\0\0\0\0\0\1\0\0\0\0/\0sh\0";
+	struct ar_vm_spawn s;
+
+	CHECK(ar_vm_spawn_parse(no_argv, sizeof(no_argv) - 1, &s) < 0);
+	CHECK(ar_vm_spawn_parse(huge, sizeof(huge) - 1, &s) < 0);
+	CHECK(ar_vm_spawn_parse(trailing, sizeof(trailing) - 1, &s) < 0);
+	CHECK(ar_vm_spawn_parse(ok, sizeof(ok) - 1, &s) == 0);
+	CHECK_STR_EQ(s.argv[0], "sh");
+	ar_vm_spawn_free(&s);
+}
+
+UNIT_TEST(proto_frames_in_pieces)
+{
+	struct ar_vm_buf w = { 0 }, r = { 0 };
+	struct ar_vm_frame f;
+	uint16_t rows, cols;
+	int got = 0;
+
+	ar_vm_frame_put(&w, AR_VM_STDOUT, 3, "hello", 5);
+	ar_vm_resize_put(&w, 0, 24, 80);
+	ar_vm_frame_put(&w, AR_VM_EOF, 1, NULL, 0);
+	/* one byte at a time: a frame comes out once whole, never before */
+	for (size_t i = 0; i < w.len; i++) {
+		ar_vm_buf_append(&r, w.data + i, 1);
+		while (ar_vm_frame_next(&r, &f) == 1) {
+			got++;
+			if (got == 1) {
+				CHECK(i == AR_VM_FRAME_HDR + 5 - 1);
+				CHECK(f.type == AR_VM_STDOUT && f.session == 3);
+				CHECK(f.len == 5 &&
+				      memcmp(f.payload, "hello", 5) == 0);
+			} else if (got == 2) {
+				CHECK(ar_vm_resize_parse(&f, &rows, &cols) ==
+				      0);
+				CHECK(rows == 24 && cols == 80);
+			} else {
+				CHECK(f.type == AR_VM_EOF && f.len == 0);
+			}
+		}
+	}
+	CHECK(got == 3);
+	CHECK(ar_vm_buf_pending(&r) == 0);
+	/* a length over the limit: refused at once, not waited for */
+	ar_vm_buf_append(&r, "\xff\xff\xff\xff\x11\0\0\0\0", 9);
+	CHECK(ar_vm_frame_next(&r, &f) < 0);
+	ar_vm_buf_free(&w);
+	ar_vm_buf_free(&r);
+	CHECK(ar_vm_exit_code(3 << 8) == 3);
+	CHECK(ar_vm_exit_code(9) == 128 + 9);
 }
 
 UNIT_MAIN()

@@ -14,10 +14,11 @@
 #     the other writable directories (tags rw0.., read-write) at theirs;
 #     switch_root into the overlay.
 #   2 (the new root): /dev/pts, /dev/shm, loopback, the hostname, then the
-#     command as VM_USER (UID:GID) in VM_CWD, stdout and stderr on the
-#     virtio ports named "stdout" and "stderr"; its exit status goes to
-#     ctl/status and the VM powers off.
-# ctl/config sets VM_CWD, VM_SHARE, VM_HIDE, VM_USER, VM_NET, VM_DNS, VM_RW_N and
+#     guest agent (`agentrun vm-guest`, VM_AGENT in the sandbox's root) on
+#     the virtio port named "agent": it runs the command as VM_USER
+#     (UID:GID) in VM_CWD and each `sandbox exec`; the command's exit
+#     status goes to ctl/status and the VM powers off.
+# ctl/config sets VM_CWD, VM_SHARE, VM_HIDE, VM_USER, VM_AGENT, VM_NET, VM_DNS, VM_RW_N and
 # VM_RW_0.. (the other writable directories, 9p tags rw0..); ctl/cmd
 # exports the environment and sets the command's arguments.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
@@ -112,21 +113,18 @@ net_up()
 	die "no network device"
 }
 
-# find_ports: OUT and ERR, the virtio ports the host named stdout, stderr
-find_ports()
+# find_port: PORT, the virtio port the host named "agent"
+find_port()
 {
-	OUT='' ERR=''
+	PORT=''
 	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		for p in /sys/class/virtio-ports/*; do
-			case $($BB cat "$p/name" 2>/dev/null) in
-			stdout) OUT=/dev/${p##*/} ;;
-			stderr) ERR=/dev/${p##*/} ;;
-			esac
+			[ "$($BB cat "$p/name" 2>/dev/null)" = agent ] && PORT=/dev/${p##*/}
 		done
-		[ -c "$OUT" ] && [ -c "$ERR" ] && break
+		[ -c "$PORT" ] && break
 		$BB usleep 50000
 	done
-	[ -c "$OUT" ] && [ -c "$ERR" ] || die "no virtio ports named stdout and stderr"
+	[ -c "$PORT" ] || die "no virtio port named agent"
 }
 
 stage2()
@@ -143,17 +141,15 @@ stage2()
 	$BB hostname agentrun-sandbox
 	$BB ip link set lo up 2>/dev/null
 	[ -z "$VM_NET" ] || net_up
-	find_ports
-	uid=${VM_USER%%:*} gid=${VM_USER#*:}
+	find_port
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
-	# drop to the user (no capability left; 0:0 with --vm-guest-root:
-	# the guest's full root, what a guest kernel exploit would give),
-	# cd, read the command, exec it
-	DROP="/usr/bin/setpriv --reuid=$uid --regid=$gid --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs --"
-	[ "$uid" = 0 ] && DROP=''
-	# shellcheck disable=SC2086 # DROP is a word list
-	$BB env -i $DROP /bin/sh -c 'cd "$1" || exit 125; . /run/vm/ctl/cmd || exit 125; exec "$@"' command "$VM_CWD" \
-		</dev/null >"$OUT" 2>"$ERR"
+	# the guest agent (agentrun itself, from the sandbox's root): it
+	# runs the command and each `sandbox exec` as VM_USER (no
+	# capability, no-new-privs; 0:0 with --vm-guest-root: the guest's
+	# full root, what a guest kernel exploit would give) and ends with
+	# the command's exit status
+	$BB env -i "/run/vm/root$VM_AGENT" vm-guest --port "$PORT" --user "$VM_USER" \
+		</dev/null >/dev/console 2>&1
 	echo $? >$CTL/status
 	$BB sync
 	$BB poweroff -f

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exe_protect.h"
 #include "utils.h"
 #include "vm/vm.h"
 
@@ -107,8 +108,7 @@ static void kvm_check(struct ar_vm *vm)
 int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 {
 	const char *lib = getenv("AGENTRUN_VM_DIR");
-	_cleanup_free_ char *busybox = NULL, *setpriv = NULL, *helper = NULL,
-			    *init = NULL;
+	_cleanup_free_ char *busybox = NULL, *helper = NULL, *init = NULL;
 
 	memset(vm, 0, sizeof(*vm));
 	vm->qemu = find_program("qemu-system-x86_64");
@@ -121,11 +121,12 @@ int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 		return ar_error_set_plain(
 			err, ENOENT,
 			"sandbox: --vm: busybox is not installed (apt-get install busybox-static: the guest's initramfs)");
-	setpriv = find_program("setpriv");
-	if (!setpriv)
+	/* the guest agent is this binary (vm_agent.h) */
+	vm->agent = ar_exe_path();
+	if (!vm->agent)
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: setpriv is not installed (apt-get install util-linux)");
+			"sandbox: --vm: cannot find agentrun's own binary (/proc/self/exe): the guest agent is agentrun itself");
 	if (!kernel)
 		kernel = getenv("AGENTRUN_VM_KERNEL");
 	if (kernel && *kernel) {
@@ -185,6 +186,7 @@ void ar_vm_release(struct ar_vm *vm)
 	free(vm->kernel);
 	free(vm->kver);
 	free(vm->lib);
+	free(vm->agent);
 	free(vm->vmlinux);
 	for (size_t i = 0; i < vm->n_rw; i++)
 		free(vm->rw[i]);

@@ -20,12 +20,16 @@
 #define AR_VM_LIB_DEST "/run/agentrun-vm"
 #define AR_VM_KERNEL_DEST "/run/agentrun-vm-kernel"
 #define AR_VM_VMLINUX_DEST "/run/agentrun-vm-vmlinux"
+/* agentrun's own binary: vm-host in the sandbox, vm-guest in the guest
+ * (through the guest's view of the sandbox's root), vm-exec */
+#define AR_VM_AGENT_DEST "/run/agentrun-vm-agent"
 
 struct ar_vm {
 	char *qemu; /* qemu-system-x86_64 (a host path visible inside) */
 	char *kernel; /* the guest kernel, host path */
 	char *kver; /* its version: /lib/modules/KVER */
 	char *lib; /* the helper directory (agentrun-vm, vm-init.sh) */
+	char *agent; /* agentrun's binary, host path (the guest agent) */
 	char *vmlinux; /* the cached unpacked kernel (vm_cache.c) or NULL */
 	char vmlinux_sha256[65]; /* what it must hash to */
 	const char *net; /* NULL (no NIC), "allow" or "host": the guest's

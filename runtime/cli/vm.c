@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The hidden commands of `sandbox --vm`'s guest agent (docs/vm.md, "The
+ * guest agent"; runtime/sandbox/vm/vm_agent.h): vm-host (the sandbox's
+ * command, started by the helper agentrun-vm), vm-guest (in the guest,
+ * started by vm-init.sh), vm-exec (the process of `sandbox exec`).
+ * Not for users: not in --help.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vm/vm_agent.h"
+
+enum {
+	OPT_CTL = 256,
+	OPT_CONSOLE,
+	OPT_CLEANUP,
+	OPT_EXEC_SOCKET,
+	OPT_CWD,
+	OPT_PROXY_GATEWAY,
+	OPT_START_TIMEOUT,
+	OPT_PORT,
+	OPT_USER,
+};
+
+int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "ctl", required_argument, NULL, OPT_CTL },
+		{ "console", required_argument, NULL, OPT_CONSOLE },
+		{ "cleanup", required_argument, NULL, OPT_CLEANUP },
+		{ "exec-socket", required_argument, NULL, OPT_EXEC_SOCKET },
+		{ "cwd", required_argument, NULL, OPT_CWD },
+		{ "proxy-gateway", required_argument, NULL, OPT_PROXY_GATEWAY },
+		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ar_vm_host_opts o = { .cwd = "/", .start_timeout = 180 };
+	int c;
+
+	(void)g;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CTL:
+			o.ctl = optarg;
+			break;
+		case OPT_CONSOLE:
+			o.console = optarg;
+			break;
+		case OPT_CLEANUP:
+			o.cleanup = optarg;
+			break;
+		case OPT_EXEC_SOCKET:
+			o.exec_socket = optarg;
+			break;
+		case OPT_CWD:
+			o.cwd = optarg;
+			break;
+		case OPT_PROXY_GATEWAY:
+			o.proxy_gateway = optarg;
+			break;
+		case OPT_START_TIMEOUT:
+			o.start_timeout = atoi(optarg);
+			if (o.start_timeout <= 0)
+				o.start_timeout = 180;
+			break;
+		default:
+			return 125;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "agentrun vm-host: no QEMU command\n");
+		return 125;
+	}
+	o.qemu = argv + optind;
+	return ar_vm_host_main(&o);
+}
+
+int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *port = NULL;
+	unsigned long uid = 0, gid = 0;
+	int c;
+
+	(void)g;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PORT:
+			port = optarg;
+			break;
+		case OPT_USER:
+			if (sscanf(optarg, "%lu:%lu", &uid, &gid) != 2) {
+				fprintf(stderr,
+					"agentrun vm-guest: --user UID:GID\n");
+				return 125;
+			}
+			break;
+		default:
+			return 125;
+		}
+	}
+	if (!port) {
+		fprintf(stderr, "agentrun vm-guest: --port is needed\n");
+		return 125;
+	}
+	return ar_vm_guest_main(port, (uid_t)uid, (gid_t)gid);
+}
+
+int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
+{
+	(void)g;
+	if (argc > 1 && strcmp(argv[1], "--") == 0)
+		return ar_vm_exec_main(argv + 2);
+	return ar_vm_exec_main(argv + 1);
+}
