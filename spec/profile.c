@@ -17,7 +17,7 @@ static const char *const known_keys[] = {
 	"description", "ro",	    "rw",     "hide",	       "env",
 	"etc",	       "etc_files", "net",    "workspace",     "landlock",
 	"publish",     "nested",    "secret", "agent_channel", "upstream_proxy",
-	"keep",	       NULL,
+	"keep",	       "vm",	    NULL,
 };
 
 static int check_keys(const struct jt_ctx *c, const struct jt_node *doc)
@@ -296,6 +296,7 @@ static int parse_profile(const struct jt_ctx *c, const struct jt_node *doc,
 	    jt_member_string(c, doc, NULL, "workspace", &p->workspace) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "landlock", &p->landlock) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "nested", &p->nested) < 0 ||
+	    jt_member_opt_bool(c, doc, NULL, "vm", &p->vm) < 0 ||
 	    jt_member_opt_bool(c, doc, NULL, "agent_channel",
 			       &p->agent_channel) < 0)
 		return -1;

@@ -24,6 +24,8 @@
  *     "workspace": "~/src/project",
  *     "landlock": true,
  *     "nested": false,
+ *     "vm": true,                              the command in a guest
+ *                                              kernel (sandbox --vm)
  *     "agent_channel": true,                   SANDBOX_AGENT_CHANNEL_FD
  *     "keep": {"~/.gemini/settings.json": ["security.auth.selectedType"]}
  *                                              a writable copy inside; the
@@ -69,6 +71,7 @@ struct oci_profile {
 	char *workspace;
 	struct oci_opt_bool landlock;
 	struct oci_opt_bool nested; /* "nested": user namespaces inside */
+	struct oci_opt_bool vm; /* "vm": sandbox --vm (docs/vm.md) */
 	/* "agent_channel": srt's Sandbox-Agent channel on fd 3 */
 	struct oci_opt_bool agent_channel;
 	struct oci_strv publish; /* "publish": ["[ADDR:]HOSTPORT:PORT"];

@@ -289,7 +289,7 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 		r = preflight(&h, p->workspace, o->overlay, false, err);
 	if (r == 0 && named)
 		r = sb_session_begin(&sess, ro->state_root, o->name, cfg,
-				     p->observe, o->vm, err);
+				     p->observe, p->o.vm, err);
 	if (r != 0) {
 		if (plan.overlay.dir) {
 			struct ar_error ignored = AR_ERROR_INIT;

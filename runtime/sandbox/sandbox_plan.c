@@ -1015,6 +1015,10 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		return ar_error_set_plain(
 			err, EINVAL,
 			"sandbox: no command given (agentrun sandbox [OPTIONS] -- CMD [ARGS...])");
+	/* a profile's "vm": true is --vm (no option turns it off: a
+	 * profile that asks for the kernel boundary keeps it) */
+	if (o->profile && o->profile->vm.set && o->profile->vm.v)
+		p->o.vm = true;
 	p->net = net_mode(o);
 	if (o->learn && p->net == AR_SANDBOX_NET_HOST)
 		return ar_error_set_plain(

@@ -606,6 +606,16 @@ t_vm_refusals()
 	assert_status '!0' sb_run --vm --vm-kernel /nonexistent/vmlinuz-0.0 -- sh -c 'echo RAN'
 	assert_not_contains "$OUT" RAN
 	assert_contains "$ERR" "not readable"
+	# a profile's "vm": true is --vm (the same refusal, without --vm)
+	echo '{"vm": true}' >"$H/vm-profile.json"
+	echo '{"vm": "yes"}' >"$H/vm-bad.json"
+	sb_home_own
+	assert_status '!0' sb_run --profile "$H/vm-profile.json" --vm-kernel /nonexistent/vmlinuz-0.0 -- sh -c 'echo RAN'
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "not readable"
+	assert_status '!0' sb_run --profile "$H/vm-bad.json" -- sh -c 'echo RAN'
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "vm-bad.json: vm: expected a boolean"
 	# doctor says which (KVM here would be vm(kvm))
 	assert_status 0 sb_as_mode doctor
 	assert_match "$OUT" "(^|$NL)ok +vm +sandbox --vm: vm\((kvm|tcg, slow)\)"
@@ -618,7 +628,7 @@ t_vm_refusals()
 }
 NL=$'\n'
 
-run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (root)" t_vm_refusals root
-run_test "--vm refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (rootless)" t_vm_refusals user
+run_test "--vm (or a profile's \"vm\": true) refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (root)" t_vm_refusals root
+run_test "--vm (or a profile's \"vm\": true) refuses what the guest cannot carry yet, fails without its kernel or helpers, doctor says vm(...) (rootless)" t_vm_refusals user
 
 finish
