@@ -48,6 +48,36 @@
 /* ---- the bundle ---- */
 
 /* A new directory (0700), or an existing one without a bundle in it. */
+/* --print-bundle DIR where the sandbox can write (the workspace, a --rw
+ * directory): its command could rewrite config.json (a mount of the
+ * host's / read-write) and the files the plan made there, and the next
+ * run of the bundle, by crun or runc as much as by agentrun, would obey
+ * it: the bundle must lie out of its reach */
+static int bundle_out_of_reach(const struct sb_plan *p, const char *bundle,
+			       struct ar_error *err)
+{
+	const char *in = NULL;
+
+	if (ar_path_under(bundle, p->workspace))
+		in = p->workspace;
+	for (size_t i = 0; !in && i < p->n_mounts; i++) {
+		const struct oci_mount *mt = &p->mounts[i];
+
+		if (strcmp(mt->type, "bind") != 0 || !mt->source ||
+		    !ar_path_under(bundle, mt->source))
+			continue;
+		for (size_t j = 0; j < mt->options.n; j++)
+			if (strcmp(mt->options.v[j], "rw") == 0)
+				in = mt->source;
+	}
+	if (!in)
+		return 0;
+	return ar_error_set_plain(
+		err, EPERM,
+		"sandbox: --print-bundle `%s` is inside `%s`, which the sandbox's command can write: it could rewrite the bundle (config.json, the files made for it) that you run next; choose a directory outside it",
+		bundle, in);
+}
+
 static int prepare_dir(const char *dir, bool *made, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
@@ -283,6 +313,8 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	}
 	if (r == 0)
 		r = sb_plan_make(&plan, o, &h, ro, err);
+	if (r == 0 && ro->print_bundle)
+		r = bundle_out_of_reach(p, ro->print_bundle, err);
 	if (r == 0)
 		r = ar_sandbox_build_config(p, &cfg, err);
 	if (r == 0 && !ro->print_bundle)

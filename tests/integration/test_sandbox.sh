@@ -206,8 +206,18 @@ t_print_bundle_runs_unchanged()
 	# copy, made in the bundle's directory (not /tmp, where each
 	# --print-bundle left one), named in config.json by absolute path
 	printf '[core]\n\tpager = less\n' >>"$H/.gitconfig"
-	b=$WS/bundle
-	assert_status 0 sbx --print-bundle bundle -- sh -c 'echo from-bundle; id -u; cat ~/.ssh/id_ed25519 2>&1; git config core.pager || echo no-pager; true'
+	# inside the workspace (or a --rw directory), the command could
+	# rewrite the bundle it will be run from next: refused, nothing made
+	assert_status '!0' sbx --print-bundle bundle -- true
+	assert_contains "$ERR" "is inside \`$WS\`, which the sandbox's command can write"
+	[ ! -e "$WS/bundle" ] || fail "a refused --print-bundle left $WS/bundle"
+	mkdir -p "$H/extra"
+	sb_home_own
+	assert_status '!0' sbx --rw "$H/extra" --print-bundle "$H/extra/b" -- true
+	assert_contains "$ERR" "is inside \`$H/extra\`"
+	# a relative DIR outside it
+	b=$H/bundle
+	assert_status 0 sbx --print-bundle ../bundle -- sh -c 'echo from-bundle; id -u; cat ~/.ssh/id_ed25519 2>&1; git config core.pager || echo no-pager; true'
 	[ -f "$b/config.json" ] || fail "no config.json"
 	[ -d "$b/rootfs" ] || fail "no rootfs"
 	made=$(grep -o '"/[^"]*agentrun-[a-z]*-[A-Za-z0-9]*/[0-9]*"' "$b/config.json" | tr -d '"' | sort -u)
@@ -227,9 +237,9 @@ t_print_bundle_runs_unchanged()
 	assert_status '!0' sbx --print-bundle "$b" -- true
 	assert_contains "$ERR" "already holds a bundle"
 	# a --print-bundle that fails leaves no directory behind
-	assert_status '!0' sbx --print-bundle "$WS/b2" --secret FOO_TOKEN=x.test -- true
+	assert_status '!0' sbx --print-bundle "$H/b2" --secret FOO_TOKEN=x.test -- true
 	assert_contains "$ERR" "--secret needs --net allow"
-	[ ! -e "$WS/b2" ] || fail "a failed --print-bundle left $WS/b2"
+	[ ! -e "$H/b2" ] || fail "a failed --print-bundle left $H/b2"
 	id=$(unique_id)
 	defer ar_user delete --force "$id"
 	assert_status 0 as_test_user env HOME="$H" bash -c 'cd "$1" && exec "$AGENTRUN" --root "$AR_USER_ROOT" run "$2"' _ "$b" "$id"
@@ -307,9 +317,9 @@ t_landlock_layer()
 	sbx_setup
 	as_test_user "$AGENTRUN" doctor | grep -Eq '^ok +landlock ' ||
 		skip "the kernel has no Landlock"
-	assert_status 0 sbx --landlock off --print-bundle "$WS/b-off" -- true
-	assert_eq "$(config_get "$WS/b-off" '.annotations["run.agentrun.landlock"]')" "null"
-	b=$WS/b-on
+	assert_status 0 sbx --landlock off --print-bundle "$H/b-off" -- true
+	assert_eq "$(config_get "$H/b-off" '.annotations["run.agentrun.landlock"]')" "null"
+	b=$H/b-on
 	if ! assert_status 0 sbx --landlock on --print-bundle "$b" -- sh -c 'echo a > /tmp/x && echo TMP-WRITTEN; echo b > "$PWD/w" && echo WS-WRITTEN; true'; then
 		return 1
 	fi
@@ -459,7 +469,7 @@ run_test "sandbox: minimal /etc" t_minimal_etc
 run_test "sandbox: --net none: host services on 127.0.0.1 unreachable" t_net_none_blocks_host_services
 run_test "sandbox: --net host is an explicit, warned opt-in" t_net_host_opt_in
 run_test "sandbox: exit status passes through" t_exit_status
-run_test "sandbox: --print-bundle output runs with agentrun run" t_print_bundle_runs_unchanged
+run_test "sandbox: --print-bundle output runs with agentrun run; a bundle directory the sandbox can write is refused" t_print_bundle_runs_unchanged
 run_test "sandbox: --profile" t_profile
 run_test "sandbox: refuses to start without user namespaces" t_refuses_when_userns_unavailable
 run_test "sandbox: Landlock mirrors the mounts" t_landlock_layer
