@@ -36,6 +36,10 @@
 /* after its process exited, a session's output is read until its end,
  * at most this long (a background job may hold it open) */
 #define DRAIN_MS 2000
+/* stop reading the port while this much input waits for commands that
+ * do not read it: the host then stops reading its stdin (back-pressure,
+ * never an unbounded buffer) */
+#define IN_HIGH_WATER (8u << 20)
 
 struct gsess {
 	uint32_t id;
@@ -376,10 +380,14 @@ int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
 	while (main_code < 0) {
 		struct pollfd p[2 + 3 * MAX_SESSIONS];
 		struct ar_vm_frame f;
-		size_t np = 2;
+		size_t np = 2, waiting = 0;
 		int timeout = -1, r;
 
-		p[0] = (struct pollfd){ .fd = g.port, .events = POLLIN };
+		for (size_t i = 0; i < g.n; i++)
+			waiting += ar_vm_buf_pending(&g.s[i]->in);
+		p[0] = (struct pollfd){ .fd = waiting < IN_HIGH_WATER ? g.port :
+									-1,
+					.events = POLLIN };
 		p[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		for (size_t i = 0; i < g.n; i++) {
 			struct gsess *s = g.s[i];
