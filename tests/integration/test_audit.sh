@@ -71,6 +71,11 @@ t_three_commands_one_connection()
 		"[('127.0.0.1', $PORT, True)]"
 	assert_eq "$(events "$log" '[c["path"] for e in ev if e["event"] == "files" for c in e["changes"] if c["change"] == "added"]')" \
 		"['out.txt']"
+	# and nothing else: the placeholders agentrun mounts over the missing
+	# protected paths (.vscode, .mcp.json, ...) and removes after the run
+	# are not the command's deletions
+	assert_eq "$(events "$log" '[(c["change"], c["path"]) for e in ev if e["event"] == "files" for c in e["changes"]]')" \
+		"[('added', 'out.txt')]"
 	assert_eq "$(events "$log" '[e for e in ev if e["event"] == "start"][0]["workspace"]')" "$WS"
 	assert_eq "$(events "$log" '"seccomp" in [e for e in ev if e["event"] == "start"][0]["protections"]')" "True"
 	assert_eq "$(events "$log" '[e for e in ev if e["event"] == "exit"][0]["status"]')" "0"

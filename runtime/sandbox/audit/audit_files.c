@@ -160,6 +160,18 @@ static void add_change(char kind, const char *path, bool dir, void *data)
 			kind == 'D' ? "deleted" :
 				      "modified";
 
+	if (kind == 'D' && c->protect) {
+		_cleanup_free_ char *abs = ar_xasprintf("%s/%s", c->root, path);
+		const struct sb_protect_entry *e =
+			sb_protect_find(c->protect, abs);
+
+		/* a placeholder's mount point (placeholder.h): missing
+		 * before the plan, made by agentrun after it, before the
+		 * first scan, removed by agentrun after the run; not the
+		 * agent's (it cannot remove a mount point) */
+		if (e && e->kind == SB_PROT_ABSENT && strcmp(e->path, abs) == 0)
+			return;
+	}
 	if (c->listed >= SB_SCAN_MAX_LISTED) {
 		c->more = true;
 		return;
