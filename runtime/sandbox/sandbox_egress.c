@@ -590,7 +590,7 @@ int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,
 			return -1;
 	if (s->n == 0)
 		return 0;
-	tmpl = ar_xasprintf("%s/agentrun-ca-XXXXXX", parent ? parent : "/tmp");
+	tmpl = ar_xasprintf("%s/agentrun-ca-XXXXXX", parent);
 	if (!mkdtemp(tmpl))
 		return ar_error_set(err, errno, "--secret: mkdtemp %s", tmpl);
 	s->dir = ar_xstrdup(tmpl);

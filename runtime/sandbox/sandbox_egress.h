@@ -56,7 +56,7 @@ void sb_egress_release(struct sb_egress *e);
 
 /* --secret and the profile's "secret" (egress_tls.h): the secrets whose
  * NAME is set, their placeholders, the sandbox's CA in a private
- * directory made in `parent` (NULL: /tmp), and the variables for the
+ * directory made in `parent` (/tmp, or the --print-bundle directory), and the variables for the
  * environment (struct sb_secrets, sandbox_types.h). Nothing without any;
  * an error for --secret without --net allow. */
 int sb_secrets_prepare(struct sb_secrets *s, const struct ar_sandbox_opts *o,

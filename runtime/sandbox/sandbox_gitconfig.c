@@ -164,8 +164,7 @@ static char *write_file(struct sb_gitconfig *g, const char *text, size_t len)
 
 	if (!g->dir) {
 		_cleanup_free_ char *tmpl =
-			ar_xasprintf("%s/agentrun-git-XXXXXX",
-				     g->parent ? g->parent : "/tmp");
+			ar_xasprintf("%s/agentrun-git-XXXXXX", g->parent);
 
 		if (!mkdtemp(tmpl) || chmod(tmpl, 0755) < 0) {
 			ar_log(AR_LOG_WARNING,

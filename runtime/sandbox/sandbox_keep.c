@@ -217,8 +217,7 @@ static void keep_one(struct sb_mounts *m, const struct ar_sandbox_host *h,
 	}
 	if (!k->dir) {
 		_cleanup_free_ char *tmpl =
-			ar_xasprintf("%s/agentrun-keep-XXXXXX",
-				     k->parent ? k->parent : "/tmp");
+			ar_xasprintf("%s/agentrun-keep-XXXXXX", k->parent);
 
 		if (!mkdtemp(tmpl)) {
 			ar_log(AR_LOG_WARNING, "sandbox: keep: %s: %s", tmpl,

@@ -1008,7 +1008,7 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	/* the files the plan makes (filtered git config, keep copies, the
 	 * CA): in /tmp, removed after the run; with --print-bundle in the
 	 * bundle's directory, which the bundle's config.json names */
-	p->made_in = ro && ro->print_bundle ? ro->print_bundle : NULL;
+	p->made_in = ro && ro->print_bundle ? ro->print_bundle : "/tmp";
 	p->gitconfig.parent = p->keep.parent = p->made_in;
 
 	if (!o->argv || !o->argv[0])

@@ -179,7 +179,7 @@ struct sb_plan {
 	 * proxy runs */
 	struct ar_egress_policy policy;
 	struct sb_secrets secrets;
-	const char *made_in; /* NULL (/tmp) or the --print-bundle directory */
+	const char *made_in; /* /tmp, or the --print-bundle directory */
 	struct sb_gitconfig gitconfig;
 	struct sb_keep keep;
 	/* --overlay: the sandbox directory, locked (overlay.h) */
