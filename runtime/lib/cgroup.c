@@ -1131,8 +1131,7 @@ static int not_ours(const char *path, struct ar_error *err)
  * moment its last process has exited: what the caller wanted already. */
 static bool cgroup_removed(int dirfd)
 {
-	return faccessat(dirfd, "cgroup.events", F_OK, 0) < 0 &&
-	       (errno == ENOENT || errno == ENODEV);
+	return ar_cg_file_gone(dirfd, "cgroup.events");
 }
 
 static int signal_all(int dirfd, int sig, struct ar_error *err)

@@ -120,6 +120,12 @@ static bool path_has_dotdot(const char *path)
 	return false;
 }
 
+bool ar_cg_file_gone(int dirfd, const char *name)
+{
+	return faccessat(dirfd, name, F_OK, 0) < 0 &&
+	       (errno == ENOENT || errno == ENODEV);
+}
+
 int ar_cg_check(int dirfd, const char *path, struct ar_error *err)
 {
 	struct statfs sfs;
@@ -136,8 +142,7 @@ int ar_cg_check(int dirfd, const char *path, struct ar_error *err)
 	 * root have. */
 	if (faccessat(dirfd, "cgroup.events", F_OK, 0) == 0)
 		return 0;
-	if (faccessat(dirfd, "cgroup.procs", F_OK, 0) < 0 &&
-	    (errno == ENOENT || errno == ENODEV))
+	if (ar_cg_file_gone(dirfd, "cgroup.procs"))
 		return ar_error_set_plain(err, ENOENT,
 					  "cgroup `%s` was removed", path);
 	return ar_error_set_plain(

@@ -6,6 +6,7 @@
 #ifndef AGENTRUN_CGROUP_FILE_H
 #define AGENTRUN_CGROUP_FILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -38,5 +39,8 @@ int ar_cg_open(const char *path, struct ar_error *err);
  * prunes an emptied scope at any moment): ENOENT, as if the open had come
  * after, never "the root". */
 int ar_cg_check(int dirfd, const char *path, struct ar_error *err);
+/* Whether the file `name` of the open cgroup dirfd is gone (ENOENT, or
+ * ENODEV once the cgroup was removed): a removed cgroup has no file left. */
+bool ar_cg_file_gone(int dirfd, const char *name);
 
 #endif
