@@ -64,11 +64,19 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 		case OPT_PROXY_GATEWAY:
 			o.proxy_gateway = optarg;
 			break;
-		case OPT_START_TIMEOUT:
-			o.start_timeout = atoi(optarg);
-			if (o.start_timeout <= 0)
-				o.start_timeout = 180;
+		case OPT_START_TIMEOUT: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v <= 0 || v > 86400) {
+				fprintf(stderr,
+					"agentrun vm-host: --start-timeout: not a number of seconds: %s\n",
+					optarg);
+				return 125;
+			}
+			o.start_timeout = (int)v;
 			break;
+		}
 		default:
 			return 125;
 		}
@@ -98,13 +106,20 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 		case OPT_PORT:
 			port = optarg;
 			break;
-		case OPT_USER:
-			if (sscanf(optarg, "%lu:%lu", &uid, &gid) != 2) {
-				fprintf(stderr,
-					"agentrun vm-guest: --user UID:GID\n");
-				return 125;
+		case OPT_USER: {
+			char *end;
+
+			uid = strtoul(optarg, &end, 10);
+			if (end != optarg && *end == ':') {
+				const char *g_at = end + 1;
+
+				gid = strtoul(g_at, &end, 10);
+				if (end != g_at && !*end)
+					break;
 			}
-			break;
+			fprintf(stderr, "agentrun vm-guest: --user UID:GID\n");
+			return 125;
+		}
 		default:
 			return 125;
 		}

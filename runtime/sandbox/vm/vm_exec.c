@@ -62,8 +62,14 @@ static int connect_once(void)
 static int connect_host(void)
 {
 	const char *t = getenv("AGENTRUN_VM_START_TIMEOUT");
-	long long left_ms = (t && atoi(t) > 0 ? atoi(t) : 180) * 1000LL;
+	char *end = NULL;
+	long sec = t ? strtol(t, &end, 10) : 0;
+	long long left_ms;
 	int fd;
+
+	if (!t || end == t || *end || sec <= 0 || sec > 86400)
+		sec = 180;
+	left_ms = sec * 1000LL;
 
 	while ((fd = connect_once()) < 0 &&
 	       (errno == ENOENT || errno == ECONNREFUSED) && left_ms > 0) {

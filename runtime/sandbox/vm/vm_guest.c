@@ -359,10 +359,12 @@ static void write_in(struct gsess *s)
 int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
 {
 	struct guest g = { .uid = uid, .gid = gid };
+	_cleanup_close_ int port = -1, sfd = -1;
 	sigset_t mask;
-	int sfd, main_code = -1;
+	int main_code = -1;
 
-	g.port = open(port_path, O_RDWR | O_CLOEXEC);
+	port = open(port_path, O_RDWR | O_CLOEXEC);
+	g.port = port;
 	if (g.port < 0) {
 		fprintf(stderr, "agentrun vm guest: open %s: %s\n", port_path,
 			strerror(errno));
