@@ -551,6 +551,26 @@ t_vm_session()
 	assert_contains "$(cat "$TEST_TMP/exec.out")" "through-exec-stdin"
 	assert_contains "$(cat "$TEST_TMP/exec.out")" "exec-eof"
 	assert_status 127 sb_as_mode sandbox exec "$name" -- no-such-command-here
+	# an exec in a terminal (root: tmux's server is root's): a pty of the
+	# guest with the terminal's size, a resize, the exit status
+	if [ "$1" = root ] && command -v tmux >/dev/null; then
+		local sock=$TEST_TMP/tmux-exec.sock done=$TEST_TMP/exec-tty.exit
+		cat >"$TEST_TMP/exec-tty.sh" <<EOF
+cd "$WS" && env HOME="$H" "$AGENTRUN" --root "$AR_ROOT" sandbox exec "$name" -- sh
+echo "EXIT=\$?" >"$done"
+sleep 600
+EOF
+		tmux -S "$sock" new-session -d -s ex -x 90 -y 25 "bash $TEST_TMP/exec-tty.sh"
+		defer tmux -S "$sock" kill-server
+		ex_has() { tmux -S "$sock" capture-pane -p -t ex | grep -q -- "$1"; }
+		tmux -S "$sock" send-keys -t ex 'echo "xt=$(tty) xs=$(stty size) xk=$(uname -r)"' Enter
+		wait_until 120 ex_has "xt=/dev/pts/[0-9]* xs=25 90 xk=$KVER"
+		tmux -S "$sock" resize-window -t ex -x 70 -y 20
+		tmux -S "$sock" send-keys -t ex 'while [ "$(stty size)" != "20 70" ]; do sleep 0.2; done; echo "xr=$(stty size)"; exit 3' Enter
+		wait_until 60 test -s "$done"
+		assert_eq "$(cat "$done")" "EXIT=3" "the exec's exit status in a terminal"
+		ex_has "xr=20 70" || fail "the exec's terminal was not resized"
+	fi
 	assert_status 0 sb_as_mode sandbox list
 	assert_contains "$OUT" "$name"
 	# stop: SIGTERM reaches the guest's command, the VM ends, nothing left
@@ -562,7 +582,7 @@ t_vm_session()
 	fi
 }
 run_test "--vm --name/--detach (rootless): sandbox exec runs in the guest (kernel, user, cwd, stdin, stderr, status), stop ends the VM" t_vm_session user
-run_test "--vm --name/--detach (root): sandbox exec runs in the guest, stop ends the VM" t_vm_session root
+run_test "--vm --name/--detach (root): sandbox exec runs in the guest, also in a terminal (size, resize, status), stop ends the VM" t_vm_session root
 
 # a terminal: tmux gives agentrun one; the guest's command gets a pty of
 # the guest with the size, a resize, ^C and the exit status
