@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # `agentrun sandbox --vm` (docs/vm.md): the command runs in a guest
-# kernel under QEMU, inside the prepared sandbox. Six guest boots: as
+# kernel under QEMU, inside the prepared sandbox. Eleven guest boots: as
 # the user with every check of what the command sees; as root in the
 # guest (--vm-guest-root: what an agent with a guest kernel exploit has)
 # attacking the exported root, the setuid bit and the kernel cache; the
