@@ -371,6 +371,8 @@ int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
 		return 125;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* the sessions' orphans are reaped here, not left to the init */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
