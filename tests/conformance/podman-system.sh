@@ -39,7 +39,10 @@
 # cgroup2 mount of an empty child of the v2 tree: crun 1.8 refuses a hybrid
 # host's cgroups otherwise) and in a network namespace of its own (lo up;
 # podman's CNI bridge and its iptables rules stay in it), with tmpfs on
-# /var/lib/cni and /run/netns there, a fresh runroot and tmp_dir. Rootless,
+# /var/lib/cni and /run/netns there, a /dev/shm of its own (podman's lock
+# segment is one per user: two runs side by side shared it, and rootless
+# containers vanished, "no such container", for both runtimes), a fresh
+# runroot and tmp_dir. Rootless,
 # bats runs as the test user of tests/lib.sh (agentrun-test, its subuid
 # ranges) with HOME and XDG_RUNTIME_DIR of its own under WORK (so its pause
 # process is podman's of this run, never another rootless podman's).
@@ -502,6 +505,10 @@ cat >"$WORK/inside.sh.$$" <<'EOS'
 set -u
 mode=$1 d=$2 file=$3
 ip link set lo up || exit 125
+# podman's lock segment (/dev/shm/libpod_lock, libpod_rootless_lock_UID) is
+# one per user: shared by the runtimes' runs side by side (PARALLEL), two
+# databases handed out the same lock numbers. A /dev/shm of this run's own.
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm || exit 125
 if [ "$mode" = root ]; then
 	mkdir -p /var/lib/cni /run/netns
 	mount -t tmpfs -o mode=755 tmpfs /var/lib/cni && mount -t tmpfs -o mode=755 tmpfs /run/netns || exit 125
