@@ -62,6 +62,7 @@ install_debian() {
 	      tmux util-linux procps psmisc"
 	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
 	pkgs="$pkgs strace gdb" # tests/integration/test_sandbox_debug.sh
+	pkgs="$pkgs catatonit" # podman's pods (infra container's init): tests/conformance/podman-system.sh 200-pod
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-tidy clang-tools" # make static (tests/static/run-static.sh)
 	pkgs="$pkgs apparmor" # apparmor_parser: test_apparmor (-Q), test_apparmor_vm (loads profiles in the VM)
@@ -165,6 +166,7 @@ install_fedora() {
 	      util-linux procps-ng psmisc findutils diffutils"
 	pkgs="$pkgs valgrind" # tests/integration/test_valgrind.sh
 	pkgs="$pkgs strace gdb" # tests/integration/test_sandbox_debug.sh
+	pkgs="$pkgs catatonit" # podman's pods (infra container's init): tests/conformance/podman-system.sh 200-pod
 	pkgs="$pkgs openssl nodejs" # test_egress_secret (test CA), test_egress_transparent (fetch)
 	pkgs="$pkgs cppcheck clang-analyzer" # make static (clang-tidy: clang-tools-extra)
 	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging

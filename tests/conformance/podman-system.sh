@@ -12,7 +12,8 @@
 #     default: a quick set (see QUICK below)
 # -t  only the tests whose name matches REGEX (bats --filter)
 # -m  root, rootless or "root rootless" (default)
-# -r  runtimes (default "crun agentrun")
+# -r  runtimes (default "crun agentrun"); "agentrun-as-crun" is agentrun
+#     under the name crun (see below)
 # -T  print the table of the results already in OUTDIR without running
 #
 # What runs: the installed podman (Debian 12's 4.3.1) and bats, the tests
@@ -38,7 +39,10 @@
 # cgroup2 mount of an empty child of the v2 tree: crun 1.8 refuses a hybrid
 # host's cgroups otherwise) and in a network namespace of its own (lo up;
 # podman's CNI bridge and its iptables rules stay in it), with tmpfs on
-# /var/lib/cni and /run/netns there, a fresh runroot and tmp_dir. Rootless,
+# /var/lib/cni and /run/netns there, a /dev/shm of its own (podman's lock
+# segment is one per user: two runs side by side shared it, and rootless
+# containers vanished, "no such container", for both runtimes), a fresh
+# runroot and tmp_dir. Rootless,
 # bats runs as the test user of tests/lib.sh (agentrun-test, its subuid
 # ranges) with HOME and XDG_RUNTIME_DIR of its own under WORK (so its pause
 # process is podman's of this run, never another rootless podman's).
@@ -51,7 +55,15 @@
 # own --memory, --cpus..., which then count for neither). cgroups is
 # "no-conmon": podman's cgroup for conmon fails there too (enabling its
 # controllers), and its warning in every command's output failed half the
-# tests for both runtimes.
+# tests for both runtimes. Root pods: podman's pod cgroup
+# (/libpod_parent/POD) writes "+" (no controllers) into cgroup.subtree_control
+# and fails; /dev/null is bound over the two files it writes (see inside.sh).
+#
+# agentrun-as-crun: agentrun registered as `crun` (runtime = "crun", the
+# path a symlink named crun to the copy of agentrun under test), for the
+# tests podman's helpers gate on the runtime's name (170-run-userns's
+# `_require_crun`: the --group-add keep-groups tests); its results go under
+# the name agentrun-as-crun (-r "crun agentrun-as-crun" compares them).
 #
 # Output: OUTDIR (default WORK/out) has MODE/RUNTIME/FILE.tap (bats --tap)
 # and .err; results.tsv (mode, test, result per runtime); stdout gets, per
@@ -182,11 +194,17 @@ mkdir -p "$WORK/bin" && chmod 755 "$WORK" "$WORK/bin" || die "cannot make $WORK/
 cp "$AGENTRUN" "$WORK/bin/agentrun.$$" && chmod 755 "$WORK/bin/agentrun.$$" ||
 	die "cannot copy $AGENTRUN"
 AGENTRUN=$WORK/bin/agentrun.$$
-trap 'rm -f "$WORK/bin/agentrun.$$"' EXIT
+# agentrun-as-crun: a symlink named crun to that copy (see the header)
+mkdir -p "$WORK/bin/as-crun.$$" && ln -sf "$AGENTRUN" "$WORK/bin/as-crun.$$/crun" &&
+	chmod 755 "$WORK/bin/as-crun.$$" || die "cannot make $WORK/bin/as-crun.$$"
+trap 'rm -rf "$WORK/bin/agentrun.$$" "$WORK/bin/as-crun.$$"' EXIT
 for c in podman conmon bats unshare setpriv ip; do
 	command -v "$c" >/dev/null || die "no $c"
 done
 case " $RUNTIMES " in *" crun "*) [ -x "$CRUN" ] || die "no crun (set CRUN)" ;; esac
+for rt in $RUNTIMES; do
+	case $rt in crun | agentrun | agentrun-as-crun) ;; *) command -v "$rt" >/dev/null || die "no runtime $rt" ;; esac
+done
 
 if [ ! -f "$PODMAN_SRC/test/system/helpers.bash" ]; then
 	[ -d "$PODMAN_GIT" ] || die "no podman sources: set PODMAN_SRC or PODMAN_GIT"
@@ -233,6 +251,7 @@ runtime_path()
 	case $1 in
 	crun) echo "$CRUN_PATH" ;;
 	agentrun) echo "$AGENTRUN" ;;
+	agentrun-as-crun) echo "$WORK/bin/as-crun.$$/crun" ;;
 	*) command -v "$1" ;;
 	esac
 }
@@ -418,6 +437,8 @@ setup_conf()
 {
 	local mode=$1 rt=$2 d=$3 path nofile nproc
 	path=$(runtime_path "$rt")
+	# the name podman knows the runtime by
+	[ "$rt" = agentrun-as-crun ] && rt=crun
 	rm -rf "$d/conf"
 	mkdir -p "$d/conf" "$d/storage" "$d/net"
 	nofile=$(ulimit -Hn)
@@ -484,9 +505,21 @@ cat >"$WORK/inside.sh.$$" <<'EOS'
 set -u
 mode=$1 d=$2 file=$3
 ip link set lo up || exit 125
+# podman's lock segment (/dev/shm/libpod_lock, libpod_rootless_lock_UID) is
+# one per user: shared by the runtimes' runs side by side (PARALLEL), two
+# databases handed out the same lock numbers. A /dev/shm of this run's own.
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm || exit 125
 if [ "$mode" = root ]; then
 	mkdir -p /var/lib/cni /run/netns
 	mount -t tmpfs -o mode=755 tmpfs /var/lib/cni && mount -t tmpfs -o mode=755 tmpfs /run/netns || exit 125
+	# Root pods: podman makes /libpod_parent/POD writing "+" plus the
+	# controllers of cgroup.controllers into the subtree_control of / and
+	# /libpod_parent; with none (the hybrid host's v2 tree) that is "+",
+	# EINVAL, and no pod starts for either runtime. /dev/null over those
+	# two files (in this mount namespace only) takes the write of nothing.
+	mkdir -p /sys/fs/cgroup/libpod_parent &&
+		mount --bind /dev/null /sys/fs/cgroup/cgroup.subtree_control &&
+		mount --bind /dev/null /sys/fs/cgroup/libpod_parent/cgroup.subtree_control || exit 125
 fi
 rm -rf "$d/run" "$d/tmp" "$d/xdg"
 mkdir -p "$d/run" "$d/tmp"
