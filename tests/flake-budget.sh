@@ -19,7 +19,8 @@
 #   -o DIR      keep each run's full output in DIR/run-N.log (default: a
 #               temporary directory, named at the end)
 # Run from the build tree (TOP_BUILDDIR, the agentrun binary) like `make
-# check`; as root for the root and rootless cases. Prints one line per run
+# check`; as root for the root and rootless cases. It builds what the tests
+# run first (`make check-programs`: the unit tests, test_cgroup_live). Prints one line per run
 # (its failures, the load average before and after) and a table:
 #   FILE  RUNS  FAILED  RATE
 # of every file that failed at least once (and "no failure" otherwise).
@@ -77,8 +78,18 @@ trap 'stop_load; exit 130' INT TERM
 args=(--integration-only)
 [ -z "$pattern" ] || args+=(-k "$pattern")
 [ -z "$exclude" ] || args+=(-x "$exclude")
-# without -k: `make check` (unit files too)
-[ -n "$pattern" ] || args=()
+# the binaries the tests run (the unit tests; test_cgroup_vm*.sh and
+# test_spec.sh skip without test_cgroup_live and test_parse_corpus)
+make -s -C "$TOP_BUILDDIR" check-programs >/dev/null ||
+	{ echo "flake-budget.sh: make check-programs failed in $TOP_BUILDDIR" >&2; exit 2; }
+# without -k: `make check` (unit files too, as check-local runs them)
+if [ -z "$pattern" ]; then
+	args=()
+	[ -z "$exclude" ] || args+=(-x "$exclude")
+	UNIT_TESTS=$(make -s -C "$TOP_BUILDDIR" print-unit-tests) ||
+		{ echo "flake-budget.sh: make print-unit-tests failed" >&2; exit 2; }
+	export UNIT_TESTS
+fi
 
 declare -A seen failed
 started=$(date -u +%Y-%m-%dT%H:%MZ)
