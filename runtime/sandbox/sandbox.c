@@ -47,7 +47,6 @@
 
 /* ---- the bundle ---- */
 
-/* A new directory (0700), or an existing one without a bundle in it. */
 /* --print-bundle DIR where the sandbox can write (the workspace, a --rw
  * directory): its command could rewrite config.json (a mount of the
  * host's / read-write) and the files the plan made there, and the next
@@ -78,6 +77,7 @@ static int bundle_out_of_reach(const struct sb_plan *p, const char *bundle,
 		bundle, in);
 }
 
+/* A new directory (0700), or an existing one without a bundle in it. */
 static int prepare_dir(const char *dir, bool *made, struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;

@@ -19,9 +19,9 @@
 #include "log.h"
 #include "oci_config.h"
 #include "session.h"
-#include "vm/vm.h"
 #include "state.h"
 #include "utils.h"
+#include "vm/vm.h"
 
 #define SESSIONS ".sandboxes"
 
