@@ -69,7 +69,7 @@ static void sandbox_usage(FILE *out)
 		"                       until `agentrun commit NAME` (see changes, diff,\n"
 		"                       discard)\n"
 		"  --vm                 run CMD in a guest kernel (QEMU) inside the\n"
-		"                       sandbox; --net none only (docs/vm.md)\n"
+		"                       sandbox, as the same sandbox sees it (docs/vm.md)\n"
 		"  --vm-kernel FILE     the guest kernel (default: the newest\n"
 		"                       /boot/vmlinuz-* with modules)\n"
 		"  --vm-guest-root      CMD runs as root in the guest (its writes\n"
