@@ -616,7 +616,7 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 		client_drop(&h, h.n - 1);
 	ar_vm_buf_free(&h.tx);
 	ar_vm_buf_free(&h.rx);
-	if (h.listener >= 0) {
+	if (o->exec_socket && h.listener >= 0) {
 		close(h.listener);
 		unlink(o->exec_socket);
 	}
