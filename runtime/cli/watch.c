@@ -54,14 +54,6 @@ static void on_signal(int sig)
 	errno = e;
 }
 
-static long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static void draw(struct watch_term *t, const struct watch_model *m)
 {
 	char **lines = ar_xcalloc((size_t)t->rows, sizeof(char *));
@@ -77,7 +69,7 @@ static int watch_loop(struct watch_term *t, struct watch_model *m)
 	for (;;) {
 		struct pollfd p[2 + WATCH_MAX_SANDBOXES];
 		size_t map[WATCH_MAX_SANDBOXES], np = 2;
-		long long now = now_ms();
+		long long now = ar_now_ms();
 		char buf[256];
 		int keys[256];
 		ssize_t n;
@@ -97,7 +89,7 @@ static int watch_loop(struct watch_term *t, struct watch_model *m)
 			p[np++] = (struct pollfd){ .fd = m->sb[i].fd,
 						   .events = POLLIN };
 		}
-		wait = (int)(next_scan - now_ms());
+		wait = (int)(next_scan - ar_now_ms());
 		if (poll(p, np, wait > 0 ? wait : 0) < 0 && errno != EINTR)
 			return -1;
 		if (p[1].revents & POLLIN) {

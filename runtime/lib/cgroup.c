@@ -924,21 +924,13 @@ int ar_cgroup_enter_path(const char *path, pid_t pid, struct ar_error *err)
 	return 0;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until cgroup.events has "key want" (want = '0' or '1'). Returns 0,
  * or -1 with ETIMEDOUT. */
 static int wait_events(int dirfd, const char *key, char want, int timeout_ms,
 		       struct ar_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = ar_now_ms() + timeout_ms;
 	char needle[32];
 
 	snprintf(needle, sizeof(needle), "%s %c", key, want);
@@ -956,7 +948,7 @@ static int wait_events(int dirfd, const char *key, char want, int timeout_ms,
 		buf[n] = '\0';
 		if (strstr(buf, needle))
 			return 0;
-		left = deadline - now_ms();
+		left = deadline - ar_now_ms();
 		if (left <= 0)
 			return ar_error_set_plain(
 				err, ETIMEDOUT,

@@ -330,14 +330,6 @@ static int emit_oom(const char *id, FILE *out, struct ar_error *err)
 
 /* ---- events ---- */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int emit_stats(const char *path, const char *id, FILE *out,
 		      struct ar_error *err)
 {
@@ -388,10 +380,10 @@ int ar_cgroup_events(const char *path, const char *id, bool stats_once,
 		return -1;
 	evfd = openat(fd, "memory.events", O_RDONLY | O_CLOEXEC);
 	ooms = oom_total(evfd);
-	next = now_ms() + interval_ms;
+	next = ar_now_ms() + interval_ms;
 	for (;;) {
 		struct pollfd pfd = { .fd = evfd, .events = POLLPRI };
-		long long left = next - now_ms();
+		long long left = next - ar_now_ms();
 		uint64_t cur;
 
 		if (left > 0) {
@@ -412,10 +404,10 @@ int ar_cgroup_events(const char *path, const char *id, bool stats_once,
 		if (faccessat(fd, "cgroup.procs", F_OK, 0) < 0 ||
 		    (alive && !alive(ctx)))
 			return 0;
-		if (now_ms() >= next) {
+		if (ar_now_ms() >= next) {
 			if (emit_stats(path, id, out, err) < 0)
 				return -1;
-			next = now_ms() + interval_ms;
+			next = ar_now_ms() + interval_ms;
 		}
 	}
 }

@@ -85,14 +85,6 @@ static int state_memfd(const char *json, size_t len, struct ar_error *err)
 	return ar_steal_fd(&fd);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait for pid with an optional timeout in seconds (<= 0: none). Returns
  * the wait status, or -1 with errno ETIMEDOUT after killing it. */
 static int wait_with_timeout(pid_t pid, int timeout_s)
@@ -101,12 +93,12 @@ static int wait_with_timeout(pid_t pid, int timeout_s)
 	int status;
 
 	if (timeout_s > 0) {
-		long long deadline = now_ms() + (long long)timeout_s * 1000;
+		long long deadline = ar_now_ms() + (long long)timeout_s * 1000;
 
 		pfd = pidfd_open_compat(pid);
 		while (pfd >= 0) {
 			struct pollfd p = { .fd = pfd, .events = POLLIN };
-			long long left = deadline - now_ms();
+			long long left = deadline - ar_now_ms();
 			int r;
 
 			if (left <= 0) {
@@ -282,11 +274,11 @@ static int kill_children(pid_t own_pgrp, pid_t hook_pgrp, struct seen *seen)
 static int kill_descendants(pid_t hook)
 {
 	pid_t own = getpgrp();
-	long long deadline = now_ms() + 5000;
+	long long deadline = ar_now_ms() + 5000;
 	struct seen seen;
 
 	seen.n = 0;
-	while (now_ms() < deadline) {
+	while (ar_now_ms() < deadline) {
 		int n = kill_children(own, hook, &seen);
 		pid_t r;
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 void ar_strv_free(char **v)
 {
@@ -69,6 +70,14 @@ char *ar_xasprintf(const char *fmt, ...)
 	if (n < 0)
 		oom();
 	return r;
+}
+
+long long ar_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int ar_write_all(int fd, const void *buf, size_t len)

@@ -80,6 +80,9 @@ char *ar_xstrdup(const char *s) __attribute__((returns_nonnull));
 char *ar_xasprintf(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), returns_nonnull));
 
+/* CLOCK_MONOTONIC in milliseconds: for deadlines and durations. */
+long long ar_now_ms(void);
+
 /* Write all of buf, retrying on EINTR/short writes. 0 or -1 with errno. */
 int ar_write_all(int fd, const void *buf, size_t len);
 /* Read up to len bytes, retrying on EINTR until EOF or len. Returns bytes
