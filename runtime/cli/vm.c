@@ -9,11 +9,13 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "utils.h"
 #include "vm/vm_agent.h"
 
 enum {
@@ -65,10 +67,10 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 			o.proxy_gateway = optarg;
 			break;
 		case OPT_START_TIMEOUT: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			long long v;
 
-			if (end == optarg || *end || v <= 0 || v > 86400) {
+			if (ar_parse_i64(optarg, &v) < 0 || v <= 0 ||
+			    v > 86400) {
 				fprintf(stderr,
 					"agentrun vm-host: --start-timeout: not a number of seconds: %s\n",
 					optarg);
@@ -97,7 +99,7 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *port = NULL;
-	unsigned long uid = 0, gid = 0;
+	unsigned long long uid = 0, gid = 0;
 	int c;
 
 	(void)g;
@@ -107,16 +109,15 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 			port = optarg;
 			break;
 		case OPT_USER: {
-			char *end;
+			_cleanup_free_ char *u = ar_xstrdup(optarg);
+			char *g_at = strchr(u, ':');
 
-			uid = strtoul(optarg, &end, 10);
-			if (end != optarg && *end == ':') {
-				const char *g_at = end + 1;
-
-				gid = strtoul(g_at, &end, 10);
-				if (end != g_at && !*end)
-					break;
-			}
+			if (g_at)
+				*g_at++ = '\0';
+			if (g_at && ar_parse_u64(u, &uid) == 0 &&
+			    ar_parse_u64(g_at, &gid) == 0 && uid <= UINT_MAX &&
+			    gid <= UINT_MAX)
+				break;
 			fprintf(stderr, "agentrun vm-guest: --user UID:GID\n");
 			return 125;
 		}

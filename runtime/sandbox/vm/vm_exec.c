@@ -62,12 +62,10 @@ static int connect_once(void)
 static int connect_host(void)
 {
 	const char *t = getenv("AGENTRUN_VM_START_TIMEOUT");
-	char *end = NULL;
-	long sec = t ? strtol(t, &end, 10) : 0;
-	long long left_ms;
+	long long sec, left_ms;
 	int fd;
 
-	if (!t || end == t || *end || sec <= 0 || sec > 86400)
+	if (!t || ar_parse_i64(t, &sec) < 0 || sec <= 0 || sec > 86400)
 		sec = 180;
 	left_ms = sec * 1000LL;
 

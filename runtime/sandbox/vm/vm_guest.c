@@ -65,14 +65,6 @@ struct guest {
 	struct ar_vm_buf rx; /* bytes from the host */
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
@@ -316,12 +308,10 @@ static void session_end(struct guest *g, size_t i)
 	char code = (char)s->code;
 
 	ar_vm_frame_put(&g->out, AR_VM_EXIT, s->id, &code, 1);
-	if (s->in_fd != s->out_fd)
-		close_fd(&s->in_fd);
+	/* with a tty, out_fd is a dup of the master in_fd: three fds */
+	close_fd(&s->in_fd);
 	close_fd(&s->out_fd);
 	close_fd(&s->err_fd);
-	if (s->tty)
-		close_fd(&s->in_fd);
 	ar_vm_buf_free(&s->in);
 	free(s);
 	g->s[i] = g->s[--g->n];
@@ -337,7 +327,7 @@ static void reap(struct guest *g)
 			if (g->s[i]->pid == pid) {
 				g->s[i]->exited = true;
 				g->s[i]->code = ar_vm_exit_code(st);
-				g->s[i]->exited_at = now_ms();
+				g->s[i]->exited_at = ar_now_ms();
 			}
 		}
 	}
@@ -440,8 +430,9 @@ int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
 		for (size_t i = 0; i < g.n;) {
 			struct gsess *s = g.s[i];
 
-			if (s->exited && ((s->out_fd < 0 && s->err_fd < 0) ||
-					  now_ms() - s->exited_at > DRAIN_MS)) {
+			if (s->exited &&
+			    ((s->out_fd < 0 && s->err_fd < 0) ||
+			     ar_now_ms() - s->exited_at > DRAIN_MS)) {
 				if (s->id == 0)
 					main_code = s->code;
 				session_end(&g, i);

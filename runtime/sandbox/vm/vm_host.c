@@ -69,14 +69,6 @@ struct host {
 	struct vm_tty tty;
 };
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static pid_t start_qemu(char **argv, int fd)
 {
 	pid_t pid = fork();
@@ -241,7 +233,7 @@ static void guest_frame(struct host *h, const struct ar_vm_frame *f)
 			if (f->len == 1 && !h->main_exited) {
 				h->main_exited = true;
 				h->main_code = (unsigned char)f->payload[0];
-				h->main_exited_at = now_ms();
+				h->main_exited_at = ar_now_ms();
 			}
 			return;
 		}
@@ -289,7 +281,7 @@ static void on_signal(struct host *h, int sig)
 	if (!h->main_exited) {
 		h->main_exited = true;
 		h->main_code = 128 + sig;
-		h->main_exited_at = now_ms();
+		h->main_exited_at = ar_now_ms();
 	}
 }
 
@@ -476,7 +468,7 @@ static void poll_add(struct pollfd *p, size_t *n, int fd, short events)
 static void run(struct host *h, int sfd)
 {
 	long long start_deadline =
-		now_ms() + (long long)h->o->start_timeout * 1000;
+		ar_now_ms() + (long long)h->o->start_timeout * 1000;
 
 	while (!h->qemu_exited) {
 		struct pollfd p[4 + MAX_CLIENTS];
@@ -484,13 +476,13 @@ static void run(struct host *h, int sfd)
 		bool tx = ar_vm_buf_pending(&h->tx) > 0;
 		bool in_ok = ar_vm_buf_pending(&h->tx) < HIGH_WATER;
 		int timeout = -1;
+		short gev;
 
 		poll_add(p, &np, sfd, POLLIN);
-		poll_add(p, &np, backlog < HIGH_WATER ? h->sock : -1,
-			 (short)(POLLIN | (tx ? POLLOUT : 0)));
-		if (h->sock >= 0 && backlog >= HIGH_WATER && tx)
-			p[1] = (struct pollfd){ .fd = h->sock,
-						.events = POLLOUT };
+		/* the guest is read only while no client is far behind */
+		gev = (short)((backlog < HIGH_WATER ? POLLIN : 0) |
+			      (tx ? POLLOUT : 0));
+		poll_add(p, &np, gev ? h->sock : -1, gev);
 		poll_add(p, &np,
 			 h->ready && !h->main_exited && !h->stdin_eof && in_ok ?
 				 STDIN_FILENO :
@@ -510,7 +502,7 @@ static void run(struct host *h, int sfd)
 			poll_add(p, &np, c->fd, ev);
 		}
 		if (!h->ready && !h->start_timed_out) {
-			long long left = start_deadline - now_ms();
+			long long left = start_deadline - ar_now_ms();
 
 			if (left <= 0) {
 				start_timeout(h);
@@ -519,7 +511,7 @@ static void run(struct host *h, int sfd)
 				timeout = (int)(left > 1000 ? 1000 : left);
 			}
 		} else if (h->main_exited) {
-			if (now_ms() - h->main_exited_at > POWEROFF_GRACE_MS)
+			if (ar_now_ms() - h->main_exited_at > POWEROFF_GRACE_MS)
 				kill(h->qemu, SIGKILL);
 			timeout = 1000;
 		}
