@@ -159,19 +159,18 @@ static void add_change(char kind, const char *path, bool dir, void *data)
 	const char *k = kind == 'A' ? "added" :
 			kind == 'D' ? "deleted" :
 				      "modified";
+	_cleanup_free_ char *abs =
+		c->protect ? ar_xasprintf("%s/%s", c->root, path) : NULL;
+	const struct sb_protect_entry *e =
+		abs ? sb_protect_find(c->protect, abs) : NULL;
 
-	if (kind == 'D' && c->protect) {
-		_cleanup_free_ char *abs = ar_xasprintf("%s/%s", c->root, path);
-		const struct sb_protect_entry *e =
-			sb_protect_find(c->protect, abs);
-
-		/* a placeholder's mount point (placeholder.h): missing
-		 * before the plan, made by agentrun after it, before the
-		 * first scan, removed by agentrun after the run; not the
-		 * agent's (it cannot remove a mount point) */
-		if (e && e->kind == SB_PROT_ABSENT && strcmp(e->path, abs) == 0)
-			return;
-	}
+	/* a placeholder's mount point (placeholder.h): missing before the
+	 * plan, made by agentrun after it, before the first scan, removed
+	 * by agentrun after the run; not the agent's (it cannot remove a
+	 * mount point) */
+	if (kind == 'D' && e && e->kind == SB_PROT_ABSENT &&
+	    strcmp(e->path, abs) == 0)
+		return;
 	if (c->listed >= SB_SCAN_MAX_LISTED) {
 		c->more = true;
 		return;
@@ -181,15 +180,9 @@ static void add_change(char kind, const char *path, bool dir, void *data)
 	ar_jbuf_cstr(c->b, path);
 	if (dir)
 		ar_jbuf_lit(c->b, ",\"dir\":true");
-	if (c->protect) {
-		_cleanup_free_ char *abs = ar_xasprintf("%s/%s", c->root, path);
-		const struct sb_protect_entry *e =
-			sb_protect_find(c->protect, abs);
-
-		if (e) {
-			ar_jbuf_lit(c->b, ",\"protected\":");
-			ar_jbuf_cstr(c->b, e->why);
-		}
+	if (e) {
+		ar_jbuf_lit(c->b, ",\"protected\":");
+		ar_jbuf_cstr(c->b, e->why);
 	}
 	ar_jbuf_lit(c->b, "}");
 	c->listed++;
