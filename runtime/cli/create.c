@@ -15,6 +15,7 @@
 #include "container.h"
 #include "sd_notify.h"
 #include "utils.h"
+#include "vm/vm_bundle.h"
 
 enum {
 	OPT_PID_FILE = 256,
@@ -86,6 +87,8 @@ int cli_parse_create_opts(struct ar_global_opts *g, int argc, char **argv,
 	o->cgroups_disabled = g->cgroup_manager == AR_CGROUP_MANAGER_DISABLED;
 	o->systemd_cgroup = g->systemd_cgroup;
 	o->notify_socket = ar_notify_caller();
+	/* the annotation run.agentrun.handler=vm (docs/vm.md) */
+	o->on_config = ar_vm_bundle_config;
 	*rc = 1;
 	while ((c = getopt_long(argc, argv, run ? "b:f:dh" : "b:f:h", longopts,
 				NULL)) != -1) {

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "exec.h"
 #include "utils.h"
+#include "vm/vm_bundle.h"
 
 static const char usage[] =
 	"Usage: agentrun exec [OPTIONS] ID [--] ARGS...\n"
@@ -150,6 +151,8 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 	}
 	o.env = env;
 	o.caps = caps;
+	/* a container of the vm handler: the command runs in the guest */
+	o.on_process = ar_vm_bundle_exec;
 	if (ar_container_exec(&o, &status, &err) < 0)
 		return cli_fail(&err);
 	return status;

@@ -26,8 +26,11 @@ enum {
 	OPT_CWD,
 	OPT_PROXY_GATEWAY,
 	OPT_START_TIMEOUT,
+	OPT_MAIN_ARGV,
+	OPT_MAIN_ENV,
 	OPT_PORT,
 	OPT_USER,
+	OPT_ROOT,
 };
 
 int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
@@ -40,6 +43,8 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 		{ "cwd", required_argument, NULL, OPT_CWD },
 		{ "proxy-gateway", required_argument, NULL, OPT_PROXY_GATEWAY },
 		{ "start-timeout", required_argument, NULL, OPT_START_TIMEOUT },
+		{ "main-argv", required_argument, NULL, OPT_MAIN_ARGV },
+		{ "main-env", required_argument, NULL, OPT_MAIN_ENV },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_vm_host_opts o = { .cwd = "/", .start_timeout = 180 };
@@ -65,6 +70,12 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_PROXY_GATEWAY:
 			o.proxy_gateway = optarg;
+			break;
+		case OPT_MAIN_ARGV:
+			o.main_argv = optarg;
+			break;
+		case OPT_MAIN_ENV:
+			o.main_env = optarg;
 			break;
 		case OPT_START_TIMEOUT: {
 			long long v;
@@ -96,9 +107,10 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "root", required_argument, NULL, OPT_ROOT },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *port = NULL;
+	const char *port = NULL, *root = NULL;
 	unsigned long long uid = 0, gid = 0;
 	int c;
 
@@ -107,6 +119,9 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 		switch (c) {
 		case OPT_PORT:
 			port = optarg;
+			break;
+		case OPT_ROOT:
+			root = optarg;
 			break;
 		case OPT_USER: {
 			_cleanup_free_ char *u = ar_xstrdup(optarg);
@@ -129,13 +144,20 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 		fprintf(stderr, "agentrun vm-guest: --port is needed\n");
 		return 125;
 	}
-	return ar_vm_guest_main(port, (uid_t)uid, (gid_t)gid);
+	return ar_vm_guest_main(port, (uid_t)uid, (gid_t)gid, root);
 }
 
 int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
 {
+	const char *dir = NULL;
+	int i = 1;
+
 	(void)g;
-	if (argc > 1 && strcmp(argv[1], "--") == 0)
-		return ar_vm_exec_main(argv + 2);
-	return ar_vm_exec_main(argv + 1);
+	if (i + 1 < argc && strcmp(argv[i], "--cwd") == 0) {
+		dir = argv[i + 1];
+		i += 2;
+	}
+	if (i < argc && strcmp(argv[i], "--") == 0)
+		i++;
+	return ar_vm_exec_main(dir, argv + i);
 }

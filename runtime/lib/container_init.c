@@ -195,7 +195,7 @@ static int setup(struct ar_launch *l, struct ar_error *err)
 		.bundle = l->bundle,
 		.premade = l->premade_mounts,
 		.premade_devices = l->premade_devices,
-		.tmpfs_root = l->o->tmpfs_root,
+		.tmpfs_root = l->tmpfs_root,
 		.after_mounts = create_container_hooks,
 		.after_mounts_arg = l,
 	};

@@ -66,6 +66,16 @@ struct ar_create_opts {
 	 * mounts). Mount points are then made in memory and vanish with
 	 * the namespace. NULL: root.path as it is. */
 	const struct ar_rootfs_content *tmpfs_root;
+	/* Called once BUNDLE/config.json is read (never for `config`),
+	 * before anything checks it: it may rewrite the config in place
+	 * (allocating from its arena) and give a root as tmpfs_root does
+	 * (*tmpfs_root; left NULL: none). The CLI's create and run: the
+	 * vm handler of a plain bundle (runtime/sandbox/vm/vm_bundle.c).
+	 * NULL: none. */
+	int (*on_config)(struct oci_config *cfg, const char *bundle,
+			 const char *state_root,
+			 const struct ar_rootfs_content **tmpfs_root,
+			 struct ar_error *err);
 	/* Called by the runtime once the container process exists in its
 	 * namespaces (its final pid), before the createRuntime hooks and
 	 * before anything of the config runs: the sandbox opens its egress

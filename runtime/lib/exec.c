@@ -296,6 +296,8 @@ static int build_process(struct exec_ctx *c, struct ar_error *err)
 	if (c->proc.args.n == 0)
 		return ar_error_set_plain(err, EINVAL,
 					  "exec: process.args is empty");
+	if (o->on_process && o->on_process(&c->proc, c->cfg, err) < 0)
+		return -1;
 	return 0;
 }
 

@@ -13,6 +13,9 @@
 
 #include "error.h"
 
+struct oci_config;
+struct oci_process;
+
 struct ar_exec_opts {
 	const char *root; /* state root */
 	const char *id;
@@ -31,6 +34,12 @@ struct ar_exec_opts {
 	/* --cgroup SUB (runc, crun): an existing sub-cgroup of the
 	 * container's, relative to it; NULL: the container's cgroup */
 	const char *cgroup;
+	/* Called once the process is built from the options and the
+	 * container's config (`cfg`, whose arena it may allocate from): it
+	 * may rewrite it (the CLI: a plain bundle's container under the vm
+	 * handler runs the command in the guest, vm_bundle.c). NULL: none. */
+	int (*on_process)(struct oci_process *p, struct oci_config *cfg,
+			  struct ar_error *err);
 };
 
 /*

@@ -158,7 +158,12 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 					    o->config_file);
 		if (oci_config_load_file(l->config_path, &l->cfg, err) < 0)
 			return -1;
+		if (o->on_config && o->on_config(l->cfg, l->bundle, o->root,
+						 &l->tmpfs_root, err) < 0)
+			return -1;
 	}
+	if (o->tmpfs_root)
+		l->tmpfs_root = o->tmpfs_root;
 	cfg = l->cfg;
 	if (!cfg->process.present || cfg->process.args.n == 0)
 		return ar_error_set_plain(

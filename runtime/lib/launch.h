@@ -25,6 +25,9 @@ struct ar_launch {
 	char *bundle; /* absolute */
 	char *config_path; /* absolute; NULL for an in-memory config */
 	char *rootfs; /* absolute */
+	/* the root's tmpfs content (create_opts.h: tmpfs_root, or what
+	 * on_config gave); NULL: root.path as it is */
+	const struct ar_rootfs_content *tmpfs_root;
 	bool rootless;
 	bool use_fifo; /* create: wait on the exec fifo before execve */
 	bool detached; /* create / run --detach (recorded in state.json) */

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "mounts.h"
+#include "rootfs_path.h"
 #include "oci_config.h"
 
 struct ar_rootfs_ctx {
@@ -43,9 +44,6 @@ struct ar_bind_attrs {
 /* "/proc/self/fd/N" */
 #define AR_PROC_FD_PATH_MAX 32
 void ar_proc_fd_path(int fd, char buf[AR_PROC_FD_PATH_MAX]);
-
-/* Where fd is (readlink of /proc/self/fd/N); malloc'd, NULL on error. */
-char *ar_fd_path(int fd);
 
 /* Fail unless the mount or file fd refers to lies inside the root. */
 int ar_check_inside_root(const struct ar_rootfs_ctx *ctx, int fd,

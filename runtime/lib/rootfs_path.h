@@ -39,4 +39,7 @@ int ar_mount_target_in_root(int rootfd, const char *path, bool is_dir,
  * The fallback is used automatically when openat2 is not available. */
 void ar_rootfs_path_force_fallback(bool on);
 
+/* Where fd is (readlink of /proc/self/fd/N); malloc'd, NULL on error. */
+char *ar_fd_path(int fd);
+
 #endif

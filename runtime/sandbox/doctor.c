@@ -466,9 +466,7 @@ static void check_vm(const struct ar_doctor_env *e, struct ar_doctor_result *r)
 	r->id = "vm";
 	r->name = "sandbox --vm";
 	if (ar_vm_probe(&vm, NULL, &err) < 0) {
-		set(r, AR_DOCTOR_WARN, NULL, "unavailable: %s",
-		    err.msg +
-			    (strncmp(err.msg, "sandbox: --vm: ", 15) ? 0 : 15));
+		set(r, AR_DOCTOR_WARN, NULL, "unavailable: %s", err.msg);
 	} else if (vm.kvm) {
 		set(r, AR_DOCTOR_OK, NULL, "vm(kvm): kernel %s", vm.kernel);
 	} else {

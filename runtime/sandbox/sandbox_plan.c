@@ -930,7 +930,7 @@ static int vm_opts(struct sb_plan *p, struct ar_error *err)
 			"sandbox: --vm: %s is not available with --vm yet (docs/vm.md)",
 			what);
 	if (ar_vm_probe(&p->vm, o->vm_kernel, err) < 0)
-		return -1;
+		return ar_error_wrap(err, "sandbox: --vm");
 	/* the guest's NIC is QEMU's user-mode network: every connection it
 	 * makes is QEMU's socket, in the sandbox's network namespace, under
 	 * the same policy as the command's own without --vm (docs/vm.md,
@@ -1109,7 +1109,7 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 		 * the sandbox runs the helper, which boots the guest */
 		p->vm_argv = ar_vm_argv(&p->vm, o->vm_guest_root ? 0 : h->uid,
 					o->vm_guest_root ? 0 : h->gid,
-					p->workspace, o->argv);
+					p->workspace, NULL, o->argv);
 		p->o.argv = p->vm_argv;
 	}
 	p->cwd = visible_rw_or_ro(p, h->cwd) || strcmp(h->cwd, h->home) == 0 ?

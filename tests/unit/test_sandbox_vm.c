@@ -29,7 +29,7 @@ UNIT_TEST(helper_argv)
 {
 	struct ar_vm vm = { .kver = (char *)"6.1.0-57-amd64", .kvm = false };
 	char *cmd[] = { (char *)"sh", (char *)"-c", (char *)"exit 7", NULL };
-	char **v = ar_vm_argv(&vm, 1000, 1001, "/home/me/proj", cmd);
+	char **v = ar_vm_argv(&vm, 1000, 1001, "/home/me/proj", NULL, cmd);
 	const char *want[] = { "/bin/bash", AR_VM_LIB_DEST "/agentrun-vm",
 			       "--accel",   "tcg",
 			       "--kernel",  AR_VM_KERNEL_DEST,
@@ -48,7 +48,7 @@ UNIT_TEST(helper_argv)
 	CHECK_STR_EQ(ar_vm_mode(&vm), "vm(tcg, slow)");
 	vm.kvm = true;
 	CHECK_STR_EQ(ar_vm_mode(&vm), "vm(kvm)");
-	v = ar_vm_argv(&vm, 0, 0, "/w", cmd);
+	v = ar_vm_argv(&vm, 0, 0, "/w", NULL, cmd);
 	CHECK_STR_EQ(v[3], "kvm");
 	CHECK_STR_EQ(v[9], "0:0");
 	ar_vm_argv_free(v);
@@ -85,7 +85,7 @@ UNIT_TEST(helper_argv_net_rw_cache)
 	memcpy(vm.vmlinux_sha256, sha, sizeof(sha));
 	ar_vm_add_rw(&vm, "/home/me/extra");
 	ar_vm_add_rw(&vm, "/tmp/x");
-	v = ar_vm_argv(&vm, 1, 1, "/w", cmd);
+	v = ar_vm_argv(&vm, 1, 1, "/w", NULL, cmd);
 	for (i = 0; want[i]; i++)
 		CHECK_STR_EQ(v[10 + i], want[i]);
 	CHECK(v[10 + i] == NULL);
@@ -108,7 +108,7 @@ UNIT_TEST(helper_argv_publish)
 	ar_vm_add_publish(&vm, 1455);
 	ar_vm_add_publish(&vm, 8000);
 	CHECK(vm.n_publish == 2);
-	v = ar_vm_argv(&vm, 1, 1, "/w", cmd);
+	v = ar_vm_argv(&vm, 1, 1, "/w", NULL, cmd);
 	for (i = 0; want[i]; i++)
 		CHECK_STR_EQ(v[11 + i], want[i]);
 	CHECK(v[11 + i] == NULL);

@@ -19,8 +19,14 @@
 #     (UID:GID) in VM_CWD and each `sandbox exec`; the command's exit
 #     status goes to ctl/status and the VM powers off.
 # ctl/config sets VM_CWD, VM_SHARE, VM_HIDE, VM_USER, VM_AGENT, VM_NET, VM_DNS, VM_RW_N and
-# VM_RW_0.. (the other writable directories, 9p tags rw0..); ctl/cmd
-# exports the environment and sets the command's arguments.
+# VM_RW_0.. (the other writable directories, 9p tags rw0..), VM_ROOT,
+# VM_ROOT_RO, VM_BINDS, VM_HOSTNAME; ctl/cmd exports the environment and
+# sets the command's arguments.
+# A plain bundle (VM_ROOT set, docs/vm.md "Plain bundles"): its root (9p
+# tag "groot") is mounted at VM_ROOT, then its mounts of ctl/mounts in
+# order (binds from the tag "binds", the others the guest's own), its
+# masked (ctl/masked) and read-only (ctl/readonly) paths; the guest agent
+# runs every session with VM_ROOT as its root.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
 BB=/bin/busybox
@@ -72,9 +78,12 @@ stage1()
 	# meets QEMU's readonly export (test_sandbox_vm.sh attacks it)
 	$BB mount -o move /lower /newroot/run/vm/root
 	$BB cp $BB /init /newroot/run/vm/
-	$BB mkdir -p "/newroot$VM_SHARE" &&
-		$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
-		die "cannot mount the workspace at $VM_SHARE"
+	if [ -n "$VM_SHARE" ]; then
+		$BB mkdir -p "/newroot$VM_SHARE" &&
+			$BB mount -t 9p -o "$NINEP,cache=mmap" share "/newroot$VM_SHARE" ||
+			die "cannot mount the workspace at $VM_SHARE"
+	fi
+	[ -z "$VM_ROOT" ] || bundle_root
 	i=0
 	while [ "$i" -lt "${VM_RW_N:-0}" ]; do
 		eval "p=\$VM_RW_$i"
@@ -85,6 +94,82 @@ stage1()
 	done
 	for d in dev proc sys; do $BB mount -o move /$d /newroot/$d; done
 	exec $BB switch_root /newroot /run/vm/busybox sh /run/vm/init stage2
+}
+
+# guest_mount KIND OPTIONS SOURCE DEST: one mount of a plain bundle, DEST
+# in its root R (the image's mount points are made as runc makes them)
+guest_mount()
+{
+	kind=$1 opts=$2 src=$3 dest=$4 o=''
+	[ "$opts" = - ] || o=$opts
+	case $kind in
+	bind)
+		if [ -d "$BINDS/$src" ]; then
+			$BB mkdir -p "$R$dest"
+		else
+			$BB mkdir -p "$R${dest%/*}" && { [ -e "$R$dest" ] || $BB touch "$R$dest"; }
+		fi || die "cannot make the mount point $dest"
+		$BB mount -o bind "$BINDS/$src" "$R$dest" || die "cannot bind $dest"
+		case ,$o, in
+		*,ro,*) $BB mount -o remount,bind,ro "$R$dest" || die "cannot make $dest read-only" ;;
+		esac
+		;;
+	proc | sysfs | tmpfs | devpts | mqueue | cgroup2)
+		$BB mkdir -p "$R$dest" || die "cannot make the mount point $dest"
+		$BB mount -t "$kind" ${o:+-o "$o"} "$kind" "$R$dest" || die "cannot mount $kind on $dest"
+		[ "$kind:$dest" != tmpfs:/dev ] || dev_nodes "$R/dev"
+		;;
+	*) die "a mount of type $kind cannot be made in the guest ($dest)" ;;
+	esac
+}
+
+# dev_nodes DIR: the devices a container's /dev has (runtime-spec
+# "Default Devices") and its links
+dev_nodes()
+{
+	$BB mknod -m 666 "$1/null" c 1 3
+	$BB mknod -m 666 "$1/zero" c 1 5
+	$BB mknod -m 666 "$1/full" c 1 7
+	$BB mknod -m 666 "$1/random" c 1 8
+	$BB mknod -m 666 "$1/urandom" c 1 9
+	$BB mknod -m 666 "$1/tty" c 5 0
+	$BB ln -s pts/ptmx "$1/ptmx"
+	$BB ln -s /proc/self/fd "$1/fd"
+	$BB ln -s /proc/self/fd/0 "$1/stdin"
+	$BB ln -s /proc/self/fd/1 "$1/stdout"
+	$BB ln -s /proc/self/fd/2 "$1/stderr"
+}
+
+# bundle_root: a plain bundle's root at VM_ROOT with its mounts
+bundle_root()
+{
+	R=/newroot$VM_ROOT
+	o="$NINEP,cache=mmap"
+	[ "$VM_ROOT_RO" != 1 ] || o="$o,ro"
+	$BB mkdir -p "$R" && $BB mount -t 9p -o "$o" groot "$R" ||
+		die "cannot mount the bundle's root"
+	BINDS=/newroot/run/vm/binds
+	if [ "$VM_BINDS" = 1 ]; then
+		$BB mkdir -p "$BINDS" && $BB mount -t 9p -o "$NINEP,cache=mmap" binds "$BINDS" ||
+			die "cannot mount the bundle's bind sources"
+	fi
+	while read -r kind opts src dest; do
+		guest_mount "$kind" "$opts" "$src" "$dest"
+	done </newroot/run/vm/ctl/mounts
+	while read -r p; do
+		[ -e "$R$p" ] || continue
+		if [ -d "$R$p" ]; then
+			$BB mount -t tmpfs -o ro tmpfs "$R$p"
+		else
+			$BB mount -o bind "$R/dev/null" "$R$p" 2>/dev/null ||
+				$BB mount -o bind /dev/null "$R$p"
+		fi || die "cannot mask $p"
+	done </newroot/run/vm/ctl/masked
+	while read -r p; do
+		[ -e "$R$p" ] || continue
+		$BB mount -o bind "$R$p" "$R$p" &&
+			$BB mount -o remount,bind,ro "$R$p" || die "cannot make $p read-only"
+	done </newroot/run/vm/ctl/readonly
 }
 
 # net_up: the NIC of QEMU's user-mode network (agentrun-vm), the only way
@@ -138,7 +223,7 @@ stage2()
 	$BB ln -sf /proc/self/fd/0 /dev/stdin
 	$BB ln -sf /proc/self/fd/1 /dev/stdout
 	$BB ln -sf /proc/self/fd/2 /dev/stderr
-	$BB hostname agentrun-sandbox
+	$BB hostname "${VM_HOSTNAME:-agentrun-sandbox}"
 	$BB ip link set lo up 2>/dev/null
 	[ -z "$VM_NET" ] || net_up
 	find_port
@@ -148,7 +233,7 @@ stage2()
 	# capability, no-new-privs; 0:0 with --vm-guest-root: the guest's
 	# full root, what a guest kernel exploit would give) and ends with
 	# the command's exit status
-	$BB env -i "/run/vm/root$VM_AGENT" vm-guest --port "$PORT" --user "$VM_USER" \
+	$BB env -i "/run/vm/root$VM_AGENT" vm-guest --port "$PORT" --user "$VM_USER" ${VM_ROOT:+--root "$VM_ROOT"} \
 		</dev/null >/dev/console 2>&1
 	echo $? >$CTL/status
 	$BB sync

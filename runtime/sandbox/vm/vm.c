@@ -115,18 +115,18 @@ int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 	if (!vm->qemu)
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: qemu-system-x86_64 is not installed in /usr/bin or /bin (apt-get install qemu-system-x86)");
+			"qemu-system-x86_64 is not installed in /usr/bin or /bin (apt-get install qemu-system-x86)");
 	busybox = find_program("busybox");
 	if (!busybox)
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: busybox is not installed (apt-get install busybox-static: the guest's initramfs)");
+			"busybox is not installed (apt-get install busybox-static: the guest's initramfs)");
 	/* the guest agent is this binary (vm_agent.h) */
 	vm->agent = ar_exe_path();
 	if (!vm->agent)
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: cannot find agentrun's own binary (/proc/self/exe): the guest agent is agentrun itself");
+			"cannot find agentrun's own binary (/proc/self/exe): the guest agent is agentrun itself");
 	if (!kernel)
 		kernel = getenv("AGENTRUN_VM_KERNEL");
 	if (kernel && *kernel) {
@@ -136,23 +136,23 @@ int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 		if (!vm->kernel)
 			return ar_error_set_plain(
 				err, ENOENT,
-				"sandbox: --vm: no guest kernel: no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)");
+				"no guest kernel: no /boot/vmlinuz-* with modules in /lib/modules (apt-get install linux-image-amd64)");
 	}
 	vm->kver = ar_vm_kernel_version(vm->kernel);
 	if (!vm->kver)
 		return ar_error_set_plain(
 			err, EINVAL,
-			"sandbox: --vm: the guest kernel `%s` is not named vmlinuz-VERSION (its modules are looked up in /lib/modules/VERSION)",
+			"the guest kernel `%s` is not named vmlinuz-VERSION (its modules are looked up in /lib/modules/VERSION)",
 			vm->kernel);
 	if (access(vm->kernel, R_OK) < 0)
 		return ar_error_set(
 			err, errno,
-			"sandbox: --vm: the guest kernel `%s` is not readable by uid %u",
+			"the guest kernel `%s` is not readable by uid %u",
 			vm->kernel, (unsigned)getuid());
 	if (!has_modules(vm->kver))
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: no /lib/modules/%s/modules.dep for the guest kernel `%s` (the guest loads its 9p and virtio modules from there)",
+			"no /lib/modules/%s/modules.dep for the guest kernel `%s` (the guest loads its 9p and virtio modules from there)",
 			vm->kver, vm->kernel);
 	/* AGENTRUN_VM_DIR, else the installed helpers, else (a build that
 	 * is not installed) the source tree's */
@@ -174,7 +174,7 @@ int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err)
 	if (!vm->lib)
 		return ar_error_set_plain(
 			err, ENOENT,
-			"sandbox: --vm: the helper scripts agentrun-vm and vm-init.sh are not in `%s` (reinstall agentrun, or set AGENTRUN_VM_DIR to runtime/sandbox/vm of the source tree)",
+			"the helper scripts agentrun-vm and vm-init.sh are not in `%s` (reinstall agentrun, or set AGENTRUN_VM_DIR to runtime/sandbox/vm of the source tree)",
 			lib && *lib ? lib : AGENTRUN_VM_DIR);
 	kvm_check(vm);
 	return 0;
@@ -217,14 +217,16 @@ const char *ar_vm_mode(const struct ar_vm *vm)
 }
 
 char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
-		  const char *workspace, char *const *cmd)
+		  const char *workspace, char *const *extra, char *const *cmd)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, ne = 0;
 	char **v;
 
 	while (cmd[n])
 		n++;
-	v = ar_xcalloc(n + 20 + 2 * vm->n_rw + 2 * vm->n_publish,
+	while (extra && extra[ne])
+		ne++;
+	v = ar_xcalloc(n + ne + 20 + 2 * vm->n_rw + 2 * vm->n_publish,
 		       sizeof(char *));
 	v[k++] = ar_xstrdup("/bin/bash");
 	v[k++] = ar_xstrdup(AR_VM_LIB_DEST "/agentrun-vm");
@@ -236,8 +238,10 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 	v[k++] = ar_xstrdup(vm->kver);
 	v[k++] = ar_xstrdup("--user");
 	v[k++] = ar_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
-	v[k++] = ar_xstrdup("--share");
-	v[k++] = ar_xstrdup(workspace);
+	if (workspace) {
+		v[k++] = ar_xstrdup("--share");
+		v[k++] = ar_xstrdup(workspace);
+	}
 	for (size_t i = 0; i < vm->n_rw; i++) {
 		v[k++] = ar_xstrdup("--rw");
 		v[k++] = ar_xstrdup(vm->rw[i]);
@@ -256,6 +260,8 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 		v[k++] = ar_xstrdup("--vmlinux-sha256");
 		v[k++] = ar_xstrdup(vm->vmlinux_sha256);
 	}
+	for (size_t i = 0; i < ne; i++)
+		v[k++] = ar_xstrdup(extra[i]);
 	v[k++] = ar_xstrdup("--");
 	for (size_t i = 0; i < n; i++)
 		v[k++] = ar_xstrdup(cmd[i]);

@@ -47,7 +47,8 @@ struct ar_vm {
 
 /* Find QEMU, the guest kernel (`kernel`: a file, NULL: the newest
  * /boot/vmlinuz-* with modules), busybox and the helpers; fail with the
- * reason and the fix (never a fallback to no VM). */
+ * reason and the fix (never a fallback to no VM; the caller prefixes
+ * what asked for the VM). */
 int ar_vm_probe(struct ar_vm *vm, const char *kernel, struct ar_error *err);
 void ar_vm_release(struct ar_vm *vm);
 
@@ -77,10 +78,12 @@ void ar_vm_add_publish(struct ar_vm *vm, unsigned short port);
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);
 
-/* The sandbox's command: the helper with its options, then CMD. Each
- * string malloc'd, the vector NULL-ended; free with ar_vm_argv_free. */
+/* The sandbox's command: the helper with its options (--share
+ * workspace unless NULL, then the NULL-ended `extra` options, which may
+ * be NULL), then CMD. Each string malloc'd, the vector NULL-ended; free
+ * with ar_vm_argv_free. */
 char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
-		  const char *workspace, char *const *cmd);
+		  const char *workspace, char *const *extra, char *const *cmd);
 void ar_vm_argv_free(char **v);
 
 /* The kernel version of a /boot/vmlinuz-KVER name (NULL if not one);

@@ -31,11 +31,18 @@ struct ar_vm_host_opts {
 	const char *proxy_gateway; /* rewrite 127.0.0.1: in an exec's
 				    * proxy variables to this address */
 	int start_timeout; /* seconds until the guest agent is READY */
+	/* a plain bundle's command: NUL-separated files of its argv and
+	 * environment, sent as session 0 in cwd (NULL: ctl/cmd through the
+	 * guest's /bin/sh, the sandbox's) */
+	const char *main_argv;
+	const char *main_env;
 	char **qemu; /* QEMU's argv (its port "agent" on fd 3) */
 };
 
 int ar_vm_host_main(const struct ar_vm_host_opts *o);
-int ar_vm_guest_main(const char *port, uid_t uid, gid_t gid);
-int ar_vm_exec_main(char **argv);
+/* root: NULL, or the sessions' root directory (a plain bundle's) */
+int ar_vm_guest_main(const char *port, uid_t uid, gid_t gid, const char *root);
+/* dir: the session's directory in the guest (NULL: this process's) */
+int ar_vm_exec_main(const char *dir, char **argv);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `agentrun vm-exec -- CMD` (vm_agent.h): the process `sandbox exec`
- * starts in a `--vm` sandbox. It asks vm-host (on the exec socket) for a
- * session in the guest: CMD with this process's environment and
- * directory, on a terminal of the guest when its own stdin and stdout
+ * `agentrun vm-exec [--cwd DIR] -- CMD` (vm_agent.h): the process `sandbox
+ * exec` starts in a `--vm` sandbox (and `exec` in a plain bundle's
+ * container under the vm handler). It asks vm-host (on the exec socket)
+ * for a session in the guest: CMD with this process's environment and
+ * directory (or DIR, a directory of the guest), on a terminal of the guest when its own stdin and stdout
  * are one; then relays stdin, the terminal's size and the signals it
  * gets, writes the session's output, and exits with its status (125
  * when the VM ended first).
@@ -121,10 +122,10 @@ static void on_signal(struct xc *x, int sig)
 	ar_vm_frame_put(&x->tx, AR_VM_SIGNAL, 0, &s, 1);
 }
 
-int ar_vm_exec_main(char **argv)
+int ar_vm_exec_main(const char *dir, char **argv)
 {
 	struct xc x = { .sock = -1 };
-	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	_cleanup_free_ char *cwd = dir ? ar_xstrdup(dir) : getcwd(NULL, 0);
 	struct ar_vm_spawn sp = { .cwd = cwd ? cwd : (char *)"/",
 				  .argv = argv,
 				  .env = environ };

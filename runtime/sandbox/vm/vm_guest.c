@@ -9,6 +9,12 @@
  * input, output, terminal size, signals and exit status as frames
  * (vm_proto.h). It ends with the command's exit status when session 0
  * has ended; vm-init.sh writes it for the host and powers off.
+ *
+ * With a root (`--root DIR`: a plain bundle's root under the vm handler,
+ * docs/vm.md "Plain bundles"), it first moves into a mount namespace of
+ * its own whose root is DIR (pivot_root, the guest's view of the rest
+ * detached): every session runs in the bundle's root, as a container's
+ * processes share one.
  */
 #include "config.h"
 
@@ -16,12 +22,15 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -346,7 +355,23 @@ static void write_in(struct gsess *s)
 		close_fd(&s->in_fd);
 }
 
-int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
+/* the sessions' root: a mount namespace of vm-guest's own (the init's
+ * stays as it was, it writes the status and powers off), DIR its root */
+static int enter_root(const char *dir)
+{
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    chdir(dir) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0) {
+		fprintf(stderr, "agentrun vm guest: enter the root %s: %s\n",
+			dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid,
+		     const char *root)
 {
 	struct guest g = { .uid = uid, .gid = gid };
 	_cleanup_close_ int port = -1, sfd = -1;
@@ -360,6 +385,8 @@ int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid)
 			strerror(errno));
 		return 125;
 	}
+	if (root && enter_root(root) < 0)
+		return 125;
 	signal(SIGPIPE, SIG_IGN);
 	/* the sessions' orphans are reaped here, not left to the init */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

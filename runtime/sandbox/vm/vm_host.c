@@ -67,7 +67,31 @@ struct host {
 	struct ar_vm_buf tx; /* frames to the guest */
 	struct ar_vm_buf rx;
 	struct vm_tty tty;
+	char *main_buf[2]; /* --main-argv, --main-env: the files */
+	char **main_argv, **main_env; /* into them */
 };
+
+/* a NUL-separated list file into a NULL-ended vector of its strings
+ * (which stay in *buf) */
+static char **read_list(const char *path, char **buf)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	size_t len, n = 0, k = 0;
+	char **v;
+
+	if (ar_read_file_at(AT_FDCWD, path, AR_VM_MAX_PAYLOAD, buf, &len,
+			    &err) < 0) {
+		fprintf(stderr, "agentrun vm-host: %s\n", err.msg);
+		ar_error_clear(&err);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		n += (*buf)[i] == '\0';
+	v = ar_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < len && k < n; i += strlen(*buf + i) + 1)
+		v[k++] = *buf + i;
+	return v;
+}
 
 static pid_t start_qemu(char **argv, int fd)
 {
@@ -199,6 +223,17 @@ static int client_frame(struct host *h, struct client *c,
 
 static void main_spawn(struct host *h)
 {
+	if (h->main_argv) {
+		/* a plain bundle's: its own argv, environment, directory */
+		struct ar_vm_spawn sp = { .cwd = (char *)h->o->cwd,
+					  .argv = h->main_argv,
+					  .env = h->main_env };
+
+		sp.tty = vm_tty_size(&h->tty, &sp.rows, &sp.cols);
+		ar_vm_spawn_put(&h->tx, 0, &sp);
+		vm_tty_raw(&h->tty);
+		return;
+	}
 	static const char script[] =
 		"cd \"$1\" || exit 125; . /run/vm/ctl/cmd || exit 125; exec \"$@\"";
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c",      (char *)script,
@@ -573,6 +608,21 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 	struct host h = { .o = o, .listener = -1 };
 	int sv[2], sfd, code;
 
+	if (o->main_argv) {
+		h.main_argv = read_list(o->main_argv, &h.main_buf[0]);
+		h.main_env = o->main_env ?
+				     read_list(o->main_env, &h.main_buf[1]) :
+				     ar_xcalloc(1, sizeof(char *));
+		if (!h.main_argv || !h.main_env || !h.main_argv[0]) {
+			fprintf(stderr,
+				"agentrun vm-host: --main-argv: no command\n");
+			free(h.main_argv);
+			free(h.main_env);
+			free(h.main_buf[0]);
+			free(h.main_buf[1]);
+			return 125;
+		}
+	}
 	sfd = vm_relay_signals();
 	if (sfd < 0) {
 		perror("agentrun vm-host: signalfd");
@@ -614,5 +664,9 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 	}
 	if (o->cleanup)
 		nftw(o->cleanup, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(h.main_argv);
+	free(h.main_env);
+	free(h.main_buf[0]);
+	free(h.main_buf[1]);
 	return code;
 }
