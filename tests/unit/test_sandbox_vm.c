@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for runtime/sandbox/vm/vm.c: the kernel's version from its
  * name, the helper's argv, the mode in the start line; vm_cache.c: which
- * names are the kernel cache's own. */
+ * names are the kernel cache's own; vm_bundle.c: a plain bundle's config
+ * rewritten for the vm handler, exec's process. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "utils.h"
+#include "oci_config.h"
+#include "rootfs_fill.h"
 #include "vm/vm.h"
+#include "vm/vm_bundle.h"
 #include "vm/vm_proto.h"
 
 UNIT_TEST(kernel_version)
@@ -251,6 +258,250 @@ UNIT_TEST(proto_frames_in_pieces)
 	ar_vm_buf_free(&r);
 	CHECK(ar_vm_exit_code(3 << 8) == 3);
 	CHECK(ar_vm_exit_code(9) == 128 + 9);
+}
+
+static struct oci_config *parse(const char *json)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *cfg = NULL;
+
+	if (oci_config_parse(json, strlen(json), "config.json", &cfg, &err) < 0)
+		fprintf(stderr, "%s\n", err.msg);
+	return cfg;
+}
+
+/* an argument of the vector v after the option opt, with value want */
+static bool has_arg(char **v, const char *opt, const char *want)
+{
+	for (size_t i = 0; v[i] && v[i + 1]; i++)
+		if (strcmp(v[i], opt) == 0 && strcmp(v[i + 1], want) == 0)
+			return true;
+	return false;
+}
+
+static const struct oci_mount *find_mount(const struct oci_config *c,
+					  const char *dest)
+{
+	for (size_t i = 0; i < c->n_mounts; i++)
+		if (strcmp(c->mounts[i].destination, dest) == 0)
+			return &c->mounts[i];
+	return NULL;
+}
+
+/* exec in a container of the vm handler: vm-exec in the VMM's view,
+ * the directory passed on; another user refused; no annotation, no
+ * change */
+UNIT_TEST(bundle_exec_process)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct oci_config *c = parse(
+		"{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+		"\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\",\"user\":{\"uid\":5,\"gid\":6}},"
+		"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}");
+	struct oci_process p;
+	char *args[] = { (char *)"ls", (char *)"-l", NULL };
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(ar_vm_bundle_wanted(c->annotations.items, c->annotations.n));
+	p = c->process;
+	p.args.v = args;
+	p.args.n = 2;
+	p.cwd = (char *)"/work";
+	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), 0);
+	CHECK_INT_EQ((int)p.args.n, 7);
+	CHECK_STR_EQ(p.args.v[0], AR_VM_AGENT_DEST);
+	CHECK_STR_EQ(p.args.v[1], "vm-exec");
+	CHECK_STR_EQ(p.args.v[2], "--cwd");
+	CHECK_STR_EQ(p.args.v[3], "/work");
+	CHECK_STR_EQ(p.args.v[4], "--");
+	CHECK_STR_EQ(p.args.v[5], "ls");
+	CHECK_STR_EQ(p.args.v[6], "-l");
+	CHECK(p.args.v[7] == NULL);
+	CHECK_STR_EQ(p.cwd, "/");
+	p = c->process;
+	p.user.uid = 0;
+	CHECK(ar_vm_bundle_exec(&p, c, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "container's user 5:6 (not 0:6)");
+	oci_config_free(c);
+	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"}}");
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(!ar_vm_bundle_wanted(c->annotations.items, c->annotations.n));
+	p = c->process;
+	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), 0);
+	CHECK_STR_EQ(p.args.v[0], "sh");
+	oci_config_free(c);
+}
+
+/* A bundle rewritten for the vm handler: QEMU's view (binds of the
+ * root and of each bind's source), the guest's mounts in order with the
+ * runtime's own options dropped, a mount under a guest tmpfs left to the
+ * guest, a bind of /sys the guest's sysfs, the mount points made inside
+ * the root even through an image's absolute link (attack: a naive
+ * rootfs + destination would create a file of the host's /tmp). */
+UNIT_TEST(bundle_config_rewrite)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	const struct ar_rootfs_content *content = NULL;
+	char dir[] = "/tmp/agentrun-unit-vmb.XXXXXX";
+	char outside[] = "/tmp/agentrun-unit-vmb-out.XXXXXX";
+	_cleanup_free_ char *json = NULL, *rootfs = NULL, *link = NULL,
+			    *hosts = NULL, *state = NULL, *p = NULL;
+	struct oci_config *c;
+	const struct oci_mount *m;
+	char **a;
+	struct stat st;
+
+	setenv("AGENTRUN_VM_DIR", AGENTRUN_TOP_SRCDIR "/runtime/sandbox/vm", 1);
+	{
+		struct ar_vm vm;
+
+		if (ar_vm_probe(&vm, NULL, &err) < 0) {
+			ar_vm_release(&vm);
+			UNIT_SKIP("no QEMU or guest kernel here");
+		}
+		ar_vm_release(&vm);
+	}
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(mkdtemp(outside) != NULL);
+	rootfs = ar_xasprintf("%s/rootfs", dir);
+	state = ar_xasprintf("%s/state", dir);
+	hosts = ar_xasprintf("%s/hosts", dir);
+	CHECK(mkdir(rootfs, 0755) == 0 && mkdir(state, 0700) == 0);
+	/* the kernel cache (vm_cache.c) in the test's directory */
+	p = ar_xasprintf("%s/cache", dir);
+	setenv("XDG_CACHE_HOME", p, 1);
+	free(p);
+	p = NULL;
+	/* the image's /etc is a link to an absolute path */
+	link = ar_xasprintf("%s/etc", rootfs);
+	CHECK(symlink(outside, link) == 0);
+	{
+		FILE *f = fopen(hosts, "w");
+
+		CHECK(f != NULL);
+		if (f)
+			fclose(f);
+	}
+	json = ar_xasprintf(
+		"{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\",\"readonly\":true},"
+		"\"hostname\":\"hn\","
+		"\"process\":{\"args\":[\"sh\",\"-c\",\"true\"],\"cwd\":\"/w\",\"user\":{\"uid\":0,\"gid\":0}},"
+		"\"mounts\":["
+		"{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"},"
+		"{\"destination\":\"/dev\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"strictatime\",\"mode=755\",\"rprivate\"]},"
+		"{\"destination\":\"/dev/shm\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"rbind\",\"nosuid\"]},"
+		"{\"destination\":\"/etc/hosts\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"bind\",\"ro\"]},"
+		"{\"destination\":\"/sys\",\"type\":\"none\",\"source\":\"/sys\",\"options\":[\"rbind\",\"nosuid\",\"ro\"]},"
+		"{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\",\"source\":\"cgroup\",\"options\":[\"ro\"]}],"
+		"\"linux\":{\"namespaces\":[{\"type\":\"mount\"}],\"maskedPaths\":[\"/proc/kcore\"],\"readonlyPaths\":[\"/proc/sys\"]},"
+		"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}",
+		dir, hosts);
+	c = parse(json);
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK_INT_EQ(ar_vm_bundle_config(c, dir, state, &content, &err), 0);
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	p = ar_xasprintf("%s/.vm-root", state);
+	CHECK_STR_EQ(c->root.path, p);
+	CHECK(content != NULL && content->n > 5);
+	CHECK_STR_EQ(c->process.cwd, "/");
+	a = c->process.args.v;
+	CHECK_STR_EQ(a[1], AR_VM_LIB_DEST "/agentrun-vm");
+	CHECK(has_arg(a, "--root-share", "/run/agentrun-vm-root"));
+	CHECK(has_arg(a, "--binds", "/run/agentrun-vm-binds"));
+	CHECK(has_arg(a, "--hostname", "hn"));
+	CHECK(has_arg(a, "--cwd", "/w"));
+	CHECK(has_arg(a, "--net", "host"));
+	CHECK(has_arg(a, "--guest-mask", "/proc/kcore"));
+	CHECK(has_arg(a, "--guest-ro", "/proc/sys"));
+	CHECK(has_arg(a, "--guest-mount", "proc - - /proc"));
+	/* rprivate is the runtime's, not mount(8)'s */
+	CHECK(has_arg(a, "--guest-mount",
+		      "tmpfs nosuid,strictatime,mode=755 - /dev"));
+	/* under the guest's /dev: the guest makes the mount point */
+	CHECK(has_arg(a, "--guest-mount", "bind - 0 /dev/shm"));
+	/* through the image's link, inside the root */
+	{
+		_cleanup_free_ char *want =
+			ar_xasprintf("bind ro 1 %s/hosts", outside);
+
+		CHECK(has_arg(a, "--guest-mount", want));
+	}
+	CHECK(has_arg(a, "--guest-mount", "sysfs nosuid,ro - /sys"));
+	CHECK(has_arg(a, "--guest-mount", "cgroup2 ro - /sys/fs/cgroup"));
+	/* the command after the options */
+	{
+		size_t i = 0;
+
+		while (a[i] && strcmp(a[i], "--") != 0)
+			i++;
+		CHECK(a[i] && strcmp(a[i + 1], "sh") == 0 &&
+		      strcmp(a[i + 3], "true") == 0);
+	}
+	/* QEMU's view: the root read-only, each bind's source with its
+	 * own options, no guest mount of the bundle's */
+	m = find_mount(c, "/run/agentrun-vm-root");
+	CHECK(m != NULL && strcmp(m->source, rootfs) == 0);
+	CHECK(m && m->options.n == 2 && strcmp(m->options.v[1], "ro") == 0);
+	m = find_mount(c, "/run/agentrun-vm-binds/1");
+	CHECK(m != NULL && strcmp(m->source, hosts) == 0);
+	CHECK(m && m->options.n == 2 && strcmp(m->options.v[1], "ro") == 0);
+	CHECK(find_mount(c, "/run/agentrun-vm-binds/0") != NULL);
+	CHECK(find_mount(c, "/dev/shm") == NULL);
+	CHECK(find_mount(c, "/sys") == NULL);
+	CHECK(find_mount(c, "/usr") != NULL);
+	CHECK(find_mount(c, AR_VM_AGENT_DEST) != NULL);
+	/* the mount points: in the root, never in the host's /tmp */
+	p = ar_xasprintf("%s/hosts", outside);
+	CHECK(lstat(p, &st) < 0);
+	free(p);
+	p = ar_xasprintf("%s%s/hosts", rootfs, outside);
+	CHECK(lstat(p, &st) == 0 && S_ISREG(st.st_mode));
+	free(p);
+	p = ar_xasprintf("%s/dev/shm", rootfs);
+	CHECK(lstat(p, &st) < 0);
+	oci_config_free(c);
+
+	/* what the guest cannot mount, another handler: refused */
+	free(json);
+	json = ar_xstrdup(
+		"{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+		"\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"},"
+		"\"mounts\":[{\"destination\":\"/o\",\"type\":\"overlay\",\"source\":\"x\"}],"
+		"\"linux\":{\"namespaces\":[{\"type\":\"mount\"}]},"
+		"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}");
+	c = parse(json);
+	CHECK(c != NULL);
+	if (c) {
+		content = NULL;
+		CHECK(ar_vm_bundle_config(c, dir, state, &content, &err) < 0);
+		CHECK_STR_CONTAINS(err.msg,
+				   "mounts[0]: type `overlay` at `/o`");
+		oci_config_free(c);
+	}
+	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"},"
+		  "\"linux\":{\"namespaces\":[{\"type\":\"mount\"}]},"
+		  "\"annotations\":{\"run.agentrun.handler\":\"krun\"}}");
+	CHECK(c != NULL);
+	if (c) {
+		CHECK(ar_vm_bundle_config(c, dir, state, &content, &err) < 0);
+		CHECK_STR_CONTAINS(err.msg, "unknown handler `krun`");
+		oci_config_free(c);
+	}
+	{
+		_cleanup_free_ char *cmd =
+			ar_xasprintf("rm -rf '%s' '%s'", dir, outside);
+
+		CHECK(system(cmd) == 0);
+	}
 }
 
 UNIT_MAIN()
