@@ -459,6 +459,7 @@ UNIT_TEST(bundle_config_rewrite)
 	CHECK(find_mount(c, "/usr") != NULL);
 	CHECK(find_mount(c, AR_VM_AGENT_DEST) != NULL);
 	/* the mount points: in the root, never in the host's /tmp */
+	free(p);
 	p = ar_xasprintf("%s/hosts", outside);
 	CHECK(lstat(p, &st) < 0);
 	free(p);
