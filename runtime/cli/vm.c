@@ -10,6 +10,8 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,17 +149,48 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 	return ar_vm_guest_main(port, (uid_t)uid, (gid_t)gid, root);
 }
 
+/* "UID:GID" into u[0], u[1] */
+static int parse_user(const char *arg, uint32_t u[2])
+{
+	_cleanup_free_ char *s = ar_xstrdup(arg);
+	char *g_at = strchr(s, ':');
+	unsigned long long uid, gid;
+
+	if (!g_at)
+		return -1;
+	*g_at++ = '\0';
+	if (ar_parse_u64(s, &uid) < 0 || ar_parse_u64(g_at, &gid) < 0 ||
+	    uid > UINT32_MAX || gid > UINT32_MAX)
+		return -1;
+	u[0] = (uint32_t)uid;
+	u[1] = (uint32_t)gid;
+	return 0;
+}
+
 int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
 {
 	const char *dir = NULL;
+	uint32_t user[2];
+	bool has_user = false;
 	int i = 1;
 
 	(void)g;
-	if (i + 1 < argc && strcmp(argv[i], "--cwd") == 0) {
-		dir = argv[i + 1];
+	while (i + 1 < argc) {
+		if (strcmp(argv[i], "--cwd") == 0) {
+			dir = argv[i + 1];
+		} else if (strcmp(argv[i], "--user") == 0) {
+			if (parse_user(argv[i + 1], user) < 0) {
+				fprintf(stderr,
+					"agentrun vm-exec: --user UID:GID\n");
+				return 125;
+			}
+			has_user = true;
+		} else {
+			break;
+		}
 		i += 2;
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
-	return ar_vm_exec_main(dir, argv + i);
+	return ar_vm_exec_main(dir, has_user ? user : NULL, argv + i);
 }

@@ -200,6 +200,22 @@ UNIT_TEST(proto_spawn_round_trip)
 	}
 	ar_vm_spawn_free(&out);
 	CHECK(ar_vm_frame_next(&b, &f) == 0);
+	/* with a user: the flag, then uid and gid */
+	in.has_user = true;
+	in.uid = 1000;
+	in.gid = 4294967295u;
+	ar_vm_spawn_put(&b, 8, &in);
+	CHECK(ar_vm_frame_next(&b, &f) == 1);
+	CHECK(ar_vm_spawn_parse(f.payload, f.len, &out) == 0);
+	CHECK(out.has_user && out.uid == 1000 && out.gid == 4294967295u);
+	CHECK(out.tty && out.rows == 40);
+	CHECK_STR_EQ(out.cwd, "/w s");
+	for (size_t n = 0; n < f.len; n++) {
+		struct ar_vm_spawn cut;
+
+		CHECK(ar_vm_spawn_parse(f.payload, n, &cut) < 0);
+	}
+	ar_vm_spawn_free(&out);
 	ar_vm_buf_free(&b);
 }
 
@@ -288,9 +304,9 @@ static const struct oci_mount *find_mount(const struct oci_config *c,
 	return NULL;
 }
 
-/* exec in a container of the vm handler: vm-exec in the VMM's view,
- * the directory passed on; another user refused; no annotation, no
- * change */
+/* exec in a container of the vm handler: vm-exec in the VMM's view as
+ * the container's user, the directory and the exec's user passed on to
+ * the guest; no annotation, no change */
 UNIT_TEST(bundle_exec_process)
 {
 	struct ar_error err = AR_ERROR_INIT;
@@ -309,21 +325,23 @@ UNIT_TEST(bundle_exec_process)
 	p.args.v = args;
 	p.args.n = 2;
 	p.cwd = (char *)"/work";
+	p.user.uid = 1000;
+	p.user.gid = 1001;
 	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), 0);
-	CHECK_INT_EQ((int)p.args.n, 7);
+	CHECK_INT_EQ((int)p.args.n, 9);
 	CHECK_STR_EQ(p.args.v[0], AR_VM_AGENT_DEST);
 	CHECK_STR_EQ(p.args.v[1], "vm-exec");
 	CHECK_STR_EQ(p.args.v[2], "--cwd");
 	CHECK_STR_EQ(p.args.v[3], "/work");
-	CHECK_STR_EQ(p.args.v[4], "--");
-	CHECK_STR_EQ(p.args.v[5], "ls");
-	CHECK_STR_EQ(p.args.v[6], "-l");
-	CHECK(p.args.v[7] == NULL);
+	CHECK_STR_EQ(p.args.v[4], "--user");
+	CHECK_STR_EQ(p.args.v[5], "1000:1001");
+	CHECK_STR_EQ(p.args.v[6], "--");
+	CHECK_STR_EQ(p.args.v[7], "ls");
+	CHECK_STR_EQ(p.args.v[8], "-l");
+	CHECK(p.args.v[9] == NULL);
 	CHECK_STR_EQ(p.cwd, "/");
-	p = c->process;
-	p.user.uid = 0;
-	CHECK(ar_vm_bundle_exec(&p, c, &err) < 0);
-	CHECK_STR_CONTAINS(err.msg, "container's user 5:6 (not 0:6)");
+	/* vm-exec runs as the container's user: the exec's is the guest's */
+	CHECK(p.user.uid == 5 && p.user.gid == 6);
 	oci_config_free(c);
 	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
 		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"}}");

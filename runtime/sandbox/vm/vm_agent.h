@@ -17,6 +17,7 @@
 #ifndef AGENTRUN_SANDBOX_VM_AGENT_H
 #define AGENTRUN_SANDBOX_VM_AGENT_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* where vm-host listens (its directory is agentrun-vm's mktemp one) */
@@ -42,7 +43,9 @@ struct ar_vm_host_opts {
 int ar_vm_host_main(const struct ar_vm_host_opts *o);
 /* root: NULL, or the sessions' root directory (a plain bundle's) */
 int ar_vm_guest_main(const char *port, uid_t uid, gid_t gid, const char *root);
-/* dir: the session's directory in the guest (NULL: this process's) */
-int ar_vm_exec_main(const char *dir, char **argv);
+/* dir: the session's directory in the guest (NULL: this process's);
+ * user: {uid, gid} of the session in the guest (NULL: the guest agent's
+ * --user) */
+int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv);
 
 #endif

@@ -529,26 +529,26 @@ int ar_vm_bundle_exec(struct oci_process *p, struct oci_config *cfg,
 	char **v;
 	size_t k = 0;
 
+	(void)err;
 	if (!ar_vm_bundle_wanted(cfg->annotations.items, cfg->annotations.n))
 		return 0;
-	if (p->user.uid != cfg->process.user.uid ||
-	    p->user.gid != cfg->process.user.gid)
-		return ar_error_set_plain(
-			err, ENOTSUP,
-			"exec: the container runs under the vm handler, whose guest runs every command as the container's user %u:%u (not %u:%u)",
-			(unsigned)cfg->process.user.uid,
-			(unsigned)cfg->process.user.gid, (unsigned)p->user.uid,
-			(unsigned)p->user.gid);
-	v = oci_arena_calloc(a, p->args.n + 6, sizeof(char *));
+	v = oci_arena_calloc(a, p->args.n + 8, sizeof(char *));
 	v[k++] = oci_arena_strdup(a, AR_VM_AGENT_DEST);
 	v[k++] = oci_arena_strdup(a, "vm-exec");
 	v[k++] = oci_arena_strdup(a, "--cwd");
 	v[k++] = oci_arena_strdup(a, p->cwd && *p->cwd ? p->cwd : "/");
+	v[k++] = oci_arena_strdup(a, "--user");
+	v[k++] = oci_arena_printf(a, "%u:%u", (unsigned)p->user.uid,
+				  (unsigned)p->user.gid);
 	v[k++] = oci_arena_strdup(a, "--");
 	for (size_t i = 0; i < p->args.n; i++)
 		v[k++] = oci_arena_strdup(a, p->args.v[i]);
 	p->args.v = v;
 	p->args.n = k;
 	p->cwd = oci_arena_strdup(a, "/");
+	/* vm-exec itself runs as the container's user in QEMU's view (the
+	 * guest runs the command as the exec's) */
+	p->user.uid = cfg->process.user.uid;
+	p->user.gid = cfg->process.user.gid;
 	return 0;
 }

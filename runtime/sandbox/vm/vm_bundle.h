@@ -32,8 +32,9 @@ bool ar_vm_bundle_wanted(const struct oci_kv *annotations, size_t n);
 
 /* exec.h's on_process: in a container of the vm handler (cfg, its
  * config, has the annotation) the process becomes `agentrun vm-exec
- * --cwd CWD -- ARGS` in the VMM's root, which runs ARGS in the guest as
- * the container's user; another user is refused. Else nothing. */
+ * --cwd CWD --user UID:GID -- ARGS` in QEMU's view, as the container's
+ * user there, which runs ARGS in the guest as the exec's user in its
+ * directory. Else nothing. */
 int ar_vm_bundle_exec(struct oci_process *p, struct oci_config *cfg,
 		      struct ar_error *err);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `agentrun vm-exec [--cwd DIR] -- CMD` (vm_agent.h): the process `sandbox
+ * `agentrun vm-exec [--cwd DIR] [--user UID:GID] -- CMD` (vm_agent.h): the process `sandbox
  * exec` starts in a `--vm` sandbox (and `exec` in a plain bundle's
  * container under the vm handler). It asks vm-host (on the exec socket)
  * for a session in the guest: CMD with this process's environment and
@@ -122,11 +122,14 @@ static void on_signal(struct xc *x, int sig)
 	ar_vm_frame_put(&x->tx, AR_VM_SIGNAL, 0, &s, 1);
 }
 
-int ar_vm_exec_main(const char *dir, char **argv)
+int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv)
 {
 	struct xc x = { .sock = -1 };
 	_cleanup_free_ char *cwd = dir ? ar_xstrdup(dir) : getcwd(NULL, 0);
 	struct ar_vm_spawn sp = { .cwd = cwd ? cwd : (char *)"/",
+				  .has_user = user != NULL,
+				  .uid = user ? user[0] : 0,
+				  .gid = user ? user[1] : 0,
 				  .argv = argv,
 				  .env = environ };
 	int sfd = vm_relay_signals();

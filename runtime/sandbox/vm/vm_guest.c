@@ -116,6 +116,8 @@ static void __attribute__((noreturn))
 child(struct guest *g, const struct ar_vm_spawn *sp, const char *pts,
       int fds[3])
 {
+	uid_t uid = sp->has_user ? (uid_t)sp->uid : g->uid;
+	gid_t gid = sp->has_user ? (gid_t)sp->gid : g->gid;
 	sigset_t all;
 
 	sigemptyset(&all);
@@ -133,14 +135,13 @@ child(struct guest *g, const struct ar_vm_spawn *sp, const char *pts,
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(125);
-	if (g->uid != 0) {
+	if (uid != 0) {
 		/* as vm-init.sh's setpriv did: no groups, no capability
 		 * (the bounding set emptied while still root), no-new-privs */
 		for (int cap = 0; cap <= 63; cap++)
 			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-		if (setgroups(0, NULL) < 0 ||
-		    setresgid(g->gid, g->gid, g->gid) < 0 ||
-		    setresuid(g->uid, g->uid, g->uid) < 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
+		    setresuid(uid, uid, uid) < 0) {
 			perror("agentrun vm guest: drop to the user");
 			_exit(125);
 		}

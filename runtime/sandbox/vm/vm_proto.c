@@ -129,21 +129,23 @@ void ar_vm_spawn_put(struct ar_vm_buf *out, uint32_t session,
 		     const struct ar_vm_spawn *s)
 {
 	struct ar_vm_buf p = { 0 };
-	char h[13];
+	char h[21];
 	uint32_t argc = 0, envc = 0;
 
 	while (s->argv[argc])
 		argc++;
 	while (s->env && s->env[envc])
 		envc++;
-	h[0] = s->tty ? 1 : 0;
+	h[0] = (char)((s->tty ? 1 : 0) | (s->has_user ? 2 : 0));
 	h[1] = (char)(s->rows >> 8);
 	h[2] = (char)s->rows;
 	h[3] = (char)(s->cols >> 8);
 	h[4] = (char)s->cols;
 	put_u32(h + 5, argc);
 	put_u32(h + 9, envc);
-	ar_vm_buf_append(&p, h, sizeof(h));
+	put_u32(h + 13, s->uid);
+	put_u32(h + 17, s->gid);
+	ar_vm_buf_append(&p, h, s->has_user ? 21 : 13);
 	ar_vm_buf_append(&p, s->cwd ? s->cwd : "",
 			 strlen(s->cwd ? s->cwd : "") + 1);
 	for (uint32_t i = 0; i < argc; i++)
@@ -190,6 +192,7 @@ int ar_vm_spawn_parse(const char *p, size_t len, struct ar_vm_spawn *s)
 	if (len < 13)
 		return -1;
 	s->tty = (p[0] & 1) != 0;
+	s->has_user = (p[0] & 2) != 0;
 	s->rows = (uint16_t)((unsigned char)p[1] << 8 | (unsigned char)p[2]);
 	s->cols = (uint16_t)((unsigned char)p[3] << 8 | (unsigned char)p[4]);
 	argc = get_u32(p + 5);
@@ -198,6 +201,13 @@ int ar_vm_spawn_parse(const char *p, size_t len, struct ar_vm_spawn *s)
 	    envc > AR_VM_MAX_STRINGS - argc)
 		return -1;
 	p += 13;
+	if (s->has_user) {
+		if (len < 21)
+			return -1;
+		s->uid = get_u32(p);
+		s->gid = get_u32(p + 4);
+		p += 8;
+	}
 	s->cwd = take_string(&p, end);
 	if (!s->cwd || take_vector(&p, end, argc, &s->argv) < 0 ||
 	    take_vector(&p, end, envc, &s->env) < 0 || p != end) {

@@ -55,6 +55,10 @@ struct ar_vm_frame {
 struct ar_vm_spawn {
 	bool tty;
 	uint16_t rows, cols;
+	/* the session's user (flag bit 1, then u32 uid and gid after the
+	 * counts); without it the guest agent's own --user */
+	bool has_user;
+	uint32_t uid, gid;
 	char *cwd; /* "" = the guest agent's default */
 	char **argv; /* NULL-ended, at least one */
 	char **env; /* NULL-ended */
