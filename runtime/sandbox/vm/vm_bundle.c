@@ -363,6 +363,12 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 	/* the VMM's root: a tmpfs over an empty directory of the state
 	 * root, in the container's mount namespace only */
 	empty = ar_xasprintf("%s/.vm-root", state_root ? state_root : "/run");
+	/* the state root itself may not exist yet (a first run) */
+	if (state_root && ar_mkdir_p(state_root, 0700) < 0 && errno != EEXIST) {
+		r = ar_error_set(err, errno, "vm handler: mkdir `%s`",
+				 state_root);
+		goto out;
+	}
 	if (mkdir(empty, 0755) < 0 && errno != EEXIST) {
 		r = ar_error_set(err, errno, "vm handler: mkdir `%s`", empty);
 		goto out;
