@@ -101,14 +101,18 @@ echo x 2>/dev/null >/proc/sys/kernel/hostname || echo procsys-ro
 echo "sysfs=$(grep -c ' /sys sysfs ' /proc/mounts)"
 echo "tmp=$(grep ' /run ' /proc/mounts | cut -d' ' -f3)"
 echo "procs=$(cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\0' ' ')"
-# the guest's root attacks the exports: the read-only root remounted
-# read-write, the VMM's root (9p tag "root") and the bundle's mounted again
-mount -o remount,rw / 2>/dev/null
+# the guest's root attacks the exports: the read-only root and the
+# read-only file bind remounted read-write (the remounts succeed in the
+# guest: the exports below them must refuse the writes), the 9p tags
+# mounted again (a tag in use cannot be)
+mount -o remount,rw / && echo remount-root-ok
 echo pwned 2>/dev/null >/attack-root && echo attack-root-written
-mkdir -p /mnt/x && mount -t 9p -o trans=virtio,version=9p2000.L root /mnt/x 2>/dev/null &&
-	{ echo pwned 2>/dev/null >/mnt/x/attack-vmm && echo attack-vmm-written; }
-mkdir -p /mnt/y && mount -t 9p -o trans=virtio,version=9p2000.L groot /mnt/y 2>/dev/null &&
-	{ echo pwned 2>/dev/null >/mnt/y/attack-groot && echo attack-groot-written; }
+mount -o remount,bind,rw /etc/hosts && echo remount-hosts-ok
+echo pwned 2>/dev/null >>/etc/hosts && echo attack-hosts-written
+for t in root groot binds; do
+	mkdir -p "/mnt/$t" && mount -t 9p -o trans=virtio,version=9p2000.L "$t" "/mnt/$t" 2>/dev/null &&
+		echo "attack-tag-$t-mounted"
+done
 exit 3
 EOS
 	config_set "$b" '.process.args=["sh","/guest.sh"] | .process.cwd="/tmp" | .hostname="vm-bundle-host"
@@ -134,6 +138,9 @@ EOS
 	assert_contains "$OUT" "tmp=tmpfs"
 	assert_not_contains "$OUT" "$marker"
 	assert_not_contains "$OUT" "attack-"
+	# the attacks got as far as the exports (the guest's remounts worked)
+	assert_contains "$OUT" "remount-root-ok"
+	assert_contains "$OUT" "remount-hosts-ok"
 	assert_eq "$(cat "$TEST_TMP/data/made")" "made in the guest"
 	assert_file_owner "$TEST_TMP/data/made" 0:0
 	assert_eq "$(cat "$TEST_TMP/hosts")" "127.0.0.9 vm-test-host"
