@@ -96,7 +96,7 @@ static struct oci_mount *madd(struct mlist *m, const char *dest,
 	x->destination = oci_arena_strdup(m->a, dest);
 	x->type = type ? oci_arena_strdup(m->a, type) : NULL;
 	x->source = source ? oci_arena_strdup(m->a, source) : NULL;
-	while (opts && opts[no])
+	while (opts[no])
 		no++;
 	x->options.v = oci_arena_calloc(m->a, no + 1, sizeof(char *));
 	for (size_t i = 0; i < no; i++)
@@ -451,7 +451,8 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 			struct oci_mount *x;
 
 			src = ar_xasprintf("%zu", nbind++);
-			x = madd(&ml, VM_BINDS_DEST, NULL, NULL, NULL);
+			x = madd(&ml, VM_BINDS_DEST, NULL, NULL,
+				 (const char *const[]){ NULL });
 			*x = *m;
 			x->destination = oci_arena_printf(a, "%s/%s",
 							  VM_BINDS_DEST, src);
