@@ -66,8 +66,9 @@ struct ar_create_opts {
 	 * mounts). Mount points are then made in memory and vanish with
 	 * the namespace. NULL: root.path as it is. */
 	const struct ar_rootfs_content *tmpfs_root;
-	/* Called once BUNDLE/config.json is read (never for `config`),
-	 * before anything checks it: it may rewrite the config in place
+	/* Called once BUNDLE/config.json is read and checked, with the
+	 * agent hooks' additions (the workspace's mount), never for
+	 * `config`: it may rewrite the config in place
 	 * (allocating from its arena) and give a root as tmpfs_root does
 	 * (*tmpfs_root; left NULL: none). The CLI's create and run: the
 	 * vm handler of a plain bundle (runtime/sandbox/vm/vm_bundle.c).

@@ -158,12 +158,8 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 					    o->config_file);
 		if (oci_config_load_file(l->config_path, &l->cfg, err) < 0)
 			return -1;
-		if (o->on_config && o->on_config(l->cfg, l->bundle, o->root,
-						 &l->tmpfs_root, err) < 0)
-			return -1;
 	}
-	if (o->tmpfs_root)
-		l->tmpfs_root = o->tmpfs_root;
+	l->tmpfs_root = o->tmpfs_root;
 	cfg = l->cfg;
 	if (!cfg->process.present || cfg->process.args.n == 0)
 		return ar_error_set_plain(
@@ -193,6 +189,18 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 	/* hooks/: the agent hooks (the workspace annotation adds a mount) */
 	if (ar_hook_workspace(cfg, l->rootless, err) < 0)
 		return -1;
+	/* the caller's rewrite of a bundle's config (create_opts.h), once
+	 * it is whole (the workspace's mount in it): a new root is one */
+	if (!o->config && o->on_config) {
+		if (o->on_config(cfg, l->bundle, o->root, &l->tmpfs_root, err) <
+		    0)
+			return -1;
+		if (l->tmpfs_root) {
+			free(l->rootfs);
+			l->rootfs =
+				ar_rootfs_host_path(l->bundle, cfg->root.path);
+		}
+	}
 
 	if (cfg->process.terminal) {
 		if (o->console_socket) {

@@ -158,13 +158,20 @@ t_run_rootless()
 	local b=$TEST_TMP/b-user id
 	vm_env user
 	vm_bundle "$b" --rootless
+	# the workspace annotation (hooks/) with the handler: its bind is
+	# the guest's too
+	mkdir -p "$TEST_TMP/uws"
+	chown "$TEST_UID:$TEST_GID" "$TEST_TMP/uws"
 	config_set "$b" '.root.readonly=false
-		| .process.args=["sh","-c","id -u; echo made >/tmp/made; tr \"\\0\" \" \" </proc/1/cmdline; echo; exit 5"]'
+		| .annotations["run.agentrun.workspace"]="'"$TEST_TMP/uws"':/work"
+		| .process.args=["sh","-c","id -u; echo made >/tmp/made; echo ws >/work/made-ws; tr \"\\0\" \" \" </proc/1/cmdline; echo; exit 5"]'
 	id=$(unique_id)
 	assert_status 5 vmar_user run -b "$b" "$id"
 	assert_contains "$OUT" "/run/vm/init stage2"
 	assert_eq "$(cat "$b/rootfs/tmp/made")" made
 	assert_file_owner "$b/rootfs/tmp/made" "$TEST_UID:$TEST_GID"
+	assert_eq "$(cat "$TEST_TMP/uws/made-ws")" ws
+	assert_file_owner "$TEST_TMP/uws/made-ws" "$TEST_UID:$TEST_GID"
 }
 
 # ---- create, start, exec, kill, delete -----------------------------------
@@ -273,7 +280,7 @@ t_refusals()
 }
 
 run_test "run as root: the guest's kernel, the bundle's mounts, masked/read-only paths, a read-only root; the guest's root cannot write the exports" t_run_root
-run_test "run rootless: files the guest makes belong to the user" t_run_rootless
+run_test "run rootless: files the guest makes belong to the user, in the root and in the workspace annotation's bind" t_run_rootless
 run_test "create/start/exec/kill/delete: exec runs in the guest (stdin, stderr, status, cwd, another user)" t_exec
 run_test "podman --annotation run.agentrun.handler=vm: run -d, exec, stop, rm" t_podman
 run_test "refusals: another handler, no helpers, a mount the guest cannot make, no mount namespace; no annotation runs as before" t_refusals
