@@ -431,13 +431,13 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 		const struct oci_mount *m = &cfg->mounts[i];
 		const char *kind = is_bind(m) ? "bind" : guest_kind(m->type);
 		_cleanup_free_ char *src = NULL, *dest = NULL;
+		char *line = NULL;
 
 		/* a bind of the host's /sys (a rootless config without a
 		 * network namespace of its own): the guest's own sysfs */
 		if (kind && strcmp(kind, "bind") == 0 && m->source &&
 		    strcmp(m->source, "/sys") == 0)
 			kind = "sysfs";
-		char *line = NULL;
 
 		if (!kind) {
 			r = ar_error_set_plain(
@@ -479,6 +479,25 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 	if (nbind) {
 		strs_add(&extra, ar_xstrdup("--binds"));
 		strs_add(&extra, ar_xstrdup(VM_BINDS_DEST));
+	}
+	/* one line each in the guest's control files */
+	for (size_t i = 0;
+	     i < cfg->linux_.masked_paths.n + cfg->linux_.readonly_paths.n;
+	     i++) {
+		bool masked = i < cfg->linux_.masked_paths.n;
+		const char *path =
+			masked ? cfg->linux_.masked_paths.v[i] :
+				 cfg->linux_.readonly_paths
+					 .v[i - cfg->linux_.masked_paths.n];
+
+		if (strchr(path, '\n')) {
+			r = ar_error_set_plain(
+				err, EINVAL,
+				"%s: linux.%s[%zu]: a newline cannot reach the guest",
+				file, masked ? "maskedPaths" : "readonlyPaths",
+				masked ? i : i - cfg->linux_.masked_paths.n);
+			goto out;
+		}
 	}
 	for (size_t i = 0; i < cfg->linux_.masked_paths.n; i++) {
 		strs_add(&extra, ar_xstrdup("--guest-mask"));
