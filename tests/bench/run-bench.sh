@@ -697,6 +697,46 @@ fig_sandbox_vm()
 	rm -rf "$ws"
 }
 
+# fig_bundle_vm: `agentrun run` of a bundle whose annotation
+# run.agentrun.handler=vm runs `true` in a guest kernel (docs/vm.md "Plain
+# bundles"), start to exit, as fig_sandbox_vm: one run not counted first
+# (the kernel cache), then BENCH_VM_SANDBOX_REPS.
+fig_bundle_vm()
+{
+	local fig b=$W/b-vm saved=("${RUNTIMES[@]}") i mode spec=(spec)
+	want bundle_vm || return 0
+	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
+	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	if [ -z "$mode" ]; then
+		note "bundle_vm: agentrun doctor has no usable vm: skipped"
+		return 0
+	fi
+	fig=bundle_vm_${mode}_$WHERE_ID
+	[ -d "$W/rootfs" ] || make_rootfs "$W/rootfs"
+	[ "$EUID_NOW" = 0 ] || spec+=(--rootless)
+	mkdir -p "$b"
+	rm -f "$b/config.json"
+	"$AGENTRUN" "${spec[@]}" --bundle "$b" >/dev/null &&
+		jq --arg root "$W/rootfs" '.root.path = $root | .process.args = ["true"]
+			| .process.terminal = false
+			| .annotations["run.agentrun.handler"] = "vm"' \
+			"$b/config.json" >"$b/config.json.new" &&
+		mv "$b/config.json.new" "$b/config.json" || {
+		note "$fig: cannot make the bundle"
+		return 0
+	}
+	RUNTIMES=(agentrun)
+	"$AGENTRUN" --root "$W/vm-state" run -b "$b" "bvm-$$-first" </dev/null >/dev/null 2>&1 ||
+		note "$fig: the first run failed"
+	for ((i = 0; i < ${BENCH_VM_SANDBOX_REPS:-3}; i++)); do
+		"$BENCHTIME" -T -e "$RES/$fig.agentrun.err" -- \
+			"$AGENTRUN" --root "$W/vm-state" run -b "$b" "bvm-$$-$i" \
+			</dev/null >>"$RES/$fig.agentrun"
+	done
+	report_times "$fig" "run, handler=vm, true ($mode)"
+	RUNTIMES=("${saved[@]}")
+}
+
 # fig_sandbox_vm_git: `git status` and `git diff` of a 10,000-file
 # repository (100 directories of 100 files) inside `sandbox --vm`, whose
 # workspace is a 9p export (the only file sharing the guest has: the
@@ -1448,6 +1488,7 @@ main()
 	fig_sandbox
 	fig_sandbox_ws
 	fig_sandbox_vm
+	fig_bundle_vm
 	fig_sandbox_vm_git
 	fig_egress
 	fig_control
