@@ -139,6 +139,10 @@ int ar_mount_parse_options(const struct oci_strv *options,
 			   struct ar_mount_flags *out, struct ar_error *err);
 void ar_mount_flags_free(struct ar_mount_flags *f);
 
+/* Whether a config's mount is a bind: type "bind"/"rbind", or a "bind" or
+ * "rbind" option (runc's rule; the options need not be parsed). Pure. */
+bool ar_mount_is_bind(const struct oci_mount *m);
+
 /* The namespace a linux.sysctl key is in: OCI_NS_NETWORK (net.*),
  * OCI_NS_IPC (the System V IPC keys and fs.mqueue.*), OCI_NS_UTS
  * (kernel.domainname, kernel.hostname); -1 when the key is not namespaced

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts.h"
 #include "sandbox_etc.h"
 #include "sandbox_rootfs.h"
 #include "utils.h"
@@ -50,18 +51,6 @@ static bool listed(const struct sb_rootfs *r, const char *path, size_t len)
 	for (size_t i = 0; i < r->n; i++)
 		if (strncmp(r->v[i].path, path, len) == 0 &&
 		    r->v[i].path[len] == '\0')
-			return true;
-	return false;
-}
-
-static bool mount_is_bind(const struct oci_mount *m)
-{
-	if (m->type &&
-	    (strcmp(m->type, "bind") == 0 || strcmp(m->type, "rbind") == 0))
-		return true;
-	for (size_t i = 0; i < m->options.n; i++)
-		if (strcmp(m->options.v[i], "bind") == 0 ||
-		    strcmp(m->options.v[i], "rbind") == 0)
 			return true;
 	return false;
 }
@@ -118,7 +107,7 @@ static void mount_points(struct sb_rootfs *r, size_t links_from,
 				  ar_path_under(d, mounts[j].destination);
 		if (covered)
 			continue;
-		if (mount_is_bind(m)) {
+		if (ar_mount_is_bind(m)) {
 			if (!m->source || stat(m->source, &st) < 0)
 				continue;
 			dir = S_ISDIR(st.st_mode);

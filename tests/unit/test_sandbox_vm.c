@@ -320,7 +320,7 @@ UNIT_TEST(bundle_exec_process)
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	CHECK(ar_vm_bundle_wanted(c->annotations.items, c->annotations.n));
+	CHECK(ar_vm_bundle_wanted(c));
 	p = c->process;
 	p.args.v = args;
 	p.args.n = 2;
@@ -348,7 +348,7 @@ UNIT_TEST(bundle_exec_process)
 	CHECK(c != NULL);
 	if (!c)
 		return;
-	CHECK(!ar_vm_bundle_wanted(c->annotations.items, c->annotations.n));
+	CHECK(!ar_vm_bundle_wanted(c));
 	p = c->process;
 	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), 0);
 	CHECK_STR_EQ(p.args.v[0], "sh");

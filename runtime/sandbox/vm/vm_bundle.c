@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mounts.h"
 #include "oci_config.h"
 #include "rootfs_fill.h"
 #include "rootfs_path.h"
@@ -103,21 +104,6 @@ static struct oci_mount *madd(struct mlist *m, const char *dest,
 		x->options.v[i] = oci_arena_strdup(m->a, opts[i]);
 	x->options.n = no;
 	return x;
-}
-
-static bool has_opt(const struct oci_strv *o, const char *name)
-{
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->v[i], name) == 0)
-			return true;
-	return false;
-}
-
-static bool is_bind(const struct oci_mount *m)
-{
-	return (m->type && (strcmp(m->type, "bind") == 0 ||
-			    strcmp(m->type, "rbind") == 0)) ||
-	       has_opt(&m->options, "bind") || has_opt(&m->options, "rbind");
 }
 
 /* the kinds the guest mounts itself (vm-init.sh guest_mount), as the
@@ -258,21 +244,11 @@ static int mount_target(int rootfd, const char *root_real, const char *bundle,
 	return 0;
 }
 
-static const char *handler_of(const struct oci_config *cfg)
+bool ar_vm_bundle_wanted(const struct oci_config *cfg)
 {
-	for (size_t i = 0; i < cfg->annotations.n; i++)
-		if (strcmp(cfg->annotations.items[i].key,
-			   AR_VM_HANDLER_ANNOTATION) == 0)
-			return cfg->annotations.items[i].value;
-	return NULL;
-}
+	const char *h = oci_config_annotation(cfg, AR_VM_HANDLER_ANNOTATION);
 
-bool ar_vm_bundle_wanted(const struct oci_kv *annotations, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(annotations[i].key, AR_VM_HANDLER_ANNOTATION) == 0)
-			return strcmp(annotations[i].value, "vm") == 0;
-	return false;
+	return h && strcmp(h, "vm") == 0;
 }
 
 /* the host's top-level system entries: a link (merged /usr) is made as
@@ -318,7 +294,17 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 					       NULL };
 	static const char *const tmpfs_opts[] = { "nosuid", "nodev",
 						  "mode=1777", NULL };
-	const char *handler = handler_of(cfg), *file;
+	/* the VMM's root directory: mount points, and sys, where the
+	 * guest's own /sys goes (vm-init.sh moves it there) */
+	static const struct {
+		const char *name;
+		mode_t mode;
+	} root_dirs[] = { { "etc", 0755 }, { "proc", 0555 }, { "sys", 0555 },
+			  { "dev", 0755 }, { "tmp", 01777 }, { "run", 0755 },
+			  { "usr", 0755 } };
+	const char *handler =
+		oci_config_annotation(cfg, AR_VM_HANDLER_ANNOTATION);
+	const char *file;
 	struct ar_arena *a = &cfg->arena;
 	struct mlist ml = { .a = a };
 	struct strs extra = { 0 }, native = { 0 };
@@ -377,21 +363,11 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 			 ar_xstrdup(cfg->root.path) :
 			 ar_xasprintf("%s/%s", bundle, cfg->root.path);
 	e = oci_arena_calloc(a, 16, sizeof(*e));
-	e[ne++] = (struct ar_rootfs_entry){ "etc", AR_ROOTFS_DIR, 0755, NULL,
-					    false };
-	e[ne++] = (struct ar_rootfs_entry){ "proc", AR_ROOTFS_DIR, 0555, NULL,
-					    false };
-	/* where the guest's own /sys goes (vm-init.sh moves it there) */
-	e[ne++] = (struct ar_rootfs_entry){ "sys", AR_ROOTFS_DIR, 0555, NULL,
-					    false };
-	e[ne++] = (struct ar_rootfs_entry){ "dev", AR_ROOTFS_DIR, 0755, NULL,
-					    false };
-	e[ne++] = (struct ar_rootfs_entry){ "tmp", AR_ROOTFS_DIR, 01777, NULL,
-					    false };
-	e[ne++] = (struct ar_rootfs_entry){ "run", AR_ROOTFS_DIR, 0755, NULL,
-					    false };
-	e[ne++] = (struct ar_rootfs_entry){ "usr", AR_ROOTFS_DIR, 0755, NULL,
-					    false };
+	for (size_t i = 0; i < sizeof(root_dirs) / sizeof(root_dirs[0]); i++)
+		e[ne++] = (struct ar_rootfs_entry){ root_dirs[i].name,
+						    AR_ROOTFS_DIR,
+						    root_dirs[i].mode, NULL,
+						    false };
 	system_dirs(&ml, e, &ne, a);
 	madd(&ml, "/proc", "proc", "proc",
 	     (const char *const[]){ "nosuid", "noexec", "nodev", NULL });
@@ -429,7 +405,8 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 	}
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct oci_mount *m = &cfg->mounts[i];
-		const char *kind = is_bind(m) ? "bind" : guest_kind(m->type);
+		const char *kind = ar_mount_is_bind(m) ? "bind" :
+							 guest_kind(m->type);
 		_cleanup_free_ char *src = NULL, *dest = NULL;
 		char *line = NULL;
 
@@ -556,7 +533,7 @@ int ar_vm_bundle_exec(struct oci_process *p, struct oci_config *cfg,
 	size_t k = 0;
 
 	(void)err;
-	if (!ar_vm_bundle_wanted(cfg->annotations.items, cfg->annotations.n))
+	if (!ar_vm_bundle_wanted(cfg))
 		return 0;
 	v = oci_arena_calloc(a, p->args.n + 8, sizeof(char *));
 	v[k++] = oci_arena_strdup(a, AR_VM_AGENT_DEST);

@@ -26,9 +26,9 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 			const struct ar_rootfs_content **tmpfs_root,
 			struct ar_error *err);
 
-/* Whether a container's annotations ask for the vm handler (exec runs
- * its command in the guest). */
-bool ar_vm_bundle_wanted(const struct oci_kv *annotations, size_t n);
+/* Whether a container's config asks for the vm handler (exec runs its
+ * command in the guest). */
+bool ar_vm_bundle_wanted(const struct oci_config *cfg);
 
 /* exec.h's on_process: in a container of the vm handler (cfg, its
  * config, has the annotation) the process becomes `agentrun vm-exec
