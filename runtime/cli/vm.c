@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -104,51 +103,6 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 	return ar_vm_host_main(&o);
 }
 
-int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "port", required_argument, NULL, OPT_PORT },
-		{ "user", required_argument, NULL, OPT_USER },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *port = NULL, *root = NULL;
-	unsigned long long uid = 0, gid = 0;
-	int c;
-
-	(void)g;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_PORT:
-			port = optarg;
-			break;
-		case OPT_ROOT:
-			root = optarg;
-			break;
-		case OPT_USER: {
-			_cleanup_free_ char *u = ar_xstrdup(optarg);
-			char *g_at = strchr(u, ':');
-
-			if (g_at)
-				*g_at++ = '\0';
-			if (g_at && ar_parse_u64(u, &uid) == 0 &&
-			    ar_parse_u64(g_at, &gid) == 0 && uid <= UINT_MAX &&
-			    gid <= UINT_MAX)
-				break;
-			fprintf(stderr, "agentrun vm-guest: --user UID:GID\n");
-			return 125;
-		}
-		default:
-			return 125;
-		}
-	}
-	if (!port) {
-		fprintf(stderr, "agentrun vm-guest: --port is needed\n");
-		return 125;
-	}
-	return ar_vm_guest_main(port, (uid_t)uid, (gid_t)gid, root);
-}
-
 /* "UID:GID" into u[0], u[1] */
 static int parse_user(const char *arg, uint32_t u[2])
 {
@@ -165,6 +119,43 @@ static int parse_user(const char *arg, uint32_t u[2])
 	u[0] = (uint32_t)uid;
 	u[1] = (uint32_t)gid;
 	return 0;
+}
+
+int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "user", required_argument, NULL, OPT_USER },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *port = NULL, *root = NULL;
+	uint32_t user[2] = { 0, 0 };
+	int c;
+
+	(void)g;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PORT:
+			port = optarg;
+			break;
+		case OPT_ROOT:
+			root = optarg;
+			break;
+		case OPT_USER:
+			if (parse_user(optarg, user) == 0)
+				break;
+			fprintf(stderr, "agentrun vm-guest: --user UID:GID\n");
+			return 125;
+		default:
+			return 125;
+		}
+	}
+	if (!port) {
+		fprintf(stderr, "agentrun vm-guest: --port is needed\n");
+		return 125;
+	}
+	return ar_vm_guest_main(port, (uid_t)user[0], (gid_t)user[1], root);
 }
 
 int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
