@@ -71,6 +71,14 @@ struct host {
 	char **main_argv, **main_env; /* into them */
 };
 
+static void main_free(struct host *h)
+{
+	free(h->main_argv);
+	free(h->main_env);
+	free(h->main_buf[0]);
+	free(h->main_buf[1]);
+}
+
 /* a NUL-separated list file into a NULL-ended vector of its strings
  * (which stay in *buf) */
 static char **read_list(const char *path, char **buf)
@@ -223,25 +231,20 @@ static int client_frame(struct host *h, struct client *c,
 
 static void main_spawn(struct host *h)
 {
-	if (h->main_argv) {
-		/* a plain bundle's: its own argv, environment, directory */
-		struct ar_vm_spawn sp = { .cwd = (char *)h->o->cwd,
-					  .argv = h->main_argv,
-					  .env = h->main_env };
-
-		sp.tty = vm_tty_size(&h->tty, &sp.rows, &sp.cols);
-		ar_vm_spawn_put(&h->tx, 0, &sp);
-		vm_tty_raw(&h->tty);
-		return;
-	}
 	static const char script[] =
 		"cd \"$1\" || exit 125; . /run/vm/ctl/cmd || exit 125; exec \"$@\"";
 	char *argv[] = { (char *)"/bin/sh", (char *)"-c",      (char *)script,
 			 (char *)"command", (char *)h->o->cwd, NULL };
 	char *env[] = { NULL };
-	struct ar_vm_spawn sp = { .cwd = (char *)"/",
-				  .argv = argv,
-				  .env = env };
+	/* a plain bundle's command: its own argv, environment, directory;
+	 * else the sandbox's, ctl/cmd through the guest's shell */
+	struct ar_vm_spawn sp =
+		h->main_argv ? (struct ar_vm_spawn){ .cwd = (char *)h->o->cwd,
+						     .argv = h->main_argv,
+						     .env = h->main_env } :
+			       (struct ar_vm_spawn){ .cwd = (char *)"/",
+						     .argv = argv,
+						     .env = env };
 
 	sp.tty = vm_tty_size(&h->tty, &sp.rows, &sp.cols);
 	ar_vm_spawn_put(&h->tx, 0, &sp);
@@ -616,10 +619,7 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 		if (!h.main_argv || !h.main_env || !h.main_argv[0]) {
 			fprintf(stderr,
 				"agentrun vm-host: --main-argv: no command\n");
-			free(h.main_argv);
-			free(h.main_env);
-			free(h.main_buf[0]);
-			free(h.main_buf[1]);
+			main_free(&h);
 			return 125;
 		}
 	}
@@ -664,9 +664,6 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 	}
 	if (o->cleanup)
 		nftw(o->cleanup, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	free(h.main_argv);
-	free(h.main_env);
-	free(h.main_buf[0]);
-	free(h.main_buf[1]);
+	main_free(&h);
 	return code;
 }
