@@ -668,6 +668,13 @@ PYEOF
 	WHERE_ID=$wid_saved
 	RUNTIMES=("${saved[@]}")
 }
+# vm_mode: kvm or tcg, as agentrun doctor says the VM runs here; nothing
+# where it cannot run
+vm_mode()
+{
+	"$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p'
+}
+
 # fig_sandbox_vm: `agentrun sandbox --vm -- true`, start to exit (docs/vm.md):
 # KVM where agentrun doctor says vm(kvm), else TCG (seconds a run). One run
 # not counted first (it fills the kernel cache), then BENCH_VM_SANDBOX_REPS
@@ -677,7 +684,7 @@ fig_sandbox_vm()
 	local fig ws saved=("${RUNTIMES[@]}") i mode
 	want sandbox_vm || return 0
 	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
-	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	mode=$(vm_mode)
 	if [ -z "$mode" ]; then
 		note "sandbox_vm: agentrun doctor has no usable vm: skipped"
 		return 0
@@ -706,7 +713,7 @@ fig_bundle_vm()
 	local fig b=$W/b-vm saved=("${RUNTIMES[@]}") i mode spec=(spec)
 	want bundle_vm || return 0
 	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
-	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	mode=$(vm_mode)
 	if [ -z "$mode" ]; then
 		note "bundle_vm: agentrun doctor has no usable vm: skipped"
 		return 0
@@ -750,7 +757,7 @@ fig_sandbox_vm_git()
 	local -a opts
 	want sandbox_vm_git || return 0
 	[ "$reps" -gt 0 ] || return 0
-	mode=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	mode=$(vm_mode)
 	if [ -z "$mode" ]; then
 		note "sandbox_vm_git: agentrun doctor has no usable vm: skipped"
 		return 0
