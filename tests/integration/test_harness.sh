@@ -345,6 +345,31 @@ t_runner_allowed_skips()
 	assert_contains "$OUT" "FAIL test_wholeskip: not here (a skip not allowed by $t/allowed: this machine should run it)"
 }
 
+# wait_until's arguments are expanded once by bash: a "$(...)" among them is
+# read before the first try and never again (CI's test_namespaces failure)
+t_wait_until_lint()
+{
+	require_cmd python3
+	local lint=$TOP_SRCDIR/tests/helpers/lint_wait_until.py bad=$TEST_TMP/bad.sh
+	cat >"$bad" <<'SH'
+	wait_until 5 test "$(readlink /proc/$p/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
+	wait_until 5 grep -q x "`pwd`/f"
+SH
+	assert_status 1 python3 "$lint" "$bad"
+	assert_contains "$OUT" "bad.sh:1: wait_until's argument expanded once"
+	assert_contains "$OUT" "bad.sh:2:"
+	cat >"$bad" <<'SH'
+	wait_until 5 sh -c 'test "$(readlink /proc/$1/ns/mnt)" != x' - "$p"
+	wait_until 5 sh -c "[ \"\$(ar state x)\" = y ]"
+	wait_until 10 test -e "$f" || fail "listener: $(cat "$log")"
+	# wait_until 5 test "$(date)"
+SH
+	assert_status 0 python3 "$lint" "$bad"
+	# and the tree keeps the rule
+	# (but this file, whose samples above break it on purpose)
+	assert_status 0 python3 "$lint" $(find "$TOP_SRCDIR/tests" -name '*.sh' ! -name test_harness.sh)
+}
+
 run_test "TEST_TMP is under /tmp, mode 0755" t_tmp_dir
 run_test "make_rootfs gives a working busybox (chroot)" t_rootfs_runs_busybox
 run_test "make_rootfs copies are independent" t_rootfs_copy_is_private
@@ -362,4 +387,5 @@ run_test "run-tests.sh --unit-only, --integration-only, -k" t_runner_filters
 run_test "run-tests.sh runs VM files beside the others, with their own timeout" t_runner_vm_lane
 run_test "tests/vm/relay.sh: a bail-out, a short plan or a bad status in the VM fails" t_vm_relay
 run_test "run-tests.sh with TEST_ALLOWED_SKIPS fails the skips it does not allow" t_runner_allowed_skips
+run_test "no wait_until argument is expanded once (tests/helpers/lint_wait_until.py)" t_wait_until_lint
 finish

@@ -239,7 +239,7 @@ t_no_mount_ns_start_contract()
 	assert_status 0 ar create --bundle "$b" "$id"
 	assert_status 0 ar start "$id"
 	pid=$(ar state "$id" | jq .pid)
-	wait_until 5 test "$(readlink /proc/$pid/exe)" = "$b/rootfs/bin/busybox"
+	wait_until 5 sh -c 'test "$(readlink /proc/$1/exe)" = "$2"' - "$pid" "$b/rootfs/bin/busybox"
 	fds=$(ls /proc/"$pid"/fd | sort -n | tr '\n' ' ')
 	assert_eq "$fds" "0 1 2 " "fds of the container's program: $(ls -l /proc/$pid/fd)"
 	assert_status 0 ar delete --force "$id"
@@ -287,7 +287,10 @@ t_join_mount_ns_by_path()
 	unshare --mount --propagation private sleep 60 &
 	holder=$!
 	defer kill "$holder"
-	wait_until 5 test "$(readlink /proc/$holder/ns/mnt)" != "$(readlink /proc/self/ns/mnt)"
+	# the holder's namespace read anew each try (a "$(...)" argument of
+	# wait_until is expanded once: CI's run read the holder before its
+	# unshare and waited 5 s for a comparison that could not change)
+	wait_until 10 sh -c 'test "$(readlink /proc/$1/ns/mnt)" != "$(readlink /proc/$$/ns/mnt)"' - "$holder"
 	config_set "$b" '.linux.namespaces |= map(if .type == "mount" then .path = $m else . end) | .process.args=["sh","-c","echo ran as $(id -u) >/tmp/ran"]' \
 		--arg m "/proc/$holder/ns/mnt"
 	nomnt_cycle 0 run 0

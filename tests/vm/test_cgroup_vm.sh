@@ -157,8 +157,9 @@ t_fork_bomb()
 		'.linux.resources={"pids":{"limit":10}}'
 	defer ar delete --force "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
-	wait_until 20 grep -q "max [1-9]" "$(cg "$id")/pids.events"
-	local cur
+	local cur events
+	events=$(cg "$id")/pids.events
+	wait_until 20 grep -q "max [1-9]" "$events"
 	cur=$(cgval "$id" pids.current)
 	[ "$cur" -le 10 ] || fail "pids.current $cur > 10"
 	assert_status 0 ar ps --format json "$id"
