@@ -478,6 +478,9 @@ uint64_t oci_sched_flag_value(const char *name);
 const struct oci_namespace *oci_config_find_ns(const struct oci_config *cfg,
 					       enum oci_ns_type t);
 
+/* Whether the list holds the string (a mount's options: "ro", "idmap"). */
+bool oci_strv_has(const struct oci_strv *v, const char *s);
+
 /* Annotation lookup, NULL if absent. */
 const char *oci_config_annotation(const struct oci_config *cfg,
 				  const char *key);

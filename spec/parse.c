@@ -233,6 +233,14 @@ const struct oci_namespace *oci_config_find_ns(const struct oci_config *cfg,
 	return NULL;
 }
 
+bool oci_strv_has(const struct oci_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return true;
+	return false;
+}
+
 const char *oci_config_annotation(const struct oci_config *cfg, const char *key)
 {
 	const char *v = NULL;

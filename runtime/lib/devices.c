@@ -82,13 +82,7 @@ static bool dev_is_bind_mount(const struct oci_config *cfg)
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct oci_mount *m = &cfg->mounts[i];
 		_cleanup_free_ char *c = NULL;
-		bool bind = m->type && (strcmp(m->type, "bind") == 0 ||
-					strcmp(m->type, "rbind") == 0);
-
-		for (size_t j = 0; !bind && j < m->options.n; j++)
-			bind = strcmp(m->options.v[j], "bind") == 0 ||
-			       strcmp(m->options.v[j], "rbind") == 0;
-		if (!bind || !m->destination)
+		if (!ar_mount_is_bind(m) || !m->destination)
 			continue;
 		c = ar_clean_path(m->destination);
 		if (strcmp(c, "/dev") == 0)

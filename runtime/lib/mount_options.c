@@ -248,9 +248,6 @@ bool ar_mount_is_bind(const struct oci_mount *m)
 	if (m->type &&
 	    (strcmp(m->type, "bind") == 0 || strcmp(m->type, "rbind") == 0))
 		return true;
-	for (size_t i = 0; i < m->options.n; i++)
-		if (strcmp(m->options.v[i], "bind") == 0 ||
-		    strcmp(m->options.v[i], "rbind") == 0)
-			return true;
-	return false;
+	return oci_strv_has(&m->options, "bind") ||
+	       oci_strv_has(&m->options, "rbind");
 }

@@ -41,11 +41,7 @@
 
 static bool wants_idmap(const struct oci_strv *o)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->v[i], "idmap") == 0 ||
-		    strcmp(o->v[i], "ridmap") == 0)
-			return true;
-	return false;
+	return oci_strv_has(o, "idmap") || oci_strv_has(o, "ridmap");
 }
 
 static bool is_bind(const struct oci_mount *m, const struct ar_mount_flags *f)

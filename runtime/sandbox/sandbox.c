@@ -65,9 +65,8 @@ static int bundle_out_of_reach(const struct sb_plan *p, const char *bundle,
 		if (strcmp(mt->type, "bind") != 0 || !mt->source ||
 		    !ar_path_under(bundle, mt->source))
 			continue;
-		for (size_t j = 0; j < mt->options.n; j++)
-			if (strcmp(mt->options.v[j], "rw") == 0)
-				in = mt->source;
+		if (oci_strv_has(&mt->options, "rw"))
+			in = mt->source;
 	}
 	if (!in)
 		return 0;

@@ -24,18 +24,10 @@
 #define PERSIST_MAX_FILE (256 * 1024)
 #define PERSIST_MAX_SCRIPTS 64
 
-static bool has_opt(const struct oci_mount *mt, const char *o)
-{
-	for (size_t i = 0; i < mt->options.n; i++)
-		if (strcmp(mt->options.v[i], o) == 0)
-			return true;
-	return false;
-}
-
 static bool mount_rw(const struct oci_mount *mt)
 {
 	return strcmp(mt->type, "bind") == 0 &&
-	       strcmp(mt->source, "/dev/null") != 0 && has_opt(mt, "rw");
+	       strcmp(mt->source, "/dev/null") != 0 && oci_strv_has(&mt->options, "rw");
 }
 
 /* Nothing can be written below it (a read-only bind, a hiding mount). */
@@ -43,7 +35,7 @@ static bool mount_ro(const struct oci_mount *mt)
 {
 	return ((strcmp(mt->type, "bind") == 0 ||
 		 strcmp(mt->type, "tmpfs") == 0) &&
-		(has_opt(mt, "ro") || has_opt(mt, "rro"))) ||
+		(oci_strv_has(&mt->options, "ro") || oci_strv_has(&mt->options, "rro"))) ||
 	       strcmp(mt->source, "/dev/null") == 0;
 }
 

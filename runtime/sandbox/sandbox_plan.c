@@ -697,11 +697,8 @@ static void landlock_rules(struct sb_plan *p)
 		if (strcmp(mt->type, "tmpfs") == 0 ||
 		    strcmp(mt->type, "bind") == 0 ||
 		    strcmp(mt->type, "overlay") == 0) {
-			rw = true;
-			for (size_t j = 0; j < mt->options.n; j++)
-				if (!strcmp(mt->options.v[j], "ro") ||
-				    !strcmp(mt->options.v[j], "rro"))
-					rw = false;
+			rw = !oci_strv_has(&mt->options, "ro") &&
+			     !oci_strv_has(&mt->options, "rro");
 		}
 		/* a newline cannot be written in the annotation: such a
 		 * path gets no write rule (denied, the safe side) */
