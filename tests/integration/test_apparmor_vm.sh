@@ -52,9 +52,7 @@ out=$TEST_TMP/vm.out err=$TEST_TMP/vm.err
 	-- bash "$VM_SCRIPT") >"$out" 2>"$err"
 rc=$?
 if [ $rc = 125 ]; then
-	VM_N=$((VM_N + 1))
-	echo "not ok $VM_N - [vm-apparmor] the VM did not run the tests (run-in-vm exit 125)"
-	sed 's/^/# /' "$err" | tail -n 30
+	vm_not_run "vm-apparmor" "$err"
 else
 	vm_relay vm-apparmor "$out" "$rc"
 	sed "s/^/# [vm-apparmor] stderr: /" "$err" | tail -n 40

@@ -74,9 +74,7 @@ run_vm()
 		vm-tests "$live" "$VM_SCRIPT") >"$out" 2>"$err"
 	rc=$?
 	if [ $rc = 125 ]; then
-		VM_N=$((VM_N + 1))
-		echo "not ok $VM_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
-		sed 's/^/# /' "$err" | tail -n 30
+		vm_not_run "$tag" "$err"
 		return
 	fi
 	vm_relay "$tag" "$out" "$rc"

@@ -327,6 +327,20 @@ ok 6 - [u] c # SKIP no c
 ok 7 - [v] a
 not ok 8 - [v] the tests in the VM exited with status 3
 ok 9 - [w] a"
+	# a VM stopped by run-in-vm: its reason in the result's line
+	printf 'run-in-vm: TCG emulation\nrun-in-vm: the guest did not start the command within 180 s, again\n' >"$d/err1"
+	printf 'qemu: terminating\nrun-in-vm: the guest'"'"'s kernel hung: watchdog: BUG: soft lockup - CPU#1 stuck for 753s! [podman:307]; at f+0x1/0x2\nrun-in-vm: the guest console from the first kernel report:\n  [ 1.0] RIP: 0010:f+0x1/0x2\n' >"$d/err2"
+	OUT=$(. "$TOP_SRCDIR/tests/vm/relay.sh"
+		VM_N=9
+		vm_not_run x "$d/err1"
+		vm_not_run y "$d/err2")
+	assert_eq "$OUT" "not ok 10 - [x] the VM did not run the tests (run-in-vm exit 125)
+# run-in-vm: TCG emulation
+# run-in-vm: the guest did not start the command within 180 s, again
+not ok 11 - [y] the guest's kernel hung: watchdog: BUG: soft lockup - CPU#1 stuck for 753s! [podman:307]; at f+0x1/0x2
+# run-in-vm: the guest's kernel hung: watchdog: BUG: soft lockup - CPU#1 stuck for 753s! [podman:307]; at f+0x1/0x2
+# run-in-vm: the guest console from the first kernel report:
+#   [ 1.0] RIP: 0010:f+0x1/0x2"
 }
 
 # TEST_ALLOWED_SKIPS: a skip whose "FILE: REASON" matches no line fails.
@@ -385,7 +399,7 @@ run_test "exit cleanup unmounts and removes TEST_TMP" t_cleanup_unmounts
 run_test "run-tests.sh counts pass/fail/skip, crash, hang, no plan" t_runner_counts
 run_test "run-tests.sh --unit-only, --integration-only, -k" t_runner_filters
 run_test "run-tests.sh runs VM files beside the others, with their own timeout" t_runner_vm_lane
-run_test "tests/vm/relay.sh: a bail-out, a short plan or a bad status in the VM fails" t_vm_relay
+run_test "tests/vm/relay.sh: a bail-out, a short plan or a bad status in the VM fails; a VM not run says why" t_vm_relay
 run_test "run-tests.sh with TEST_ALLOWED_SKIPS fails the skips it does not allow" t_runner_allowed_skips
 run_test "no wait_until argument is expanded once (tests/helpers/lint_wait_until.py)" t_wait_until_lint
 finish

@@ -65,7 +65,8 @@ VM_OUT=$(cat "$TEST_TMP/vm.out")
 case $VM_STATUS in
 124 | 125)
 	echo "# $(tail -n 20 "$TEST_TMP/vm.err")"
-	fail "the VM did not run (run-in-vm exit $VM_STATUS): $(tail -n 3 "$TEST_TMP/vm.err")" ;;
+	fail "the VM did not run (run-in-vm exit $VM_STATUS): $(grep -m1 "^run-in-vm: the guest's kernel hung: " "$TEST_TMP/vm.err" ||
+		tail -n 3 "$TEST_TMP/vm.err")" ;;
 esac
 
 vm_ok()

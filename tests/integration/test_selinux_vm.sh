@@ -104,9 +104,7 @@ out=$TEST_TMP/vm.out err=$TEST_TMP/vm.err
 	-- bash -c 'bash "$1"; rc=$?; setenforce 0 2>/dev/null; exit $rc' sh "$VM_SCRIPT") >"$out" 2>"$err"
 rc=$?
 if [ $rc = 125 ]; then
-	VM_N=$((VM_N + 1))
-	echo "not ok $VM_N - [vm-selinux] the VM did not run the tests (run-in-vm exit 125)"
-	sed 's/^/# /' "$err" | tail -n 30
+	vm_not_run "vm-selinux" "$err"
 else
 	vm_relay vm-selinux "$out" "$rc"
 	sed "s/^/# [vm-selinux] stderr: /" "$err" | tail -n 40

@@ -82,9 +82,7 @@ engines_vm_run()
 	rc=$?
 	echo "# [$tag] the VM ran for $(($(date +%s) - t0)) s (exit $rc)"
 	if [ $rc = 125 ]; then
-		VM_N=$((VM_N + 1))
-		echo "not ok $VM_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
-		sed 's/^/# /' "$err" | tail -n 30
+		vm_not_run "$tag" "$err"
 		return
 	fi
 	vm_relay "$tag" "$out" "$rc"

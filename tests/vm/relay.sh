@@ -53,3 +53,21 @@ vm_relay()
 		echo "not ok $VM_N - [$tag] the tests in the VM exited with status $status"
 	fi
 }
+
+# vm_not_run TAG ERRFILE: the failure of a VM that did not run the tests to
+# their end (run-in-vm exit 125), with run-in-vm's reason in the result's
+# own line (what a CI summary shows of it) and the rest of its stderr as
+# comments: a guest kernel's hang report whole, else the stderr's end
+vm_not_run()
+{
+	local tag=$1 err=$2 why
+	VM_N=$((VM_N + 1))
+	why=$(sed -n "s/^run-in-vm: \(the guest's kernel hung: .*\)/\1/p" "$err" | head -n 1)
+	if [ -n "$why" ]; then
+		echo "not ok $VM_N - [$tag] $why"
+		sed -n "/^run-in-vm: the guest's kernel hung: /,\$p" "$err" | head -n 80 | sed 's/^/# /'
+		return
+	fi
+	echo "not ok $VM_N - [$tag] the VM did not run the tests (run-in-vm exit 125)"
+	sed 's/^/# /' "$err" | tail -n 30
+}
