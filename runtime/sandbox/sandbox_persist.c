@@ -27,7 +27,8 @@
 static bool mount_rw(const struct oci_mount *mt)
 {
 	return strcmp(mt->type, "bind") == 0 &&
-	       strcmp(mt->source, "/dev/null") != 0 && oci_strv_has(&mt->options, "rw");
+	       strcmp(mt->source, "/dev/null") != 0 &&
+	       oci_strv_has(&mt->options, "rw");
 }
 
 /* Nothing can be written below it (a read-only bind, a hiding mount). */
@@ -35,7 +36,8 @@ static bool mount_ro(const struct oci_mount *mt)
 {
 	return ((strcmp(mt->type, "bind") == 0 ||
 		 strcmp(mt->type, "tmpfs") == 0) &&
-		(oci_strv_has(&mt->options, "ro") || oci_strv_has(&mt->options, "rro"))) ||
+		(oci_strv_has(&mt->options, "ro") ||
+		 oci_strv_has(&mt->options, "rro"))) ||
 	       strcmp(mt->source, "/dev/null") == 0;
 }
 

@@ -19,6 +19,10 @@ u32 session, payload. Modes:
   hostile      READY, unknown types, frames for sessions that do not
                exist, an EXIT of no session, then STDOUT "still-fine"
                and EXIT 0 of session 0
+  flood        READY; after the SPAWN a thread sends ARGS[1] bytes of
+               STDOUT (64 KiB frames of pattern_bytes()) then EXIT 0,
+               while the main thread writes each SIGNAL frame's number
+               to the file ARGS[0] and on SIGNAL 15 the "VM" stops at once
   silent       never READY (sleeps)
   noexit       READY, SPAWN read, then the "VM" stops without EXIT
 """
@@ -26,6 +30,7 @@ import os
 import socket
 import struct
 import sys
+import threading
 import time
 
 SPAWN, STDIN, EOF, RESIZE, SIGNAL = 1, 2, 3, 4, 5
@@ -35,8 +40,19 @@ sock = socket.socket(fileno=3)
 buf = b""
 
 
+lock = threading.Lock()
+
+
 def put(ftype, session, payload=b""):
-    sock.sendall(struct.pack(">IBI", len(payload), ftype, session) + payload)
+    with lock:
+        sock.sendall(struct.pack(">IBI", len(payload), ftype, session) + payload)
+
+
+def pattern_bytes(n):
+    """what flood sends: bytes 0..250 over and over (a stream whose every
+    64 KiB differ from the next: a lost or doubled frame shows)"""
+    pat = bytes(range(251))
+    return (pat * (n // 251 + 1))[:n]
 
 
 def frame():
@@ -110,6 +126,23 @@ def main():
                     put(EXIT, 0, bytes([143]))
                     time.sleep(0.5)
                     return
+    if mode == "flood":
+        marker, total = sys.argv[2], int(sys.argv[3])
+        data = pattern_bytes(total)
+
+        def flood():
+            for off in range(0, total, 65536):
+                put(STDOUT, 0, data[off:off + 65536])
+            put(EXIT, 0, b"\x00")
+
+        threading.Thread(target=flood, daemon=True).start()
+        while True:
+            t, s, p = frame()
+            if t == SIGNAL:
+                with open(marker, "a") as f:
+                    f.write(f"signal {p[0]}\n")
+                if p[0] == 15:
+                    os._exit(0)
     if mode == "exec":
         want = int(sys.argv[2])
         put(STDOUT, 0, b"main-ready\n")

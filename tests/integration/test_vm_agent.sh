@@ -79,6 +79,83 @@ t_signals()
 }
 run_test "vm-host: SIGTERM goes to the guest's session as a SIGNAL frame, the session's status is the exit status" t_signals
 
+# the bytes vm_fake_guest.py's flood sends (its pattern_bytes)
+flood_bytes()
+{
+	python3 -c 'import sys; n = int(sys.argv[1]); p = bytes(range(251)); sys.stdout.buffer.write((p * (n // 251 + 1))[:n])' "$1"
+}
+
+# fifo_full FIFO: 64 KiB (a pipe's default) in it, not yet read
+fifo_full()
+{
+	python3 -c 'import fcntl, os, struct, sys, termios
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+sys.exit(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, bytes(4)))[0] < 65536)' "$1"
+}
+
+# a process that ended (gone, or a zombie not yet waited for)
+ended()
+{
+	! [ -e "/proc/$1" ] || grep -q '^State:[[:space:]]*Z' "/proc/$1/status"
+}
+
+# A reader of agentrun's output that stops reading (a pager, a stopped
+# pipeline) must not stop vm-host from passing a signal on: before, it
+# wrote the guest's output with blocking writes and sat in write(2) with
+# SIGTERM pending while the command ran on in the guest.
+t_stuck_reader()
+{
+	local fifo=$TEST_TMP/stuck.fifo marker=$TEST_TMP/stuck.signals rd host
+	mkfifo "$fifo"
+	exec {rd}<>"$fifo" # open for reading, never read
+	D=$TEST_TMP/vmh-stuck
+	mkdir -p "$D/ctl"
+	"$AGENTRUN" vm-host --ctl "$D/ctl" -- python3 "$FAKE" flood "$marker" 8388608 \
+		</dev/null >"$fifo" 2>"$TEST_TMP/stuck.err" &
+	host=$!
+	defer kill -KILL "$host"
+	# the pipe is full: vm-host's next write of the output would block
+	wait_until 60 fifo_full "$fifo"
+	kill -TERM "$host"
+	wait_until 10 grep -qx "signal 15" "$marker"
+	# the "VM" stopped; what the reader never took cannot be written:
+	# another SIGTERM ends vm-host instead of a wait for the reader
+	! ended "$host" || fail "vm-host exited with output unwritten, before a second signal"
+	kill -TERM "$host"
+	wait_until 10 ended "$host"
+	exec {rd}>&-
+}
+run_test "vm-host: a reader that stops reading the output does not hold back a signal; a second one ends vm-host" t_stuck_reader
+
+# ... and a reader that is only slow gets every byte, in order
+t_slow_reader()
+{
+	local rc
+	D=$TEST_TMP/vmh-slow
+	mkdir -p "$D/ctl"
+	"$AGENTRUN" vm-host --ctl "$D/ctl" -- python3 "$FAKE" flood "$TEST_TMP/slow.signals" 4194304 \
+		</dev/null 2>"$TEST_TMP/slow.err" | { sleep 2; cat >"$TEST_TMP/slow.out"; }
+	rc=${PIPESTATUS[0]}
+	assert_eq "$rc" 0 "vm-host's status (stderr: $(cat "$TEST_TMP/slow.err"))"
+	flood_bytes 4194304 | cmp - "$TEST_TMP/slow.out" || fail "4 MiB through a slow reader differ"
+}
+run_test "vm-host: a slow reader of the output gets 4 MiB whole and in order" t_slow_reader
+
+# ... and a reader that goes away: the rest of the output is dropped (no
+# SIGPIPE death, no wait), the command's status still comes back
+t_gone_reader()
+{
+	local rc
+	D=$TEST_TMP/vmh-gone
+	mkdir -p "$D/ctl"
+	timeout 60 "$AGENTRUN" vm-host --ctl "$D/ctl" -- python3 "$FAKE" flood "$TEST_TMP/gone.signals" 4194304 \
+		</dev/null 2>"$TEST_TMP/gone.err" | head -c 100000 >"$TEST_TMP/gone.out"
+	rc=${PIPESTATUS[0]}
+	assert_eq "$rc" 0 "vm-host's status (stderr: $(cat "$TEST_TMP/gone.err"))"
+	flood_bytes 100000 | cmp - "$TEST_TMP/gone.out" || fail "the first 100000 bytes differ"
+}
+run_test "vm-host: a reader that goes away loses the rest; the status still comes back" t_gone_reader
+
 t_garbage()
 {
 	local t0 t1

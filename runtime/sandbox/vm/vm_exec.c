@@ -81,6 +81,7 @@ static int connect_host(void)
 struct xc {
 	int sock;
 	struct ar_vm_buf tx, rx;
+	struct vm_out out;
 	bool stdin_eof;
 	bool exited;
 	int code;
@@ -91,10 +92,10 @@ static void on_frame(struct xc *x, const struct ar_vm_frame *f)
 {
 	switch (f->type) {
 	case AR_VM_STDOUT:
-		(void)vm_write_out(STDOUT_FILENO, f->payload, f->len);
+		vm_out_put(&x->out, STDOUT_FILENO, f->payload, f->len);
 		break;
 	case AR_VM_STDERR:
-		(void)vm_write_out(STDERR_FILENO, f->payload, f->len);
+		vm_out_put(&x->out, STDERR_FILENO, f->payload, f->len);
 		break;
 	case AR_VM_EXIT:
 		if (f->len == 1) {
@@ -151,22 +152,29 @@ int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv)
 	vm_tty_raw(&x.tty);
 	while (!x.exited) {
 		bool tx = ar_vm_buf_pending(&x.tx) > 0;
-		struct pollfd p[3] = {
+		/* the guest is read only while its output is not far ahead
+		 * of our reader */
+		bool rx = vm_out_pending(&x.out) < HIGH_WATER;
+		struct pollfd p[4] = {
 			{ .fd = sfd, .events = POLLIN },
-			{ .fd = x.sock,
-			  .events = (short)(POLLIN | (tx ? POLLOUT : 0)) },
+			{ .fd = rx || tx ? x.sock : -1,
+			  .events = (short)((rx ? POLLIN : 0) |
+					    (tx ? POLLOUT : 0)) },
 			{ .fd = !x.stdin_eof && ar_vm_buf_pending(&x.tx) <
 							HIGH_WATER ?
 					STDIN_FILENO :
 					-1,
 			  .events = POLLIN },
+			{ .fd = vm_out_fd(&x.out), .events = POLLOUT },
 		};
 		struct ar_vm_frame f;
 		ssize_t n;
 		int r, sig;
 
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
+		if (poll(p, 4, -1) < 0 && errno != EINTR)
 			break;
+		if (p[3].revents)
+			vm_out_write(&x.out);
 		if (p[0].revents & POLLIN)
 			while ((sig = vm_relay_signal(sfd)) > 0)
 				on_signal(&x, sig);
@@ -194,9 +202,11 @@ int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv)
 		if (ar_vm_buf_flush(x.sock, &x.tx) < 0)
 			break;
 	}
+	vm_out_drain(&x.out, sfd);
 	vm_tty_restore(&x.tty);
 	ar_vm_buf_free(&x.tx);
 	ar_vm_buf_free(&x.rx);
+	vm_out_free(&x.out);
 	close(x.sock);
 	if (!x.exited) {
 		fprintf(stderr,

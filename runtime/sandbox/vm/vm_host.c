@@ -66,6 +66,7 @@ struct host {
 	uint32_t next_session;
 	struct ar_vm_buf tx; /* frames to the guest */
 	struct ar_vm_buf rx;
+	struct vm_out out; /* session 0's output, for stdout and stderr */
 	struct vm_tty tty;
 	char *main_buf[2]; /* --main-argv, --main-env: the files */
 	char **main_argv, **main_env; /* into them */
@@ -275,11 +276,10 @@ static void guest_frame(struct host *h, const struct ar_vm_frame *f)
 			}
 			return;
 		}
-		/* a reader that went away (EPIPE) loses the rest, as the
-		 * command's own output would without --vm */
-		(void)vm_write_out(f->type == AR_VM_STDOUT ? STDOUT_FILENO :
-							     STDERR_FILENO,
-				   f->payload, f->len);
+		vm_out_put(&h->out,
+			   f->type == AR_VM_STDOUT ? STDOUT_FILENO :
+						     STDERR_FILENO,
+			   f->payload, f->len);
 		return;
 	}
 	c = client_of(h, f->session);
@@ -397,9 +397,10 @@ static void accept_client(struct host *h)
 	h->c[h->n++] = c;
 }
 
-static size_t client_backlog(const struct host *h)
+/* the most output waiting for a slow reader: ours, or a client's */
+static size_t backlog(const struct host *h)
 {
-	size_t most = 0;
+	size_t most = vm_out_pending(&h->out);
 
 	for (size_t i = 0; i < h->n; i++)
 		if (ar_vm_buf_pending(&h->c[i]->tx) > most)
@@ -509,8 +510,8 @@ static void run(struct host *h, int sfd)
 		ar_now_ms() + (long long)h->o->start_timeout * 1000;
 
 	while (!h->qemu_exited) {
-		struct pollfd p[4 + MAX_CLIENTS];
-		size_t np = 0, backlog = client_backlog(h);
+		struct pollfd p[5 + MAX_CLIENTS];
+		size_t np = 0, waiting = backlog(h);
 		bool tx = ar_vm_buf_pending(&h->tx) > 0;
 		bool in_ok = ar_vm_buf_pending(&h->tx) < HIGH_WATER;
 		int timeout = -1;
@@ -518,7 +519,7 @@ static void run(struct host *h, int sfd)
 
 		poll_add(p, &np, sfd, POLLIN);
 		/* the guest is read only while no client is far behind */
-		gev = (short)((backlog < HIGH_WATER ? POLLIN : 0) |
+		gev = (short)((waiting < HIGH_WATER ? POLLIN : 0) |
 			      (tx ? POLLOUT : 0));
 		poll_add(p, &np, gev ? h->sock : -1, gev);
 		poll_add(p, &np,
@@ -531,6 +532,7 @@ static void run(struct host *h, int sfd)
 				 h->listener :
 				 -1,
 			 POLLIN);
+		poll_add(p, &np, vm_out_fd(&h->out), POLLOUT);
 		for (size_t i = 0; i < h->n; i++) {
 			struct client *c = h->c[i];
 			short ev = ar_vm_buf_pending(&c->tx) ? POLLOUT : 0;
@@ -572,10 +574,12 @@ static void run(struct host *h, int sfd)
 			from_stdin(h);
 		if (p[3].revents & POLLIN)
 			accept_client(h);
+		if (p[4].revents)
+			vm_out_write(&h->out);
 		/* clients: from the end, client_drop moves the last one */
 		for (size_t i = h->n; i-- > 0;) {
 			struct client *c = h->c[i];
-			short re = p[4 + i].revents;
+			short re = p[5 + i].revents;
 
 			if ((re & POLLOUT) &&
 			    ar_vm_buf_flush(c->fd, &c->tx) < 0) {
@@ -604,6 +608,8 @@ static void run(struct host *h, int sfd)
 			break;
 		from_guest(h);
 	}
+	/* ... to a reader that may be slow; a signal gives it up */
+	vm_out_drain(&h->out, sfd);
 }
 
 int ar_vm_host_main(const struct ar_vm_host_opts *o)
@@ -658,6 +664,7 @@ int ar_vm_host_main(const struct ar_vm_host_opts *o)
 		client_drop(&h, h.n - 1);
 	ar_vm_buf_free(&h.tx);
 	ar_vm_buf_free(&h.rx);
+	vm_out_free(&h.out);
 	if (o->exec_socket && h.listener >= 0) {
 		close(h.listener);
 		unlink(o->exec_socket);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -95,27 +96,116 @@ void vm_relay_child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-int vm_write_out(int fd, const void *buf, size_t len)
+#define OUT_HDR 5
+
+void vm_out_put(struct vm_out *o, int fd, const void *p, size_t n)
 {
-	const char *p = buf;
+	char hdr[OUT_HDR];
+	uint32_t len = (uint32_t)n;
 
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+	if (n == 0 || (fd != STDOUT_FILENO && fd != STDERR_FILENO) ||
+	    o->gone[fd])
+		return;
+	hdr[0] = (char)fd;
+	memcpy(hdr + 1, &len, sizeof(len));
+	ar_vm_buf_append(&o->q, hdr, sizeof(hdr));
+	ar_vm_buf_append(&o->q, p, n);
+}
 
-		if (n < 0 && errno == EAGAIN) {
-			/* a non-blocking file description shared with
-			 * whoever gave it: wait until it takes more */
-			struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+size_t vm_out_pending(const struct vm_out *o)
+{
+	return ar_vm_buf_pending(&o->q);
+}
 
-			poll(&pfd, 1, -1);
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
+static uint32_t head_len(const struct vm_out *o)
+{
+	uint32_t len;
+
+	memcpy(&len, o->q.data + o->q.off + 1, sizeof(len));
+	return len;
+}
+
+static void skip_head(struct vm_out *o)
+{
+	o->q.off += OUT_HDR + head_len(o);
+	o->done = 0;
+	if (o->q.off == o->q.len)
+		o->q.off = o->q.len = 0;
+}
+
+int vm_out_fd(struct vm_out *o)
+{
+	while (ar_vm_buf_pending(&o->q) > 0) {
+		int fd = o->q.data[o->q.off];
+
+		if (!o->gone[fd])
+			return fd;
+		skip_head(o);
 	}
-	return 0;
+	return -1;
+}
+
+static bool writable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT);
+}
+
+void vm_out_write(struct vm_out *o)
+{
+	int fd = vm_out_fd(o);
+
+	/* a pipe that polls writable takes PIPE_BUF bytes without blocking;
+	 * at most 16 pieces a turn leave the relay its other work */
+	for (int k = 0; fd >= 0 && k < 16; k++) {
+		size_t left = head_len(o) - o->done;
+		ssize_t n;
+
+		if (k > 0 && !writable(fd))
+			return;
+		n = write(fd, o->q.data + o->q.off + OUT_HDR + o->done,
+			  left > PIPE_BUF ? PIPE_BUF : left);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return;
+			o->gone[fd] = true; /* the reader went away */
+			skip_head(o);
+			return;
+		}
+		o->done += (size_t)n;
+		if (o->done == head_len(o))
+			skip_head(o);
+		fd = vm_out_fd(o);
+	}
+}
+
+void vm_out_drain(struct vm_out *o, int sfd)
+{
+	int fd;
+
+	while ((fd = vm_out_fd(o)) >= 0) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLOUT },
+				       { .fd = sfd, .events = POLLIN } };
+		int sig;
+		bool stop = false;
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return;
+		if (p[1].revents & POLLIN)
+			while ((sig = vm_relay_signal(sfd)) > 0)
+				stop = stop || sig == SIGINT ||
+				       sig == SIGTERM || sig == SIGHUP ||
+				       sig == SIGQUIT;
+		if (stop)
+			return;
+		if (p[0].revents)
+			vm_out_write(o);
+	}
+}
+
+void vm_out_free(struct vm_out *o)
+{
+	ar_vm_buf_free(&o->q);
+	memset(o, 0, sizeof(*o));
 }
