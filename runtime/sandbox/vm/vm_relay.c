@@ -136,7 +136,7 @@ static void skip_head(struct vm_out *o)
 int vm_out_fd(struct vm_out *o)
 {
 	while (ar_vm_buf_pending(&o->q) > 0) {
-		int fd = o->q.data[o->q.off];
+		int fd = (unsigned char)o->q.data[o->q.off];
 
 		if (!o->gone[fd])
 			return fd;
