@@ -65,7 +65,7 @@ run_vm()
 {
 	local tag=$1 out=$TEST_TMP/$1.out err=$TEST_TMP/$1.err rc
 	shift
-	(cd "$SHARE" && "$RUN_IN_VM" --timeout "$VM_TIMEOUT" "$@" \
+	(cd "$SHARE" && RUN_IN_VM_CONSOLE=$TEST_TMP/$tag.console "$RUN_IN_VM" --timeout "$VM_TIMEOUT" "$@" \
 		--env "AGENTRUN=$AR_BUILT_AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "VM_ROOTFS_CACHE=$CACHE_DIR" \
@@ -78,6 +78,7 @@ run_vm()
 		return
 	fi
 	vm_relay "$tag" "$out" "$rc"
+	vm_kernel_said "$tag" "$out" "$TEST_TMP/$tag.console"
 	sed "s/^/# [$tag] stderr: /" "$err" | tail -n 40
 	if [ $rc = 124 ]; then
 		VM_N=$((VM_N + 1))

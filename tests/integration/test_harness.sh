@@ -341,6 +341,14 @@ not ok 11 - [y] the guest's kernel hung: watchdog: BUG: soft lockup - CPU#1 stuc
 # run-in-vm: the guest's kernel hung: watchdog: BUG: soft lockup - CPU#1 stuck for 753s! [podman:307]; at f+0x1/0x2
 # run-in-vm: the guest console from the first kernel report:
 #   [ 1.0] RIP: 0010:f+0x1/0x2"
+	# a failed result: the guest kernel's lines of the console
+	printf 'run-in-vm guest: 5.1 s: command started\n[ 9.2] Memory cgroup out of memory: Killed process 77 (sleep)\n\n' >"$d/console"
+	printf 'ok 1 - a\nnot ok 2 - b\n' >"$d/failed"
+	OUT=$(. "$TOP_SRCDIR/tests/vm/relay.sh"
+		vm_kernel_said z "$d/one" "$d/console"
+		vm_kernel_said z "$d/failed" "$d/console"
+		vm_kernel_said z "$d/failed" "$d/no-console")
+	assert_eq "$OUT" "# [z] guest kernel: [ 9.2] Memory cgroup out of memory: Killed process 77 (sleep)"
 }
 
 # TEST_ALLOWED_SKIPS: a skip whose "FILE: REASON" matches no line fails.

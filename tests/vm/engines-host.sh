@@ -72,7 +72,7 @@ engines_vm_run()
 	out=$TEST_TMP/$tag.out
 	err=$TEST_TMP/$tag.err
 	t0=$(date +%s)
-	(cd "$ENGINES_SHARE" && "$RUN_IN_VM" --timeout "$ENGINES_VM_TIMEOUT" "$@" \
+	(cd "$ENGINES_SHARE" && RUN_IN_VM_CONSOLE=$TEST_TMP/$tag.console "$RUN_IN_VM" --timeout "$ENGINES_VM_TIMEOUT" "$@" \
 		--env "AGENTRUN=$AR_BUILT_AGENTRUN" --env "TOP_SRCDIR=$TOP_SRCDIR" \
 		--env "TOP_BUILDDIR=$TOP_BUILDDIR" \
 		--env "ENGINES_ROOTFS_TAR=$ENGINES_ROOTFS_TAR" \
@@ -86,6 +86,7 @@ engines_vm_run()
 		return
 	fi
 	vm_relay "$tag" "$out" "$rc"
+	vm_kernel_said "$tag" "$out" "$TEST_TMP/$tag.console"
 	sed "s/^/# [$tag] stderr: /" "$err" | tail -n 40
 	if [ $rc = 124 ]; then
 		VM_N=$((VM_N + 1))

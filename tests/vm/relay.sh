@@ -54,6 +54,18 @@ vm_relay()
 	fi
 }
 
+# vm_kernel_said TAG OUTFILE CONSOLEFILE: when a result in OUTFILE failed,
+# the guest kernel's own lines of its console (RUN_IN_VM_CONSOLE; not the
+# init's progress marks) as comments: an OOM kill, a warning, a segfault
+# say why a container stopped that the test expected running
+vm_kernel_said()
+{
+	local tag=$1 out=$2 console=$3
+	grep -q '^not ok ' "$out" 2>/dev/null && [ -s "$console" ] || return 0
+	grep -v '^run-in-vm guest: ' "$console" | grep -v '^[[:space:]]*$' | tail -n 30 |
+		sed "s/^/# [$tag] guest kernel: /"
+}
+
 # vm_not_run TAG ERRFILE: the failure of a VM that did not run the tests to
 # their end (run-in-vm exit 125), with run-in-vm's reason in the result's
 # own line (what a CI summary shows of it) and the rest of its stderr as
