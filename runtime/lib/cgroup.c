@@ -1268,6 +1268,18 @@ int ar_cgroup_destroy(const char *path, struct ar_error *err)
 	}
 	if (not_ours(path, err) < 0)
 		return -1;
+	/* The parent, held from now: a systemd scope's manager trims the
+	 * scope whole once it is empty (run.oci.systemd.subgroup puts the
+	 * container in SCOPE/container), and a parent removed meanwhile
+	 * leaves the rmdir below ENOENT (gone), never an open that fails. */
+	dir = parent_of(path);
+	name = strrchr(path, '/') + 1;
+	parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ar_error_set(err, errno, "open `%s`", dir);
+	}
 	for (int attempt = 0;; attempt++) {
 		struct ar_error e = AR_ERROR_INIT;
 
@@ -1287,11 +1299,6 @@ int ar_cgroup_destroy(const char *path, struct ar_error *err)
 	}
 	if (remove_children(fd, 0, err) < 0)
 		return ar_error_wrap(err, "cgroup `%s`", path);
-	dir = parent_of(path);
-	name = strrchr(path, '/') + 1;
-	parent = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (parent < 0)
-		return ar_error_set(err, errno, "open `%s`", dir);
 	if (rmdir_retry(parent, name, err) < 0)
 		return ar_error_wrap(err, "cgroup `%s`", path);
 	remove_default_parent(dir);

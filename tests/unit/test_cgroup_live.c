@@ -621,6 +621,87 @@ UNIT_TEST(destroy_while_systemd_prunes)
 	       pruned_first);
 }
 
+/* systemd trims a stopped scope whole: with run.oci.systemd.subgroup
+ * the container's cgroup is SCOPE/container, and once it is empty the
+ * manager removes it and the scope. Spins on the scope's cgroup.events. */
+static int trim_scope_when_empty(void *arg)
+{
+	const char *scope = arg;
+	char *ev = ar_xasprintf("%s/cgroup.events", scope), buf[256];
+	char *sub = ar_xasprintf("%s/container", scope);
+	int fd = open(ev, O_RDONLY | O_CLOEXEC);
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n < 0)
+			return errno == ENOENT || errno == ENODEV ? 10 : 1;
+		buf[n] = '\0';
+		if (strstr(buf, "populated 0")) {
+			if (rmdir(sub) < 0 && errno != ENOENT)
+				return 2;
+			return rmdir(scope) == 0 ? 0 : errno == ENOENT ? 10 : 2;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 20)
+			return 3;
+	}
+}
+
+/* delete --force of a container in SCOPE/container while systemd trims
+ * the scope: the subgroup's parent is gone when destroy comes to remove
+ * the subgroup, which is destroyed, not an error (test_systemd_vm's
+ * "open `.../agentrun-s-sdsub.scope`: No such file or directory" in a
+ * loaded dry run). */
+UNIT_TEST(destroy_while_systemd_trims_the_scope)
+{
+	if (skip_reason()) {
+		UNIT_SKIP(skip_reason());
+	}
+	int trimmed_first = 0;
+
+	for (int round = 0; round < 30; round++) {
+		struct ar_error err = AR_ERROR_INIT;
+		struct ar_cgroup *cg = make_cg(NULL);
+		struct child victim, trimmer;
+		char *scope, *path;
+		int st;
+
+		CHECK(cg != NULL);
+		if (!cg)
+			return;
+		/* the cgroup made is the scope; the container in its child */
+		scope = ar_xstrdup(ar_cgroup_path(cg));
+		ar_cgroup_free(cg);
+		path = ar_xasprintf("%s/container", scope);
+		CHECK(mkdir(path, 0755) == 0);
+		victim = spawn(count_forever,
+			       mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+		CHECK(ar_cgroup_enter_path(path, victim.pid, &err) == 0);
+		go(&victim);
+		trimmer = spawn(trim_scope_when_empty, scope);
+		go(&trimmer);
+		if (ar_cgroup_destroy(path, &err) < 0) {
+			printf("# round %d: destroy: %s\n", round, err.msg);
+			CHECK(!"destroy of a subgroup whose scope was trimmed failed");
+		}
+		st = wait_status(trimmer.pid);
+		CHECK(WIFEXITED(st) &&
+		      (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10));
+		trimmed_first += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+		st = wait_status(victim.pid);
+		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		rmdir(scope); /* when destroy won: the scope is the test's */
+		free(path);
+		free(scope);
+	}
+	printf("# the trimmer removed the scope under destroy in %d of 30 rounds\n",
+	       trimmed_first);
+}
+
 struct clone_args_min {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
 		stack_size, tls, set_tid, set_tid_size, cgroup;
