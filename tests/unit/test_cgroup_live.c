@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -548,13 +549,20 @@ UNIT_TEST(destroy_kills_leftovers)
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 }
 
-/* The systemd manager of a scope: rmdir the cgroup the moment it is
- * empty (it prunes the cgroup of a unit that stopped). Spins on
- * cgroup.events to be first. */
-static int prune_when_empty(void *arg)
+/* The systemd manager of a scope: the moment the cgroup `events_of` is
+ * empty it removes the cgroups of rm[] in order (the unit's cgroup; or a
+ * scope's subgroup, then the scope: it trims a stopped scope whole).
+ * Spins on cgroup.events to be first. Exits 0 when it removed the last
+ * one, 10 when destroy had removed it first. */
+struct manager {
+	const char *events_of;
+	const char *rm[3]; /* NULL-ended */
+};
+
+static int manage_when_empty(void *arg)
 {
-	const char *path = arg;
-	char *ev = ar_xasprintf("%s/cgroup.events", path), buf[256];
+	const struct manager *m = arg;
+	char *ev = ar_xasprintf("%s/cgroup.events", m->events_of), buf[256];
 	int fd = open(ev, O_RDONLY | O_CLOEXEC);
 	struct timespec t0, t;
 
@@ -566,12 +574,53 @@ static int prune_when_empty(void *arg)
 		if (n < 0)
 			return errno == ENOENT || errno == ENODEV ? 10 : 1;
 		buf[n] = '\0';
-		if (strstr(buf, "populated 0"))
-			return rmdir(path) == 0 ? 0 : errno == ENOENT ? 10 : 2;
+		if (strstr(buf, "populated 0")) {
+			for (size_t i = 0; m->rm[i]; i++) {
+				bool last = !m->rm[i + 1];
+
+				if (rmdir(m->rm[i]) == 0) {
+					if (last)
+						return 0;
+				} else if (errno != ENOENT) {
+					return 2;
+				} else if (last) {
+					return 10;
+				}
+			}
+			return 2; /* nothing to remove */
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (t.tv_sec - t0.tv_sec > 20)
 			return 3;
 	}
+}
+
+/* One round: a process in `path`, the manager m beside, destroy of
+ * `path`, which must succeed whoever removes what first. Returns 1 when
+ * the manager removed its last cgroup (it won the race). */
+static int destroy_beside_manager(int round, const char *path,
+				  const struct manager *m)
+{
+	struct ar_error err = AR_ERROR_INIT;
+	struct child victim, manager;
+	int st, won;
+
+	victim = spawn(count_forever, mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					   MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+	CHECK(ar_cgroup_enter_path(path, victim.pid, &err) == 0);
+	go(&victim);
+	manager = spawn(manage_when_empty, (void *)m);
+	go(&manager);
+	if (ar_cgroup_destroy(path, &err) < 0) {
+		printf("# round %d: destroy: %s\n", round, err.msg);
+		CHECK(!"destroy of a cgroup its manager removed meanwhile failed");
+	}
+	st = wait_status(manager.pid);
+	CHECK(WIFEXITED(st) && (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10));
+	won = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	st = wait_status(victim.pid);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	return won;
 }
 
 /* delete --force of a systemd scope: the manager removes the cgroup as
@@ -587,74 +636,29 @@ UNIT_TEST(destroy_while_systemd_prunes)
 	int pruned_first = 0;
 
 	for (int round = 0; round < 20; round++) {
-		struct ar_error err = AR_ERROR_INIT;
 		struct ar_cgroup *cg = make_cg(NULL);
-		struct child victim, pruner;
+		struct manager m;
 		char *path;
-		int st;
 
 		CHECK(cg != NULL);
 		if (!cg)
 			return;
 		path = ar_xstrdup(ar_cgroup_path(cg));
 		ar_cgroup_free(cg);
-		victim = spawn(count_forever,
-			       mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-		CHECK(ar_cgroup_enter_path(path, victim.pid, &err) == 0);
-		go(&victim);
-		pruner = spawn(prune_when_empty, path);
-		go(&pruner);
-		if (ar_cgroup_destroy(path, &err) < 0) {
-			printf("# round %d: destroy: %s\n", round, err.msg);
-			CHECK(!"destroy of a cgroup pruned meanwhile failed");
-		}
-		st = wait_status(pruner.pid);
-		CHECK(WIFEXITED(st) &&
-		      (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10));
-		pruned_first += WIFEXITED(st) && WEXITSTATUS(st) == 0;
-		st = wait_status(victim.pid);
-		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		m = (struct manager){ path, { path, NULL } };
+		pruned_first += destroy_beside_manager(round, path, &m);
 		free(path);
 	}
 	printf("# the pruner removed the cgroup under destroy in %d of 20 rounds\n",
 	       pruned_first);
 }
 
-/* systemd trims a stopped scope whole: with run.oci.systemd.subgroup
- * the container's cgroup is SCOPE/container, and once it is empty the
- * manager removes it and the scope. Spins on the scope's cgroup.events. */
-static int trim_scope_when_empty(void *arg)
-{
-	const char *scope = arg;
-	char *ev = ar_xasprintf("%s/cgroup.events", scope), buf[256];
-	char *sub = ar_xasprintf("%s/container", scope);
-	int fd = open(ev, O_RDONLY | O_CLOEXEC);
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
-
-		if (n < 0)
-			return errno == ENOENT || errno == ENODEV ? 10 : 1;
-		buf[n] = '\0';
-		if (strstr(buf, "populated 0")) {
-			if (rmdir(sub) < 0 && errno != ENOENT)
-				return 2;
-			return rmdir(scope) == 0 ? 0 : errno == ENOENT ? 10 : 2;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 20)
-			return 3;
-	}
-}
-
-/* delete --force of a container in SCOPE/container while systemd trims
- * the scope: the subgroup's parent is gone when destroy comes to remove
- * the subgroup, which is destroyed, not an error (test_systemd_vm's
- * "open `.../agentrun-s-sdsub.scope`: No such file or directory" in a
- * loaded dry run). */
+/* delete --force of a container in SCOPE/container
+ * (run.oci.systemd.subgroup) while systemd trims the scope whole: the
+ * subgroup's parent is gone when destroy comes to remove the subgroup,
+ * which is destroyed, not an error (test_systemd_vm's "open
+ * `.../agentrun-s-sdsub.scope`: No such file or directory" in a loaded
+ * dry run). */
 UNIT_TEST(destroy_while_systemd_trims_the_scope)
 {
 	if (skip_reason()) {
@@ -663,11 +667,9 @@ UNIT_TEST(destroy_while_systemd_trims_the_scope)
 	int trimmed_first = 0;
 
 	for (int round = 0; round < 30; round++) {
-		struct ar_error err = AR_ERROR_INIT;
 		struct ar_cgroup *cg = make_cg(NULL);
-		struct child victim, trimmer;
+		struct manager m;
 		char *scope, *path;
-		int st;
 
 		CHECK(cg != NULL);
 		if (!cg)
@@ -677,23 +679,8 @@ UNIT_TEST(destroy_while_systemd_trims_the_scope)
 		ar_cgroup_free(cg);
 		path = ar_xasprintf("%s/container", scope);
 		CHECK(mkdir(path, 0755) == 0);
-		victim = spawn(count_forever,
-			       mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				    MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-		CHECK(ar_cgroup_enter_path(path, victim.pid, &err) == 0);
-		go(&victim);
-		trimmer = spawn(trim_scope_when_empty, scope);
-		go(&trimmer);
-		if (ar_cgroup_destroy(path, &err) < 0) {
-			printf("# round %d: destroy: %s\n", round, err.msg);
-			CHECK(!"destroy of a subgroup whose scope was trimmed failed");
-		}
-		st = wait_status(trimmer.pid);
-		CHECK(WIFEXITED(st) &&
-		      (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 10));
-		trimmed_first += WIFEXITED(st) && WEXITSTATUS(st) == 0;
-		st = wait_status(victim.pid);
-		CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		m = (struct manager){ scope, { path, scope, NULL } };
+		trimmed_first += destroy_beside_manager(round, path, &m);
 		rmdir(scope); /* when destroy won: the scope is the test's */
 		free(path);
 		free(scope);
@@ -701,7 +688,6 @@ UNIT_TEST(destroy_while_systemd_trims_the_scope)
 	printf("# the trimmer removed the scope under destroy in %d of 30 rounds\n",
 	       trimmed_first);
 }
-
 struct clone_args_min {
 	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
 		stack_size, tls, set_tid, set_tid_size, cgroup;
