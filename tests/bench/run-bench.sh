@@ -668,11 +668,17 @@ PYEOF
 	WHERE_ID=$wid_saved
 	RUNTIMES=("${saved[@]}")
 }
-# vm_mode: kvm or tcg, as agentrun doctor says the VM runs here; nothing
-# where it cannot run
-vm_mode()
+# vm_figure NAME REPS: whether the VM figure NAME runs: wanted, REPS > 0,
+# and a VM that runs here; VM_MODE is then kvm or tcg, as agentrun doctor
+# says (a note where the VM cannot run)
+vm_figure()
 {
-	"$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p'
+	want "$1" || return 1
+	[ "$2" -gt 0 ] || return 1
+	VM_MODE=$("$AGENTRUN" doctor 2>/dev/null | sed -n 's/^ok  *vm .*vm(\(kvm\|tcg\).*/\1/p')
+	[ -n "$VM_MODE" ] && return 0
+	note "$1: agentrun doctor has no usable vm: skipped"
+	return 1
 }
 
 # fig_sandbox_vm: `agentrun sandbox --vm -- true`, start to exit (docs/vm.md):
@@ -682,13 +688,8 @@ vm_mode()
 fig_sandbox_vm()
 {
 	local fig ws saved=("${RUNTIMES[@]}") i mode
-	want sandbox_vm || return 0
-	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
-	mode=$(vm_mode)
-	if [ -z "$mode" ]; then
-		note "sandbox_vm: agentrun doctor has no usable vm: skipped"
-		return 0
-	fi
+	vm_figure sandbox_vm "${BENCH_VM_SANDBOX_REPS:-3}" || return 0
+	mode=$VM_MODE
 	fig=sandbox_vm_${mode}_$WHERE_ID
 	ws=$W/ws-vm
 	mkdir -p "$ws"
@@ -711,13 +712,8 @@ fig_sandbox_vm()
 fig_bundle_vm()
 {
 	local fig b=$W/b-vm saved=("${RUNTIMES[@]}") i mode spec=(spec)
-	want bundle_vm || return 0
-	[ "${BENCH_VM_SANDBOX_REPS:-3}" -gt 0 ] || return 0
-	mode=$(vm_mode)
-	if [ -z "$mode" ]; then
-		note "bundle_vm: agentrun doctor has no usable vm: skipped"
-		return 0
-	fi
+	vm_figure bundle_vm "${BENCH_VM_SANDBOX_REPS:-3}" || return 0
+	mode=$VM_MODE
 	fig=bundle_vm_${mode}_$WHERE_ID
 	[ -d "$W/rootfs" ] || make_rootfs "$W/rootfs"
 	[ "$EUID_NOW" = 0 ] || spec+=(--rootless)
@@ -755,13 +751,8 @@ fig_sandbox_vm_git()
 {
 	local ws mode out sb c vals med mn n line reps=${BENCH_VM_GIT_REPS:-5} d
 	local -a opts
-	want sandbox_vm_git || return 0
-	[ "$reps" -gt 0 ] || return 0
-	mode=$(vm_mode)
-	if [ -z "$mode" ]; then
-		note "sandbox_vm_git: agentrun doctor has no usable vm: skipped"
-		return 0
-	fi
+	vm_figure sandbox_vm_git "$reps" || return 0
+	mode=$VM_MODE
 	ws=$W/ws-vm-git
 	rm -rf "$ws"
 	mkdir -p "$ws"
