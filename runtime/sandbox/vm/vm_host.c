@@ -518,7 +518,8 @@ static void run(struct host *h, int sfd)
 		short gev;
 
 		poll_add(p, &np, sfd, POLLIN);
-		/* the guest is read only while no client is far behind */
+		/* the guest is read only while no reader (ours, a client's)
+		 * is far behind */
 		gev = (short)((waiting < HIGH_WATER ? POLLIN : 0) |
 			      (tx ? POLLOUT : 0));
 		poll_add(p, &np, gev ? h->sock : -1, gev);
