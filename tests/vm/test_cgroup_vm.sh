@@ -96,6 +96,25 @@ ctr_pid()
 	"$AGENTRUN" --root "$AR_ROOT" state "$1" | sed -n 's/.*"pid":\([0-9]*\).*/\1/p'
 }
 
+# post_mortem ID: what became of a detached container, in the test's log
+# (shown when the test fails): its state, the recorded pid and start time
+# against /proc's, its cgroup's events (an OOM or pids kill counts there).
+# Registered after `defer ar delete`, it runs before it.
+post_mortem()
+{
+	local id=$1 p pid
+	echo "post-mortem of $id at uptime $(cut -d' ' -f1 /proc/uptime)"
+	echo "  state: $("$AGENTRUN" --root "$AR_ROOT" state "$id" 2>&1 | tr -d '\n')"
+	echo "  recorded: $(grep -o '"agentrun":{"pid":[0-9]*,"pidStart":[0-9]*' "$AR_ROOT/$id/state.json")"
+	pid=$(sed -n 's/.*"agentrun":{"pid":\([0-9]*\).*/\1/p' "$AR_ROOT/$id/state.json")
+	echo "  /proc/$pid/stat: $(cat "/proc/$pid/stat" 2>&1)"
+	p=$(cg "$id")
+	for f in cgroup.procs cgroup.events memory.events pids.events; do
+		[ -r "$p/$f" ] && echo "  $f: $(tr '\n' ' ' <"$p/$f")"
+	done
+	return 0
+}
+
 t_limits_applied()
 {
 	local b=$TEST_TMP/b-lim id p c
@@ -103,6 +122,7 @@ t_limits_applied()
 	new_bundle "$b" '["sleep","100"]' \
 		'.linux.resources={"memory":{"limit":67108864,"reservation":33554432},"pids":{"limit":20},"cpu":{"shares":2048,"quota":50000,"period":100000},"unified":{"memory.oom.group":"1"}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	p=$(cg "$id")
 	[ -n "$p" ] || fail "state.json has no cgroupPath"
@@ -129,6 +149,7 @@ t_oom()
 	new_bundle "$b" '["sh","-c","sleep 2; dd if=/dev/zero of=/dev/null bs=100M count=1; echo dd=$?; sleep 100"]' \
 		'.linux.resources={"memory":{"limit":33554432,"swap":33554432}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	ev=$TEST_TMP/events-$id
 	ar events --interval 1s "$id" >"$ev" 2>&1 &
@@ -156,6 +177,7 @@ t_fork_bomb()
 	new_bundle "$b" '["sh","-c","(i=0; while [ $i -lt 60 ]; do sleep 100 & i=$((i+1)); done) 2>/dev/null; exec sleep 100"]' \
 		'.linux.resources={"pids":{"limit":10}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	local cur events
 	events=$(cg "$id")/pids.events
@@ -176,6 +198,7 @@ t_cpu()
 	new_bundle "$b" '["sh","-c","while :; do :; done"]' \
 		'.linux.resources={"cpu":{"quota":10000,"period":100000}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	sleep 0.5
 	u0=$(sed -n 's/^usage_usec //p' "$(cg "$id")/cpu.stat")
@@ -198,6 +221,7 @@ t_update()
 	id=$(unique_id)
 	new_bundle "$b" '["sleep","100"]' '.linux.resources={"pids":{"limit":20}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	assert_status 0 ar update --memory 100m --memory-swap 200m \
 		--pids-limit 33 --cpu-quota 20000 --cpu-period 50000 \
@@ -237,6 +261,7 @@ t_pause_resume()
 	new_bundle "$b" '["sh","-c","i=0; while :; do i=$((i+1)); echo $i > /home/testuser/counter; sleep 0.05; done"]' \
 		".mounts += [{\"destination\":\"/home/testuser\",\"type\":\"bind\",\"source\":\"$s\",\"options\":[\"rbind\",\"rw\"]}]"
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	wait_until 10 test -s "$s/counter"
 	assert_status 0 ar pause "$id"
@@ -266,6 +291,7 @@ t_ps_kill_all()
 	id=$(unique_id)
 	new_bundle "$b" '["sh","-c","sleep 101 & sleep 102 & wait"]'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	pid=$(ctr_pid "$id")
 	wait_until 10 sh -c "[ \$(wc -l < '$(cg "$id")/cgroup.procs') -ge 3 ]"
@@ -288,6 +314,7 @@ t_delete_removes_cgroup()
 	new_bundle "$b" '["sh","-c","sleep 100 & sleep 100"]' \
 		'.linux.resources={"pids":{"limit":50}}'
 	defer ar delete --force "$id"
+	defer post_mortem "$id"
 	assert_status 0 ar run --detach --bundle "$b" "$id"
 	p=$(cg "$id")
 	[ -d "$p" ] || fail "no cgroup"
