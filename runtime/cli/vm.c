@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "utils.h"
 #include "vm/vm_agent.h"
+#include "vm/vm_proto.h"
 
 enum {
 	OPT_CTL = 256,
@@ -103,24 +104,6 @@ int cmd_vm_host(struct ar_global_opts *g, int argc, char **argv)
 	return ar_vm_host_main(&o);
 }
 
-/* "UID:GID" into u[0], u[1] */
-static int parse_user(const char *arg, uint32_t u[2])
-{
-	_cleanup_free_ char *s = ar_xstrdup(arg);
-	char *g_at = strchr(s, ':');
-	unsigned long long uid, gid;
-
-	if (!g_at)
-		return -1;
-	*g_at++ = '\0';
-	if (ar_parse_u64(s, &uid) < 0 || ar_parse_u64(g_at, &gid) < 0 ||
-	    uid > UINT32_MAX || gid > UINT32_MAX)
-		return -1;
-	u[0] = (uint32_t)uid;
-	u[1] = (uint32_t)gid;
-	return 0;
-}
-
 int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -130,8 +113,8 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *port = NULL, *root = NULL;
-	uint32_t user[2] = { 0, 0 };
-	int c;
+	struct ar_vm_user user = { 0 };
+	int c, r;
 
 	(void)g;
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
@@ -143,36 +126,43 @@ int cmd_vm_guest(struct ar_global_opts *g, int argc, char **argv)
 			root = optarg;
 			break;
 		case OPT_USER:
-			if (parse_user(optarg, user) == 0)
+			ar_vm_user_free(&user);
+			if (ar_vm_user_parse(optarg, &user) == 0)
 				break;
-			fprintf(stderr, "agentrun vm-guest: --user UID:GID\n");
+			fprintf(stderr,
+				"agentrun vm-guest: --user UID:GID[:GROUP,...]\n");
 			return 125;
 		default:
+			ar_vm_user_free(&user);
 			return 125;
 		}
 	}
 	if (!port) {
 		fprintf(stderr, "agentrun vm-guest: --port is needed\n");
+		ar_vm_user_free(&user);
 		return 125;
 	}
-	return ar_vm_guest_main(port, (uid_t)user[0], (gid_t)user[1], root);
+	r = ar_vm_guest_main(port, &user, root);
+	ar_vm_user_free(&user);
+	return r;
 }
 
 int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
 {
 	const char *dir = NULL;
-	uint32_t user[2];
+	struct ar_vm_user user = { 0 };
 	bool has_user = false;
-	int i = 1;
+	int i = 1, r;
 
 	(void)g;
 	while (i + 1 < argc) {
 		if (strcmp(argv[i], "--cwd") == 0) {
 			dir = argv[i + 1];
 		} else if (strcmp(argv[i], "--user") == 0) {
-			if (parse_user(argv[i + 1], user) < 0) {
+			ar_vm_user_free(&user);
+			if (ar_vm_user_parse(argv[i + 1], &user) < 0) {
 				fprintf(stderr,
-					"agentrun vm-exec: --user UID:GID\n");
+					"agentrun vm-exec: --user UID:GID[:GROUP,...]\n");
 				return 125;
 			}
 			has_user = true;
@@ -183,5 +173,7 @@ int cmd_vm_exec(struct ar_global_opts *g, int argc, char **argv)
 	}
 	if (i < argc && strcmp(argv[i], "--") == 0)
 		i++;
-	return ar_vm_exec_main(dir, has_user ? user : NULL, argv + i);
+	r = ar_vm_exec_main(dir, has_user ? &user : NULL, argv + i);
+	ar_vm_user_free(&user);
+	return r;
 }

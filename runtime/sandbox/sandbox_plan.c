@@ -38,6 +38,7 @@
 #include "sandbox_plan.h"
 #include "sandbox_rootfs.h"
 #include "utils.h"
+#include "vm/vm_proto.h"
 
 /* ---- the workspace ---- */
 
@@ -1101,12 +1102,16 @@ static int plan_make(struct sb_plan *p, const struct ar_sandbox_run_opts *ro,
 	if (plan_mounts(p, err) < 0)
 		return -1;
 	if (o->vm) {
+		struct ar_vm_user user = {
+			.uid = o->vm_guest_root ? 0 : h->uid,
+			.gid = o->vm_guest_root ? 0 : h->gid,
+		};
+
 		vm_rw(p);
 		/* the mounts were made for the user's command (its exe);
 		 * the sandbox runs the helper, which boots the guest */
-		p->vm_argv = ar_vm_argv(&p->vm, o->vm_guest_root ? 0 : h->uid,
-					o->vm_guest_root ? 0 : h->gid,
-					p->workspace, NULL, o->argv);
+		p->vm_argv =
+			ar_vm_argv(&p->vm, &user, p->workspace, NULL, o->argv);
 		p->o.argv = p->vm_argv;
 	}
 	p->cwd = visible_rw_or_ro(p, h->cwd) || strcmp(h->cwd, h->home) == 0 ?

@@ -189,7 +189,8 @@ t_exec()
 		| .process.capabilities.bounding += ["CAP_CHOWN","CAP_FOWNER"]
 		| .process.capabilities.effective += ["CAP_CHOWN","CAP_FOWNER"]
 		| .process.capabilities.permitted += ["CAP_CHOWN","CAP_FOWNER"]
-		| .process.args=["sh","-c","echo started >/xdata/started; trap \"exit 0\" TERM; while :; do sleep 0.2; done"]
+		| .process.user.gid=5 | .process.user.additionalGids=[10,27]
+		| .process.args=["sh","-c","id -G >/xdata/main-groups; echo started >/xdata/started; trap \"exit 0\" TERM; while :; do sleep 0.2; done"]
 		| .mounts += [{"destination":"/xdata","type":"bind","source":"'"$TEST_TMP/xdata"'","options":["rbind"]}]'
 	id=$(unique_id)
 	assert_status 0 vmar create -b "$b" "$id"
@@ -209,9 +210,16 @@ t_exec()
 	assert_eq "$OUT" "line1${NL}line2${NL}end"
 	assert_status 127 vmar exec "$id" /no/such/program
 	# another user: the guest runs the command as that user
-	assert_status 0 vmar exec --user 1000:1001 "$id" sh -c 'id -u; id -g; echo x >/xdata/as-user'
-	assert_eq "$OUT" "1000${NL}1001"
+	assert_status 0 vmar exec --user 1000:1001 "$id" sh -c 'id -u; id -g; id -G; echo x >/xdata/as-user'
+	assert_eq "$OUT" "1000${NL}1001${NL}1001"
 	assert_file_owner "$TEST_TMP/xdata/as-user" 1000:1001
+	# the groups: process.user's gid and additionalGids reach the guest,
+	# the command's (root's too) and an exec's (--process)
+	assert_eq "$(cat "$TEST_TMP/xdata/main-groups")" "5 10 27"
+	jq '.process | .args=["id","-G"] | .user={"uid":1000,"gid":1001,"additionalGids":[44,4294967294]}' \
+		"$b/config.json" >"$TEST_TMP/exec-groups.json"
+	assert_status 0 vmar exec --process "$TEST_TMP/exec-groups.json" "$id"
+	assert_eq "$OUT" "1001 44 4294967294"
 	assert_status 0 vmar kill "$id" TERM
 	wait_until 60 status_is 0 "$id" stopped || fail "not stopped after SIGTERM"
 	assert_status 0 vmar delete "$id"

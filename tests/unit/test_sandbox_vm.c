@@ -36,7 +36,10 @@ UNIT_TEST(helper_argv)
 {
 	struct ar_vm vm = { .kver = (char *)"6.1.0-57-amd64", .kvm = false };
 	char *cmd[] = { (char *)"sh", (char *)"-c", (char *)"exit 7", NULL };
-	char **v = ar_vm_argv(&vm, 1000, 1001, "/home/me/proj", NULL, cmd);
+	struct ar_vm_user me = { .uid = 1000, .gid = 1001 }, root = { 0 },
+			  one = { .uid = 1, .gid = 1 };
+	uint32_t groups[] = { 5, 4294967295u };
+	char **v = ar_vm_argv(&vm, &me, "/home/me/proj", NULL, cmd);
 	const char *want[] = { "/bin/bash", AR_VM_LIB_DEST "/agentrun-vm",
 			       "--accel",   "tcg",
 			       "--kernel",  AR_VM_KERNEL_DEST,
@@ -55,9 +58,15 @@ UNIT_TEST(helper_argv)
 	CHECK_STR_EQ(ar_vm_mode(&vm), "vm(tcg, slow)");
 	vm.kvm = true;
 	CHECK_STR_EQ(ar_vm_mode(&vm), "vm(kvm)");
-	v = ar_vm_argv(&vm, 0, 0, "/w", NULL, cmd);
+	v = ar_vm_argv(&vm, &root, "/w", NULL, cmd);
 	CHECK_STR_EQ(v[3], "kvm");
 	CHECK_STR_EQ(v[9], "0:0");
+	ar_vm_argv_free(v);
+	/* the additional groups after a second colon */
+	one.groups = groups;
+	one.n_groups = 2;
+	v = ar_vm_argv(&vm, &one, "/w", NULL, cmd);
+	CHECK_STR_EQ(v[9], "1:1:5,4294967295");
 	ar_vm_argv_free(v);
 }
 
@@ -66,6 +75,7 @@ UNIT_TEST(helper_argv)
 UNIT_TEST(helper_argv_net_rw_cache)
 {
 	struct ar_vm vm = { .kver = (char *)"6.1", .net = "allow" };
+	struct ar_vm_user one = { .uid = 1, .gid = 1 };
 	char *cmd[] = { (char *)"true", NULL };
 	char sha[65];
 	char **v;
@@ -92,7 +102,7 @@ UNIT_TEST(helper_argv_net_rw_cache)
 	memcpy(vm.vmlinux_sha256, sha, sizeof(sha));
 	ar_vm_add_rw(&vm, "/home/me/extra");
 	ar_vm_add_rw(&vm, "/tmp/x");
-	v = ar_vm_argv(&vm, 1, 1, "/w", NULL, cmd);
+	v = ar_vm_argv(&vm, &one, "/w", NULL, cmd);
 	for (i = 0; want[i]; i++)
 		CHECK_STR_EQ(v[10 + i], want[i]);
 	CHECK(v[10 + i] == NULL);
@@ -105,6 +115,7 @@ UNIT_TEST(helper_argv_net_rw_cache)
 UNIT_TEST(helper_argv_publish)
 {
 	struct ar_vm vm = { .kver = (char *)"6.1" };
+	struct ar_vm_user one = { .uid = 1, .gid = 1 };
 	char *cmd[] = { (char *)"true", NULL };
 	char **v;
 	size_t i;
@@ -115,7 +126,7 @@ UNIT_TEST(helper_argv_publish)
 	ar_vm_add_publish(&vm, 1455);
 	ar_vm_add_publish(&vm, 8000);
 	CHECK(vm.n_publish == 2);
-	v = ar_vm_argv(&vm, 1, 1, "/w", NULL, cmd);
+	v = ar_vm_argv(&vm, &one, "/w", NULL, cmd);
 	for (i = 0; want[i]; i++)
 		CHECK_STR_EQ(v[11 + i], want[i]);
 	CHECK(v[11 + i] == NULL);
@@ -168,6 +179,7 @@ UNIT_TEST(cache_names)
  * refused (the guest and the exec client are not trusted) */
 UNIT_TEST(proto_spawn_round_trip)
 {
+	uint32_t groups[] = { 0, 27, 4294967294u };
 	char *argv[] = { (char *)"sh", (char *)"-c", (char *)"", NULL };
 	char *env[] = { (char *)"A=1", (char *)"EMPTY=", NULL };
 	struct ar_vm_spawn in = { .tty = true,
@@ -202,18 +214,39 @@ UNIT_TEST(proto_spawn_round_trip)
 	CHECK(ar_vm_frame_next(&b, &f) == 0);
 	/* with a user: the flag, then uid and gid */
 	in.has_user = true;
-	in.uid = 1000;
-	in.gid = 4294967295u;
+	in.user.uid = 1000;
+	in.user.gid = 4294967295u;
 	ar_vm_spawn_put(&b, 8, &in);
 	CHECK(ar_vm_frame_next(&b, &f) == 1);
 	CHECK(ar_vm_spawn_parse(f.payload, f.len, &out) == 0);
-	CHECK(out.has_user && out.uid == 1000 && out.gid == 4294967295u);
+	CHECK(out.has_user && out.user.uid == 1000 &&
+	      out.user.gid == 4294967295u);
+	CHECK(out.user.n_groups == 0 && out.user.groups == NULL);
 	CHECK(out.tty && out.rows == 40);
 	CHECK_STR_EQ(out.cwd, "/w s");
 	for (size_t n = 0; n < f.len; n++) {
 		struct ar_vm_spawn cut;
 
 		CHECK(ar_vm_spawn_parse(f.payload, n, &cut) < 0);
+	}
+	ar_vm_spawn_free(&out);
+	/* and its additional groups: a count, then each */
+	in.user.groups = groups;
+	in.user.n_groups = 3;
+	ar_vm_spawn_put(&b, 9, &in);
+	CHECK(ar_vm_frame_next(&b, &f) == 1);
+	CHECK(ar_vm_spawn_parse(f.payload, f.len, &out) == 0);
+	CHECK(out.has_user && out.user.uid == 1000);
+	CHECK_INT_EQ((int)out.user.n_groups, 3);
+	CHECK(out.user.groups[0] == 0 && out.user.groups[1] == 27 &&
+	      out.user.groups[2] == 4294967294u);
+	CHECK_STR_EQ(out.argv[1], "-c");
+	CHECK_STR_EQ(out.env[0], "A=1");
+	for (size_t n = 0; n < f.len; n++) {
+		struct ar_vm_spawn cut;
+
+		CHECK(ar_vm_spawn_parse(f.payload, n, &cut) < 0);
+		CHECK(cut.user.groups == NULL);
 	}
 	ar_vm_spawn_free(&out);
 	ar_vm_buf_free(&b);
@@ -226,6 +259,23 @@ UNIT_TEST(proto_spawn_refused)
 	static const char huge[] = "\0\0\0\0\0\x7f\xff\xff\xff\0\0\0\0/\0";
 	static const char trailing[] = "\0\0\0\0\0\0\0\0\1\0\0\0\0/\0sh\0x";
 	static const char ok[] = "\0\0\0\0\0\0\0\0\1\0\0\0\0/\0sh\0";
+	/* groups (flag 4) without a user (flag 2) */
+	static const char groups_no_user[] =
+		"\4\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1\0\0\0\5/\0sh\0";
+	/* a user with groups: a count of 0, a count over the cap, a count
+	 * beyond the payload */
+	static const char groups_none[] =
+		"\6\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1\0\0\0\1"
+		"\0\0\0\0/\0sh\0";
+	static const char groups_huge[] =
+		"\6\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1\0\0\0\1"
+		"\0\0\x10\1\0\0\0\5/\0sh\0";
+	static const char groups_past_end[] =
+		"\6\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1\0\0\0\1"
+		"\0\0\0\3\0\0\0\5/\0sh\0";
+	static const char groups_ok[] =
+		"\6\0\0\0\0\0\0\0\1\0\0\0\0\0\0\0\1\0\0\0\1"
+		"\0\0\0\1\0\0\0\5/\0sh\0";
 	struct ar_vm_spawn s;
 
 	CHECK(ar_vm_spawn_parse(no_argv, sizeof(no_argv) - 1, &s) < 0);
@@ -234,6 +284,57 @@ UNIT_TEST(proto_spawn_refused)
 	CHECK(ar_vm_spawn_parse(ok, sizeof(ok) - 1, &s) == 0);
 	CHECK_STR_EQ(s.argv[0], "sh");
 	ar_vm_spawn_free(&s);
+	CHECK(ar_vm_spawn_parse(groups_no_user, sizeof(groups_no_user) - 1,
+				&s) < 0);
+	CHECK(ar_vm_spawn_parse(groups_none, sizeof(groups_none) - 1, &s) < 0);
+	CHECK(ar_vm_spawn_parse(groups_huge, sizeof(groups_huge) - 1, &s) < 0);
+	CHECK(ar_vm_spawn_parse(groups_past_end, sizeof(groups_past_end) - 1,
+				&s) < 0);
+	CHECK(ar_vm_spawn_parse(groups_ok, sizeof(groups_ok) - 1, &s) == 0);
+	CHECK(s.has_user && s.user.uid == 1 && s.user.gid == 1);
+	CHECK(s.user.n_groups == 1 && s.user.groups[0] == 5);
+	CHECK_STR_EQ(s.argv[0], "sh");
+	ar_vm_spawn_free(&s);
+}
+
+/* vm-guest --user and vm-exec --user: "UID:GID[:G,G...]" */
+UNIT_TEST(proto_user_spec)
+{
+	struct ar_vm_user u;
+	_cleanup_free_ char *big = NULL, *over = NULL, *s = NULL;
+	uint32_t g[AR_VM_MAX_GROUPS + 1];
+
+	CHECK(ar_vm_user_parse("1000:1001", &u) == 0);
+	CHECK(u.uid == 1000 && u.gid == 1001 && u.n_groups == 0 && !u.groups);
+	ar_vm_user_free(&u);
+	CHECK(ar_vm_user_parse("0:0:10,4294967295", &u) == 0);
+	CHECK(u.uid == 0 && u.n_groups == 2 && u.groups[0] == 10 &&
+	      u.groups[1] == 4294967295u);
+	ar_vm_user_free(&u);
+	CHECK(ar_vm_user_parse("1:2:", &u) == 0);
+	CHECK(u.n_groups == 0);
+	ar_vm_user_free(&u);
+	CHECK(ar_vm_user_parse("1000", &u) < 0);
+	CHECK(ar_vm_user_parse("1000:", &u) < 0);
+	CHECK(ar_vm_user_parse("x:1", &u) < 0);
+	CHECK(ar_vm_user_parse("1:4294967296", &u) < 0);
+	CHECK(ar_vm_user_parse("1:2:3,x", &u) < 0);
+	CHECK(u.groups == NULL);
+	CHECK(ar_vm_user_parse("1:2:3,-4", &u) < 0);
+	CHECK(ar_vm_user_parse("1:2:3:4", &u) < 0);
+	/* the cap: AR_VM_MAX_GROUPS pass, one more is refused */
+	for (uint32_t i = 0; i <= AR_VM_MAX_GROUPS; i++)
+		g[i] = 4294967295u - i;
+	big = ar_vm_user_format(7, 8, g, AR_VM_MAX_GROUPS);
+	CHECK(strlen(big) < 128 * 1024); /* one argument of execve */
+	CHECK(ar_vm_user_parse(big, &u) == 0);
+	CHECK(u.n_groups == AR_VM_MAX_GROUPS &&
+	      u.groups[AR_VM_MAX_GROUPS - 1] == g[AR_VM_MAX_GROUPS - 1]);
+	ar_vm_user_free(&u);
+	over = ar_vm_user_format(7, 8, g, AR_VM_MAX_GROUPS + 1);
+	CHECK(ar_vm_user_parse(over, &u) < 0);
+	s = ar_vm_user_format(4294967295u, 0, NULL, 0);
+	CHECK_STR_EQ(s, "4294967295:0");
 }
 
 UNIT_TEST(proto_frames_in_pieces)
@@ -316,6 +417,7 @@ UNIT_TEST(bundle_exec_process)
 		"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}");
 	struct oci_process p;
 	char *args[] = { (char *)"ls", (char *)"-l", NULL };
+	uint32_t groups[] = { 10, 27 };
 
 	CHECK(c != NULL);
 	if (!c)
@@ -327,6 +429,8 @@ UNIT_TEST(bundle_exec_process)
 	p.cwd = (char *)"/work";
 	p.user.uid = 1000;
 	p.user.gid = 1001;
+	p.user.additional_gids = groups;
+	p.user.n_additional_gids = 2;
 	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), 0);
 	CHECK_INT_EQ((int)p.args.n, 9);
 	CHECK_STR_EQ(p.args.v[0], AR_VM_AGENT_DEST);
@@ -334,7 +438,7 @@ UNIT_TEST(bundle_exec_process)
 	CHECK_STR_EQ(p.args.v[2], "--cwd");
 	CHECK_STR_EQ(p.args.v[3], "/work");
 	CHECK_STR_EQ(p.args.v[4], "--user");
-	CHECK_STR_EQ(p.args.v[5], "1000:1001");
+	CHECK_STR_EQ(p.args.v[5], "1000:1001:10,27");
 	CHECK_STR_EQ(p.args.v[6], "--");
 	CHECK_STR_EQ(p.args.v[7], "ls");
 	CHECK_STR_EQ(p.args.v[8], "-l");
@@ -342,6 +446,7 @@ UNIT_TEST(bundle_exec_process)
 	CHECK_STR_EQ(p.cwd, "/");
 	/* vm-exec runs as the container's user: the exec's is the guest's */
 	CHECK(p.user.uid == 5 && p.user.gid == 6);
+	CHECK(p.user.n_additional_gids == 0);
 	oci_config_free(c);
 	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
 		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"}}");

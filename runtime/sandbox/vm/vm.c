@@ -14,6 +14,7 @@
 #include "exe_protect.h"
 #include "utils.h"
 #include "vm/vm.h"
+#include "vm/vm_proto.h"
 
 #ifndef AGENTRUN_VM_DIR
 #define AGENTRUN_VM_DIR "/usr/local/share/agentrun/vm"
@@ -216,7 +217,7 @@ const char *ar_vm_mode(const struct ar_vm *vm)
 	return vm->kvm ? "vm(kvm)" : "vm(tcg, slow)";
 }
 
-char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
+char **ar_vm_argv(const struct ar_vm *vm, const struct ar_vm_user *user,
 		  const char *workspace, char *const *extra, char *const *cmd)
 {
 	size_t n = 0, k = 0, ne = 0;
@@ -237,7 +238,8 @@ char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
 	v[k++] = ar_xstrdup("--kver");
 	v[k++] = ar_xstrdup(vm->kver);
 	v[k++] = ar_xstrdup("--user");
-	v[k++] = ar_xasprintf("%u:%u", (unsigned)uid, (unsigned)gid);
+	v[k++] = ar_vm_user_format(user->uid, user->gid, user->groups,
+				   user->n_groups);
 	if (workspace) {
 		v[k++] = ar_xstrdup("--share");
 		v[k++] = ar_xstrdup(workspace);

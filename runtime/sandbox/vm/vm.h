@@ -16,6 +16,8 @@
 
 #include "error.h"
 
+struct ar_vm_user; /* vm_proto.h */
+
 /* where the plan shows the helper directory and the kernel inside */
 #define AR_VM_LIB_DEST "/run/agentrun-vm"
 #define AR_VM_KERNEL_DEST "/run/agentrun-vm-kernel"
@@ -78,11 +80,11 @@ void ar_vm_add_publish(struct ar_vm *vm, unsigned short port);
 /* "vm(kvm)" or "vm(tcg, slow)" */
 const char *ar_vm_mode(const struct ar_vm *vm);
 
-/* The sandbox's command: the helper with its options (--share
- * workspace unless NULL, then the NULL-ended `extra` options, which may
- * be NULL), then CMD. Each string malloc'd, the vector NULL-ended; free
- * with ar_vm_argv_free. */
-char **ar_vm_argv(const struct ar_vm *vm, uid_t uid, gid_t gid,
+/* The sandbox's command: the helper with its options (--user from
+ * `user`, --share workspace unless NULL, then the NULL-ended `extra`
+ * options, which may be NULL), then CMD. Each string malloc'd, the
+ * vector NULL-ended; free with ar_vm_argv_free. */
+char **ar_vm_argv(const struct ar_vm *vm, const struct ar_vm_user *user,
 		  const char *workspace, char *const *extra, char *const *cmd);
 void ar_vm_argv_free(char **v);
 

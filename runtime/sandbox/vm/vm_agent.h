@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct ar_vm_user;
+
 /* where vm-host listens (its directory is agentrun-vm's mktemp one) */
 #define AR_VM_EXEC_GLOB "/tmp/agentrun-vm.*/exec.sock"
 
@@ -41,11 +43,13 @@ struct ar_vm_host_opts {
 };
 
 int ar_vm_host_main(const struct ar_vm_host_opts *o);
-/* root: NULL, or the sessions' root directory (a plain bundle's) */
-int ar_vm_guest_main(const char *port, uid_t uid, gid_t gid, const char *root);
+/* user: the sessions' default (--user); root: NULL, or the sessions'
+ * root directory (a plain bundle's) */
+int ar_vm_guest_main(const char *port, const struct ar_vm_user *user,
+		     const char *root);
 /* dir: the session's directory in the guest (NULL: this process's);
- * user: {uid, gid} of the session in the guest (NULL: the guest agent's
- * --user) */
-int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv);
+ * user: the session's user in the guest (NULL: the guest agent's --user) */
+int ar_vm_exec_main(const char *dir, const struct ar_vm_user *user,
+		    char **argv);
 
 #endif

@@ -42,6 +42,7 @@
 #include "utils.h"
 #include "vm/vm.h"
 #include "vm/vm_bundle.h"
+#include "vm/vm_proto.h"
 
 #define VM_ROOT_DEST "/run/agentrun-vm-root"
 #define VM_BINDS_DEST "/run/agentrun-vm-binds"
@@ -251,6 +252,20 @@ bool ar_vm_bundle_wanted(const struct oci_config *cfg)
 	return h && strcmp(h, "vm") == 0;
 }
 
+/* The guest takes a user's groups as one argument (vm_proto.h): more
+ * than AR_VM_MAX_GROUPS is refused before anything starts. */
+static int too_many_groups(const struct oci_user *u, const char *file,
+			   const char *what, struct ar_error *err)
+{
+	if (u->n_additional_gids <= AR_VM_MAX_GROUPS)
+		return 0;
+	return ar_error_set_plain(
+		err, E2BIG,
+		"%s%s%s.user.additionalGids: %zu groups; the vm handler passes at most %d to the guest",
+		file ? file : "", file ? ": " : "", what, u->n_additional_gids,
+		AR_VM_MAX_GROUPS);
+}
+
 /* the host's top-level system entries: a link (merged /usr) is made as
  * the same link in the VMM's root, a directory is bound read-only */
 static void system_dirs(struct mlist *ml, struct ar_rootfs_entry *e, size_t *ne,
@@ -315,6 +330,13 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 	_cleanup_free_ char *rootfs = NULL, *empty = NULL;
 	char **argv = NULL;
 	struct ar_vm vm;
+	/* the command's user in the guest (its groups borrowed) */
+	struct ar_vm_user user = {
+		.uid = cfg->process.user.uid,
+		.gid = cfg->process.user.gid,
+		.n_groups = (uint32_t)cfg->process.user.n_additional_gids,
+		.groups = cfg->process.user.additional_gids,
+	};
 	size_t ne = 0, nbind = 0;
 	bool mntns = false;
 	int r = -1;
@@ -338,6 +360,8 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 	if (!cfg->root.path || !cfg->process.present ||
 	    cfg->process.args.n == 0)
 		return 0; /* launch.c reports it */
+	if (too_many_groups(&cfg->process.user, file, "process", err) < 0)
+		return -1;
 	if (ar_vm_probe(&vm, NULL, err) < 0) {
 		r = ar_error_wrap(err, "%s: annotations[\"%s\"] = \"vm\"", file,
 				  AR_VM_HANDLER_ANNOTATION);
@@ -494,8 +518,7 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 					    "/"));
 
 	/* the process: the helper, confined as the bundle's process */
-	argv = ar_vm_argv(&vm, cfg->process.user.uid, cfg->process.user.gid,
-			  NULL, extra.v, cfg->process.args.v);
+	argv = ar_vm_argv(&vm, &user, NULL, extra.v, cfg->process.args.v);
 	{
 		size_t n = 0;
 
@@ -529,20 +552,24 @@ int ar_vm_bundle_exec(struct oci_process *p, struct oci_config *cfg,
 		      struct ar_error *err)
 {
 	struct ar_arena *a = &cfg->arena;
+	_cleanup_free_ char *user = NULL;
 	char **v;
 	size_t k = 0;
 
-	(void)err;
 	if (!ar_vm_bundle_wanted(cfg))
 		return 0;
+	if (too_many_groups(&p->user, NULL, "process", err) < 0)
+		return -1;
 	v = oci_arena_calloc(a, p->args.n + 8, sizeof(char *));
 	v[k++] = oci_arena_strdup(a, AR_VM_AGENT_DEST);
 	v[k++] = oci_arena_strdup(a, "vm-exec");
 	v[k++] = oci_arena_strdup(a, "--cwd");
 	v[k++] = oci_arena_strdup(a, p->cwd && *p->cwd ? p->cwd : "/");
 	v[k++] = oci_arena_strdup(a, "--user");
-	v[k++] = oci_arena_printf(a, "%u:%u", (unsigned)p->user.uid,
-				  (unsigned)p->user.gid);
+	user = ar_vm_user_format(p->user.uid, p->user.gid,
+				 p->user.additional_gids,
+				 p->user.n_additional_gids);
+	v[k++] = oci_arena_strdup(a, user);
 	v[k++] = oci_arena_strdup(a, "--");
 	for (size_t i = 0; i < p->args.n; i++)
 		v[k++] = oci_arena_strdup(a, p->args.v[i]);
@@ -553,5 +580,7 @@ int ar_vm_bundle_exec(struct oci_process *p, struct oci_config *cfg,
 	 * guest runs the command as the exec's) */
 	p->user.uid = cfg->process.user.uid;
 	p->user.gid = cfg->process.user.gid;
+	p->user.additional_gids = cfg->process.user.additional_gids;
+	p->user.n_additional_gids = cfg->process.user.n_additional_gids;
 	return 0;
 }

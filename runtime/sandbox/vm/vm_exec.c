@@ -123,18 +123,18 @@ static void on_signal(struct xc *x, int sig)
 	ar_vm_frame_put(&x->tx, AR_VM_SIGNAL, 0, &s, 1);
 }
 
-int ar_vm_exec_main(const char *dir, const uint32_t *user, char **argv)
+int ar_vm_exec_main(const char *dir, const struct ar_vm_user *user, char **argv)
 {
 	struct xc x = { .sock = -1 };
 	_cleanup_free_ char *cwd = dir ? ar_xstrdup(dir) : getcwd(NULL, 0);
 	struct ar_vm_spawn sp = { .cwd = cwd ? cwd : (char *)"/",
 				  .has_user = user != NULL,
-				  .uid = user ? user[0] : 0,
-				  .gid = user ? user[1] : 0,
 				  .argv = argv,
 				  .env = environ };
 	int sfd = vm_relay_signals();
 
+	if (user)
+		sp.user = *user; /* borrowed: not freed here */
 	if (!argv[0]) {
 		fprintf(stderr, "agentrun vm-exec: no command\n");
 		return 125;

@@ -66,8 +66,7 @@ struct gsess {
 
 struct guest {
 	int port;
-	uid_t uid;
-	gid_t gid;
+	const struct ar_vm_user *user; /* --user: session 0's, the default */
 	struct gsess *s[MAX_SESSIONS];
 	size_t n;
 	struct ar_vm_buf out; /* frames to the host */
@@ -116,8 +115,9 @@ static void __attribute__((noreturn))
 child(struct guest *g, const struct ar_vm_spawn *sp, const char *pts,
       int fds[3])
 {
-	uid_t uid = sp->has_user ? (uid_t)sp->uid : g->uid;
-	gid_t gid = sp->has_user ? (gid_t)sp->gid : g->gid;
+	const struct ar_vm_user *u = sp->has_user ? &sp->user : g->user;
+	uid_t uid = (uid_t)u->uid;
+	gid_t gid = (gid_t)u->gid;
 	sigset_t all;
 
 	sigemptyset(&all);
@@ -135,13 +135,20 @@ child(struct guest *g, const struct ar_vm_spawn *sp, const char *pts,
 	for (int i = 0; i < 3; i++)
 		if (dup2(fds[i], i) < 0)
 			_exit(125);
+	/* the groups (process.user.additionalGids, none by default) and
+	 * the gid, root's too: the guest's root is root in a kernel of its
+	 * own (the VM is the boundary), but its groups are the bundle's */
+	if (setgroups(u->n_groups, (const gid_t *)u->groups) < 0 ||
+	    setresgid(gid, gid, gid) < 0) {
+		perror("agentrun vm guest: set the groups");
+		_exit(125);
+	}
 	if (uid != 0) {
-		/* as vm-init.sh's setpriv did: no groups, no capability
-		 * (the bounding set emptied while still root), no-new-privs */
+		/* as vm-init.sh's setpriv did: no capability (the bounding
+		 * set emptied while still root), no-new-privs */
 		for (int cap = 0; cap <= 63; cap++)
 			prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
-		if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 ||
-		    setresuid(uid, uid, uid) < 0) {
+		if (setresuid(uid, uid, uid) < 0) {
 			perror("agentrun vm guest: drop to the user");
 			_exit(125);
 		}
@@ -371,10 +378,10 @@ static int enter_root(const char *dir)
 	return 0;
 }
 
-int ar_vm_guest_main(const char *port_path, uid_t uid, gid_t gid,
+int ar_vm_guest_main(const char *port_path, const struct ar_vm_user *user,
 		     const char *root)
 {
-	struct guest g = { .uid = uid, .gid = gid };
+	struct guest g = { .user = user };
 	_cleanup_close_ int port = -1, sfd = -1;
 	sigset_t mask;
 	int main_code = -1;

@@ -123,29 +123,99 @@ int ar_vm_frame_next(struct ar_vm_buf *in, struct ar_vm_frame *f)
 	return 1;
 }
 
-/* SPAWN: u8 flags (1: tty), u16 rows, u16 cols, u32 argc, u32 envc,
- * then cwd, argv and env as NUL-terminated strings, nothing after */
+int ar_vm_user_parse(const char *spec, struct ar_vm_user *u)
+{
+	_cleanup_free_ char *s = ar_xstrdup(spec);
+	char *gid_at, *groups_at, *tok, *save = NULL;
+	unsigned long long v;
+
+	memset(u, 0, sizeof(*u));
+	gid_at = strchr(s, ':');
+	if (!gid_at)
+		return -1;
+	*gid_at++ = '\0';
+	groups_at = strchr(gid_at, ':');
+	if (groups_at)
+		*groups_at++ = '\0';
+	if (ar_parse_u64(s, &v) < 0 || v > UINT32_MAX)
+		return -1;
+	u->uid = (uint32_t)v;
+	if (ar_parse_u64(gid_at, &v) < 0 || v > UINT32_MAX)
+		return -1;
+	u->gid = (uint32_t)v;
+	if (!groups_at)
+		return 0;
+	for (tok = strtok_r(groups_at, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (ar_parse_u64(tok, &v) < 0 || v > UINT32_MAX ||
+		    u->n_groups == AR_VM_MAX_GROUPS) {
+			ar_vm_user_free(u);
+			return -1;
+		}
+		u->groups = ar_xrealloc(u->groups,
+					(u->n_groups + 1) * sizeof(*u->groups));
+		u->groups[u->n_groups++] = (uint32_t)v;
+	}
+	return 0;
+}
+
+char *ar_vm_user_format(uint32_t uid, uint32_t gid, const uint32_t *groups,
+			size_t n_groups)
+{
+	struct ar_vm_buf b = { 0 };
+	char num[32];
+	int n = snprintf(num, sizeof(num), "%u:%u", (unsigned)uid,
+			 (unsigned)gid);
+
+	ar_vm_buf_append(&b, num, (size_t)n);
+	for (size_t i = 0; i < n_groups; i++) {
+		n = snprintf(num, sizeof(num), "%c%u", i ? ',' : ':',
+			     (unsigned)groups[i]);
+		ar_vm_buf_append(&b, num, (size_t)n);
+	}
+	ar_vm_buf_append(&b, "", 1);
+	return b.data;
+}
+
+void ar_vm_user_free(struct ar_vm_user *u)
+{
+	free(u->groups);
+	memset(u, 0, sizeof(*u));
+}
+
+/* SPAWN: u8 flags (1: tty, 2: a user, 4: groups), u16 rows, u16 cols,
+ * u32 argc, u32 envc, [u32 uid, u32 gid, [u32 n, n u32 groups]], then
+ * cwd, argv and env as NUL-terminated strings, nothing after */
 void ar_vm_spawn_put(struct ar_vm_buf *out, uint32_t session,
 		     const struct ar_vm_spawn *s)
 {
 	struct ar_vm_buf p = { 0 };
-	char h[21];
+	char h[25];
 	uint32_t argc = 0, envc = 0;
+	bool groups = s->has_user && s->user.n_groups > 0;
 
 	while (s->argv[argc])
 		argc++;
 	while (s->env && s->env[envc])
 		envc++;
-	h[0] = (char)((s->tty ? 1 : 0) | (s->has_user ? 2 : 0));
+	h[0] = (char)((s->tty ? 1 : 0) | (s->has_user ? 2 : 0) |
+		      (groups ? 4 : 0));
 	h[1] = (char)(s->rows >> 8);
 	h[2] = (char)s->rows;
 	h[3] = (char)(s->cols >> 8);
 	h[4] = (char)s->cols;
 	put_u32(h + 5, argc);
 	put_u32(h + 9, envc);
-	put_u32(h + 13, s->uid);
-	put_u32(h + 17, s->gid);
-	ar_vm_buf_append(&p, h, s->has_user ? 21 : 13);
+	put_u32(h + 13, s->user.uid);
+	put_u32(h + 17, s->user.gid);
+	put_u32(h + 21, s->user.n_groups);
+	ar_vm_buf_append(&p, h, groups ? 25 : s->has_user ? 21 : 13);
+	for (uint32_t i = 0; groups && i < s->user.n_groups; i++) {
+		char g[4];
+
+		put_u32(g, s->user.groups[i]);
+		ar_vm_buf_append(&p, g, sizeof(g));
+	}
 	ar_vm_buf_append(&p, s->cwd ? s->cwd : "",
 			 strlen(s->cwd ? s->cwd : "") + 1);
 	for (uint32_t i = 0; i < argc; i++)
@@ -186,13 +256,15 @@ static int take_vector(const char **p, const char *end, uint32_t n, char ***out)
 int ar_vm_spawn_parse(const char *p, size_t len, struct ar_vm_spawn *s)
 {
 	const char *end = p + len;
-	uint32_t argc, envc;
+	uint32_t argc, envc, n;
+	unsigned char flags;
 
 	memset(s, 0, sizeof(*s));
 	if (len < 13)
 		return -1;
-	s->tty = (p[0] & 1) != 0;
-	s->has_user = (p[0] & 2) != 0;
+	flags = (unsigned char)p[0];
+	s->tty = (flags & 1) != 0;
+	s->has_user = (flags & 2) != 0;
 	s->rows = (uint16_t)((unsigned char)p[1] << 8 | (unsigned char)p[2]);
 	s->cols = (uint16_t)((unsigned char)p[3] << 8 | (unsigned char)p[4]);
 	argc = get_u32(p + 5);
@@ -200,13 +272,28 @@ int ar_vm_spawn_parse(const char *p, size_t len, struct ar_vm_spawn *s)
 	if (argc == 0 || argc > AR_VM_MAX_STRINGS ||
 	    envc > AR_VM_MAX_STRINGS - argc)
 		return -1;
+	if ((flags & 4) && !s->has_user)
+		return -1;
 	p += 13;
 	if (s->has_user) {
-		if (len < 21)
+		if ((size_t)(end - p) < 8)
 			return -1;
-		s->uid = get_u32(p);
-		s->gid = get_u32(p + 4);
+		s->user.uid = get_u32(p);
+		s->user.gid = get_u32(p + 4);
 		p += 8;
+	}
+	if (flags & 4) {
+		if ((size_t)(end - p) < 4)
+			return -1;
+		n = get_u32(p);
+		p += 4;
+		if (n == 0 || n > AR_VM_MAX_GROUPS ||
+		    (size_t)(end - p) < (size_t)n * 4)
+			return -1;
+		s->user.groups = ar_xcalloc(n, sizeof(*s->user.groups));
+		for (uint32_t i = 0; i < n; i++, p += 4)
+			s->user.groups[i] = get_u32(p);
+		s->user.n_groups = n;
 	}
 	s->cwd = take_string(&p, end);
 	if (!s->cwd || take_vector(&p, end, argc, &s->argv) < 0 ||
@@ -219,6 +306,7 @@ int ar_vm_spawn_parse(const char *p, size_t len, struct ar_vm_spawn *s)
 
 void ar_vm_spawn_free(struct ar_vm_spawn *s)
 {
+	ar_vm_user_free(&s->user);
 	free(s->cwd);
 	ar_strv_free(s->argv);
 	ar_strv_free(s->env);

@@ -24,6 +24,9 @@
 #define AR_VM_MAX_PAYLOAD (1u << 20) /* a SPAWN's argv and environment */
 #define AR_VM_MAX_DATA 65536 /* one STDIN/STDOUT/STDERR frame */
 #define AR_VM_MAX_STRINGS 65536 /* argv + env of a SPAWN */
+/* a session's additional groups: what one argument (MAX_ARG_STRLEN,
+ * 128 KiB) holds as "UID:GID:G,G,..." with room to spare */
+#define AR_VM_MAX_GROUPS 4096
 
 enum ar_vm_frame_type {
 	/* to the guest */
@@ -52,13 +55,23 @@ struct ar_vm_frame {
 	size_t len;
 };
 
+/* A session's user: uid, gid and the additional groups (process.user's
+ * additionalGids). As an argument (vm-guest --user, vm-exec --user):
+ * "UID:GID" or "UID:GID:G1,G2,...". */
+struct ar_vm_user {
+	uint32_t uid, gid;
+	uint32_t n_groups;
+	uint32_t *groups; /* n_groups of them, owned */
+};
+
 struct ar_vm_spawn {
 	bool tty;
 	uint16_t rows, cols;
 	/* the session's user (flag bit 1, then u32 uid and gid after the
-	 * counts); without it the guest agent's own --user */
+	 * counts; flag bit 2: then u32 n and n u32 groups); without it the
+	 * guest agent's own --user */
 	bool has_user;
-	uint32_t uid, gid;
+	struct ar_vm_user user;
 	char *cwd; /* "" = the guest agent's default */
 	char **argv; /* NULL-ended, at least one */
 	char **env; /* NULL-ended */
@@ -80,6 +93,14 @@ void ar_vm_frame_put(struct ar_vm_buf *out, uint8_t type, uint32_t session,
 /* the next whole frame of `in`: 1 (f filled), 0 (not whole yet), -1 (a
  * length over AR_VM_MAX_PAYLOAD: the peer is broken or hostile) */
 int ar_vm_frame_next(struct ar_vm_buf *in, struct ar_vm_frame *f);
+
+/* "UID:GID[:G1,G2,...]" into u: 0, or -1 when malformed (numbers over
+ * 32 bits, more than AR_VM_MAX_GROUPS groups) */
+int ar_vm_user_parse(const char *spec, struct ar_vm_user *u);
+/* the argument for uid, gid and groups (malloc'd) */
+char *ar_vm_user_format(uint32_t uid, uint32_t gid, const uint32_t *groups,
+			size_t n_groups);
+void ar_vm_user_free(struct ar_vm_user *u);
 
 void ar_vm_spawn_put(struct ar_vm_buf *out, uint32_t session,
 		     const struct ar_vm_spawn *s);
