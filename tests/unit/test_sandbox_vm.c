@@ -447,6 +447,16 @@ UNIT_TEST(bundle_exec_process)
 	/* vm-exec runs as the container's user: the exec's is the guest's */
 	CHECK(p.user.uid == 5 && p.user.gid == 6);
 	CHECK(p.user.n_additional_gids == 0);
+	/* more groups than the guest takes: refused, named */
+	p = c->process;
+	p.user.additional_gids = ar_xcalloc(AR_VM_MAX_GROUPS + 1, 4);
+	p.user.n_additional_gids = AR_VM_MAX_GROUPS + 1;
+	CHECK_INT_EQ(ar_vm_bundle_exec(&p, c, &err), -1);
+	CHECK_STR_CONTAINS(
+		err.msg,
+		"process.user.additionalGids: 4097 groups; the vm handler passes at most 4096");
+	free(p.user.additional_gids);
+	ar_error_clear(&err);
 	oci_config_free(c);
 	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
 		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"}}");
