@@ -97,6 +97,8 @@ echo "hosts=$(cat /etc/hosts)"
 echo x 2>/dev/null >>/etc/hosts || echo hosts-ro
 echo x 2>/dev/null >/root-write || echo root-ro
 echo "kcore=$(wc -c </proc/kcore)"
+echo "domain=$(cat /proc/sys/kernel/domainname)"
+echo "pingrange=$(cat /proc/sys/net/ipv4/ping_group_range | tr -s ' \t' ' ')"
 echo x 2>/dev/null >/proc/sys/kernel/hostname || echo procsys-ro
 echo "sysfs=$(grep -c ' /sys sysfs ' /proc/mounts)"
 echo "tmp=$(grep ' /run ' /proc/mounts | cut -d' ' -f3)"
@@ -116,6 +118,7 @@ done
 exit 3
 EOS
 	config_set "$b" '.process.args=["sh","/guest.sh"] | .process.cwd="/tmp" | .hostname="vm-bundle-host"
+		| .linux.sysctl={"kernel.domainname":"vm-bundle-domain","net/ipv4/ping_group_range":"0 2147483647"}
 		| .root.readonly=true | .process.capabilities=null
 		| .mounts += [{"destination":"/data","type":"bind","source":"'"$TEST_TMP/data"'","options":["rbind","rw"]},
 			{"destination":"/etc/hosts","type":"bind","source":"'"$TEST_TMP/hosts"'","options":["bind","ro"]},
@@ -133,6 +136,9 @@ EOS
 	assert_contains "$OUT" "hosts-ro"
 	assert_contains "$OUT" "root-ro"
 	assert_contains "$OUT" "kcore=0"
+	# linux.sysctl: set in the guest's kernel
+	assert_contains "$OUT" "domain=vm-bundle-domain"
+	assert_contains "$OUT" "pingrange=0 2147483647"
 	assert_contains "$OUT" "procsys-ro"
 	assert_contains "$OUT" "sysfs=1"
 	assert_contains "$OUT" "tmp=tmpfs"
@@ -275,8 +281,18 @@ t_refusals()
 	assert_status '!0' vmar run -b "$b" "$id"
 	assert_not_contains "$OUT" RAN
 	assert_match "$ERR" 'mounts\[[0-9]+\]: type `overlay` at `/o` cannot be mounted in the guest'
+	# a sysctl the guest's kernel does not have: the guest says which,
+	# the command never runs
+	config_set "$b" '.mounts |= map(select(.type != "overlay")) | .linux.sysctl={"kernel.no_such_knob":"1"}'
+	assert_status '!0' vmar run -b "$b" "$id"
+	assert_not_contains "$OUT" RAN
+	assert_contains "$ERR" "linux.sysctl: cannot set kernel.no_such_knob to '1'"
+	# a name that leads out of /proc/sys: refused before any VM
+	config_set "$b" '.linux.sysctl={"kernel/../../x":"1"}'
+	assert_status '!0' vmar run -b "$b" "$id"
+	assert_contains "$ERR" 'linux.sysctl["kernel/../../x"]: not a sysctl name'
 	# no mount namespace
-	config_set "$b" '.mounts |= map(select(.type != "overlay")) | .linux.namespaces |= map(select(.type != "mount"))'
+	config_set "$b" 'del(.linux.sysctl) | .linux.namespaces |= map(select(.type != "mount"))'
 	assert_status '!0' vmar run -b "$b" "$id"
 	assert_not_contains "$OUT" RAN
 	assert_contains "$ERR" "needs a mount namespace"

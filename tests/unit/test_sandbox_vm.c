@@ -470,6 +470,24 @@ UNIT_TEST(bundle_exec_process)
 	oci_config_free(c);
 }
 
+/* a JSON string of s (quotes, backslashes and newlines escaped) */
+static char *json_quote(const char *s)
+{
+	struct ar_vm_buf b = { 0 };
+
+	ar_vm_buf_append(&b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			ar_vm_buf_append(&b, "\\", 1);
+		if (*s == '\n')
+			ar_vm_buf_append(&b, "\\n", 2);
+		else
+			ar_vm_buf_append(&b, s, 1);
+	}
+	ar_vm_buf_append(&b, "\"", 2);
+	return b.data;
+}
+
 /* A bundle rewritten for the vm handler: QEMU's view (binds of the
  * root and of each bind's source), the guest's mounts in order with the
  * runtime's own options dropped, a mount under a guest tmpfs left to the
@@ -531,7 +549,8 @@ UNIT_TEST(bundle_config_rewrite)
 		"{\"destination\":\"/etc/hosts\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"bind\",\"ro\"]},"
 		"{\"destination\":\"/sys\",\"type\":\"none\",\"source\":\"/sys\",\"options\":[\"rbind\",\"nosuid\",\"ro\"]},"
 		"{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\",\"source\":\"cgroup\",\"options\":[\"ro\"]}],"
-		"\"linux\":{\"namespaces\":[{\"type\":\"mount\"}],\"maskedPaths\":[\"/proc/kcore\"],\"readonlyPaths\":[\"/proc/sys\"]},"
+		"\"linux\":{\"namespaces\":[{\"type\":\"mount\"}],\"maskedPaths\":[\"/proc/kcore\"],\"readonlyPaths\":[\"/proc/sys\"],"
+		"\"sysctl\":{\"net.ipv4.ping_group_range\":\"0 2147483647\",\"kernel/domainname\":\"d\"}},"
 		"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}",
 		dir, hosts);
 	c = parse(json);
@@ -554,6 +573,10 @@ UNIT_TEST(bundle_config_rewrite)
 	CHECK(has_arg(a, "--net", "host"));
 	CHECK(has_arg(a, "--guest-mask", "/proc/kcore"));
 	CHECK(has_arg(a, "--guest-ro", "/proc/sys"));
+	/* the sysctls: the guest kernel's, none left for QEMU's namespaces */
+	CHECK(has_arg(a, "--sysctl", "net.ipv4.ping_group_range 0 2147483647"));
+	CHECK(has_arg(a, "--sysctl", "kernel/domainname d"));
+	CHECK(c->linux_.sysctl.n == 0);
 	CHECK(has_arg(a, "--guest-mount", "proc - - /proc"));
 	/* rprivate is the runtime's, not mount(8)'s */
 	CHECK(has_arg(a, "--guest-mount",
@@ -619,6 +642,41 @@ UNIT_TEST(bundle_config_rewrite)
 		CHECK_STR_CONTAINS(err.msg,
 				   "mounts[0]: type `overlay` at `/o`");
 		oci_config_free(c);
+	}
+	/* a sysctl name that would lead out of /proc/sys, or a value that
+	 * would end its line: refused, named */
+	{
+		static const char *const bad[][2] = {
+			{ "kernel..x", "1" },	{ "kernel/../../etc/x", "1" },
+			{ "/kernel/x", "1" },	{ "kernel.x.", "1" },
+			{ "kernel.x y", "1" },	{ "", "1" },
+			{ "kernel.x", "1\n2" },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			_cleanup_free_ char *key = NULL, *val = NULL,
+					    *cj = NULL;
+
+			key = json_quote(bad[i][0]);
+			val = json_quote(bad[i][1]);
+			cj = ar_xasprintf(
+				"{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
+				"\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"},"
+				"\"linux\":{\"namespaces\":[{\"type\":\"mount\"}],\"sysctl\":{%s:%s}},"
+				"\"annotations\":{\"run.agentrun.handler\":\"vm\"}}",
+				key, val);
+			c = parse(cj);
+			CHECK(c != NULL);
+			if (!c)
+				continue;
+			content = NULL;
+			ar_error_clear(&err);
+			CHECK(ar_vm_bundle_config(c, dir, state, &content,
+						  &err) < 0);
+			CHECK_STR_CONTAINS(err.msg, "linux.sysctl[");
+			oci_config_free(c);
+		}
+		ar_error_clear(&err);
 	}
 	c = parse("{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"rootfs\"},"
 		  "\"process\":{\"args\":[\"sh\"],\"cwd\":\"/\"},"

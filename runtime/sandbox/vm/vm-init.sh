@@ -25,8 +25,9 @@
 # A plain bundle (VM_ROOT set, docs/vm.md "Plain bundles"): its root (9p
 # tag "groot") is mounted at VM_ROOT, then its mounts of ctl/mounts in
 # order (binds from the tag "binds", the others the guest's own), its
-# masked (ctl/masked) and read-only (ctl/readonly) paths; the guest agent
-# runs every session with VM_ROOT as its root.
+# masked (ctl/masked) and read-only (ctl/readonly) paths; its linux.sysctl
+# (ctl/sysctl, "KEY VALUE" lines) is set in this kernel in stage 2; the
+# guest agent runs every session with VM_ROOT as its root.
 # shellcheck shell=dash disable=SC1091,SC2015,SC2016
 
 BB=/bin/busybox
@@ -226,6 +227,13 @@ stage2()
 	$BB hostname "${VM_HOSTNAME:-agentrun-sandbox}"
 	$BB ip link set lo up 2>/dev/null
 	[ -z "$VM_NET" ] || net_up
+	# a plain bundle's linux.sysctl: this kernel's, through the proc of
+	# this stage (the bundle's own /proc/sys may be read-only)
+	while read -r key value; do
+		[ -n "$key" ] || continue
+		{ printf '%s\n' "$value" >"/proc/sys/$(echo "$key" | $BB tr . /)"; } 2>/dev/null ||
+			die "linux.sysctl: cannot set $key to '$value'"
+	done <$CTL/sysctl
 	find_port
 	$BB cut -d' ' -f1 /proc/uptime >$CTL/started
 	# the guest agent (agentrun itself, from the sandbox's root): it

@@ -252,6 +252,32 @@ bool ar_vm_bundle_wanted(const struct oci_config *cfg)
 	return h && strcmp(h, "vm") == 0;
 }
 
+/* A name under the guest's /proc/sys, dots or slashes between its
+ * parts (as runc and crun take them): no empty part, so neither "." nor
+ * ".." (a dot is a separator) leads elsewhere. */
+static bool sysctl_key_ok(const char *k)
+{
+	size_t part = 0;
+
+	if (strlen(k) > 255)
+		return false;
+	for (const char *c = k;; c++) {
+		if (*c == '.' || *c == '/' || !*c) {
+			if (part == 0)
+				return false;
+			if (!*c)
+				return true;
+			part = 0;
+		} else if (*c == '_' || *c == '-' || (*c >= 'a' && *c <= 'z') ||
+			   (*c >= 'A' && *c <= 'Z') ||
+			   (*c >= '0' && *c <= '9')) {
+			part++;
+		} else {
+			return false;
+		}
+	}
+}
+
 /* The guest takes a user's groups as one argument (vm_proto.h): more
  * than AR_VM_MAX_GROUPS is refused before anything starts. */
 static int too_many_groups(const struct oci_user *u, const char *file,
@@ -500,6 +526,24 @@ int ar_vm_bundle_config(struct oci_config *cfg, const char *bundle,
 			goto out;
 		}
 	}
+	/* linux.sysctl: the guest kernel's (QEMU's namespaces are the
+	 * VMM's, not the workload's), one "KEY VALUE" line each */
+	for (size_t i = 0; i < cfg->linux_.sysctl.n; i++) {
+		const struct oci_kv *kv = &cfg->linux_.sysctl.items[i];
+
+		if (!sysctl_key_ok(kv->key) || strchr(kv->value, '\n')) {
+			r = ar_error_set_plain(
+				err, EINVAL, "%s: linux.sysctl[\"%s\"]: %s",
+				file, kv->key,
+				strchr(kv->value, '\n') ?
+					"a newline in the value cannot reach the guest" :
+					"not a sysctl name (letters, digits, _ - . /, no empty or .. part)");
+			goto out;
+		}
+		strs_add(&extra, ar_xstrdup("--sysctl"));
+		strs_add(&extra, ar_xasprintf("%s %s", kv->key, kv->value));
+	}
+	cfg->linux_.sysctl.n = 0;
 	for (size_t i = 0; i < cfg->linux_.masked_paths.n; i++) {
 		strs_add(&extra, ar_xstrdup("--guest-mask"));
 		strs_add(&extra, ar_xstrdup(cfg->linux_.masked_paths.v[i]));
