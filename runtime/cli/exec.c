@@ -28,6 +28,11 @@ static const char usage[] =
 	"      --cwd DIR            working directory in the container\n"
 	"  -e, --env K=V            set an environment variable (repeatable)\n"
 	"  -u, --user UID[:GID]     run as this user\n"
+	"  -g, --additional-gids G  add a supplementary group (repeatable)\n"
+	"      --process-label L    the process's SELinux label\n"
+	"      --apparmor PROFILE   the process's AppArmor profile\n"
+	"      --ignore-paused      exec in a paused container too: the\n"
+	"                           process runs once it is resumed\n"
 	"  -c, --cap CAP            add a capability (repeatable)\n"
 	"      --no-new-privs       set no_new_privileges\n"
 	"      --preserve-fds N     pass fds 3..3+N-1 to the process\n"
@@ -42,6 +47,9 @@ enum {
 	OPT_NO_NEW_PRIVS,
 	OPT_PRESERVE_FDS,
 	OPT_CGROUP,
+	OPT_PROCESS_LABEL,
+	OPT_APPARMOR,
+	OPT_IGNORE_PAUSED,
 };
 
 static void push(char ***v, size_t *n, char *s)
@@ -69,19 +77,24 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 		{ "no-new-privs", no_argument, NULL, OPT_NO_NEW_PRIVS },
 		{ "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
 		{ "cgroup", required_argument, NULL, OPT_CGROUP },
+		{ "additional-gids", required_argument, NULL, 'g' },
+		{ "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
+		{ "apparmor", required_argument, NULL, OPT_APPARMOR },
+		{ "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_error err = AR_ERROR_INIT;
 	struct ar_exec_opts o = { 0 };
 	_cleanup_free_ char **env = NULL, **caps = NULL;
-	size_t n_env = 0, n_caps = 0;
+	_cleanup_free_ uint32_t *gids = NULL;
+	size_t n_env = 0, n_caps = 0, n_gids = 0;
 	unsigned long long n;
 	int c, status = 1;
 
 	/* "+": options end at the id; what follows is the command. */
-	while ((c = getopt_long(argc, argv, "+p:tde:u:c:h", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+p:tde:u:g:c:h", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o.process_file = optarg;
@@ -115,6 +128,25 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 			break;
 		case OPT_CGROUP:
 			o.cgroup = optarg;
+			break;
+		case 'g':
+			if (ar_parse_u64(optarg, &n) < 0 || n >= UINT32_MAX) {
+				fprintf(stderr,
+					"agentrun exec: --additional-gids: `%s` is not a group id\n",
+					optarg);
+				return 1;
+			}
+			gids = ar_xrealloc(gids, (n_gids + 1) * sizeof(*gids));
+			gids[n_gids++] = (uint32_t)n;
+			break;
+		case OPT_PROCESS_LABEL:
+			o.process_label = optarg;
+			break;
+		case OPT_APPARMOR:
+			o.apparmor = optarg;
+			break;
+		case OPT_IGNORE_PAUSED:
+			o.ignore_paused = true;
 			break;
 		case 'c':
 			push(&caps, &n_caps, optarg);
@@ -151,6 +183,8 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 	}
 	o.env = env;
 	o.caps = caps;
+	o.additional_gids = gids;
+	o.n_additional_gids = n_gids;
 	/* a container of the vm handler: the command runs in the guest */
 	o.on_process = ar_vm_bundle_exec;
 	if (ar_container_exec(&o, &status, &err) < 0)

@@ -141,7 +141,13 @@ static int read_state(struct exec_ctx *c, struct ar_error *err)
 	if (ar_state_read(dirfd, c->o->id, &c->st, err) < 0)
 		return -1;
 	status = ar_state_status(dirfd, c->st);
-	if (status != AR_STATUS_RUNNING)
+	if (status == AR_STATUS_PAUSED && !c->o->ignore_paused)
+		return ar_error_set_plain(
+			err, EINVAL,
+			"container `%s` is paused (--ignore-paused: the process starts frozen and runs once the container is resumed)",
+			c->o->id);
+	if (status != AR_STATUS_RUNNING &&
+	    !(status == AR_STATUS_PAUSED && c->o->ignore_paused))
 		return ar_error_set_plain(
 			err, EINVAL,
 			"container `%s` is not running (status: %s)", c->o->id,
@@ -251,6 +257,29 @@ static int add_caps(struct exec_ctx *c, struct ar_error *err)
 	return 0;
 }
 
+/* --additional-gids after the process's own (runc), each once */
+static void add_gids(struct exec_ctx *c)
+{
+	struct oci_user *u = &c->proc.user;
+	uint32_t *g = oci_arena_calloc(
+		&c->cfg->arena, u->n_additional_gids + c->o->n_additional_gids,
+		sizeof(*g));
+	size_t n = u->n_additional_gids;
+
+	if (n)
+		memcpy(g, u->additional_gids, n * sizeof(*g));
+	for (size_t i = 0; i < c->o->n_additional_gids; i++) {
+		size_t j = 0;
+
+		while (j < n && g[j] != c->o->additional_gids[i])
+			j++;
+		if (j == n)
+			g[n++] = c->o->additional_gids[i];
+	}
+	u->additional_gids = g;
+	u->n_additional_gids = n;
+}
+
 static int build_process(struct exec_ctx *c, struct ar_error *err)
 {
 	const struct ar_exec_opts *o = c->o;
@@ -288,6 +317,12 @@ static int build_process(struct exec_ctx *c, struct ar_error *err)
 		c->proc.cwd = "/";
 	if (o->user && parse_user(o->user, &c->proc.user, err) < 0)
 		return -1;
+	if (o->n_additional_gids)
+		add_gids(c);
+	if (o->process_label)
+		c->proc.selinux_label = (char *)o->process_label;
+	if (o->apparmor)
+		c->proc.apparmor_profile = (char *)o->apparmor;
 	if (o->no_new_privs)
 		c->proc.no_new_privileges = true;
 	merge_env(c);

@@ -10,6 +10,8 @@
 #define AGENTRUN_EXEC_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -28,6 +30,14 @@ struct ar_exec_opts {
 	const char *cwd;
 	char **env; /* K=V, NULL-terminated; override the config's */
 	const char *user; /* "UID[:GID]" */
+	/* --additional-gids (runc): appended to the process's */
+	const uint32_t *additional_gids;
+	size_t n_additional_gids;
+	const char *process_label; /* --process-label: its SELinux label */
+	const char *apparmor; /* --apparmor: its AppArmor profile */
+	/* --ignore-paused (runc): a paused container is joined too; the
+	 * process starts frozen and runs once the container is resumed */
+	bool ignore_paused;
 	char **caps; /* added to bounding, effective, permitted */
 	bool no_new_privs;
 	int preserve_fds;

@@ -49,6 +49,49 @@ t_env_cwd_user()
 	assert_contains "$OUT" /usr/bin
 	assert_contains "$OUT" "/
 0"
+	# --additional-gids (runc's -g), after the process's own, each once
+	assert_status 0 ar exec --user 1000:1000 -g 10 --additional-gids 27 -g 10 "$id" id -G
+	assert_eq "$OUT" "1000 10 27"
+	config_set "$b" '.process.user.additionalGids=[5]'
+	jq '.process | .args=["id","-G"]' "$b/config.json" >"$TEST_TMP/p-gids.json"
+	assert_status 0 ar exec -g 6 --process "$TEST_TMP/p-gids.json" "$id"
+	assert_eq "$OUT" "0 5 6"
+	assert_status 1 ar exec -g x "$id" true
+	assert_contains "$ERR" "--additional-gids: \`x\` is not a group id"
+	assert_status 1 ar exec -g 4294967295 "$id" true
+	# --process-label and --apparmor are accepted; on a host without
+	# SELinux or AppArmor they change nothing, as crun (the AppArmor VM
+	# test runs an exec under its profile)
+	if ! grep -qs Y /sys/module/apparmor/parameters/enabled; then
+		assert_status 0 ar exec --apparmor some-profile --process-label system_u:system_r:container_t:s0 "$id" true
+	fi
+}
+
+# exec into a paused container: refused, or with --ignore-paused (runc)
+# the process starts frozen and runs once the container is resumed
+t_paused()
+{
+	require_root
+	local b=$TEST_TMP/b-paused id pid rc
+	make_bundle "$b"
+	id=$(unique_id)
+	defer ar delete --force "$id"
+	start_sleeper "$b" "$id"
+	ar pause "$id" >/dev/null 2>&1 ||
+		skip "pause needs a cgroup v2 tree root can write: $(ar pause "$id" 2>&1)"
+	assert_status 1 ar exec "$id" true
+	assert_contains "$ERR" "container \`$id\` is paused (--ignore-paused: "
+	"$AGENTRUN" --root "$AR_ROOT" exec --ignore-paused "$id" sh -c 'echo ran >/ran; exit 3' \
+		>"$TEST_TMP/paused.out" 2>&1 &
+	pid=$!
+	sleep 1
+	[ ! -e "$b/rootfs/ran" ] || fail "the exec ran in a paused container"
+	kill -0 "$pid" 2>/dev/null || fail "exec --ignore-paused returned while paused: $(cat "$TEST_TMP/paused.out")"
+	assert_status 0 ar resume "$id"
+	wait_until 10 test -e "$b/rootfs/ran"
+	rc=0
+	wait "$pid" || rc=$?
+	assert_eq "$rc" 3 "the exec's status after the resume"
 }
 
 t_same_namespaces_and_root()
@@ -210,13 +253,14 @@ t_tty_relay()
 }
 
 run_test "exec: exit status and output pass through" t_exit_code_and_output
-run_test "exec: --env, --cwd, --user" t_env_cwd_user
+run_test "exec: --env, --cwd, --user, --additional-gids" t_env_cwd_user
 run_test "exec: same namespaces, root and cgroup as init" \
 	t_same_namespaces_and_root
 run_test "exec: capabilities, --cap, --no-new-privs, seccomp" \
 	t_caps_nnp_and_seccomp
 run_test "exec: --process FILE" t_process_file
 run_test "exec: --detach with --pid-file" t_detach_pid_file
+run_test "exec: a paused container, --ignore-paused" t_paused
 run_test "exec: errors for missing/stopped/created containers" t_not_running
 run_test "exec: --tty relayed in the foreground" t_tty_relay
 run_test "exec: rootless" t_rootless

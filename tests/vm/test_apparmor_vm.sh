@@ -110,6 +110,25 @@ t_exec_gets_profile()
 	assert_contains "$ERR" "Permission denied"
 }
 
+# exec --apparmor PROFILE (runc, crun): the exec's own profile, in a
+# container that has none; a profile not loaded is an error naming it
+t_exec_apparmor_option()
+{
+	local b=$TEST_TMP/b-exec-aa id
+	id=$(unique_id)
+	new_bundle "$b" "" '["sleep","100"]'
+	defer "$AGENTRUN" --root "$AR_ROOT" delete --force "$id"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" run --detach --bundle "$b" "$id"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" exec "$id" cat /proc/self/attr/current
+	assert_eq "$OUT" "unconfined"
+	assert_status 0 "$AGENTRUN" --root "$AR_ROOT" exec --apparmor "$PROFILE" "$id" cat /proc/self/attr/current
+	assert_contains "$OUT" "$PROFILE (enforce)"
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" exec --apparmor "$PROFILE" "$id" sh -c 'mkdir -p /tmp/denied; echo x > /tmp/denied/g && echo LEAK'
+	assert_not_contains "$OUT" "LEAK"
+	assert_status '!0' "$AGENTRUN" --root "$AR_ROOT" exec --apparmor agentrun-no-such-profile "$id" true
+	assert_contains "$ERR" "agentrun-no-such-profile"
+}
+
 t_unconfined_without_profile()
 {
 	local b=$TEST_TMP/b4 id
@@ -171,6 +190,7 @@ t_rootless()
 run_test "apparmor: the profile denies a write inside the container" t_profile_denies_write
 run_test "apparmor: a profile that is not loaded is an error naming it" t_missing_profile
 run_test "apparmor: exec runs under the container's profile" t_exec_gets_profile
+run_test "apparmor: exec --apparmor PROFILE runs under that profile" t_exec_apparmor_option
 run_test "apparmor: no profile: unconfined" t_unconfined_without_profile
 run_test "apparmor: --version +APPARMOR, features enabled" t_version_features
 run_test "apparmor: contrib/apparmor/agentrun loads" t_agentrun_profile_loads
