@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agentrun kill <id> [SIGNAL] [--all] */
+/* agentrun kill <id> [SIGNAL] [--all] [--regex] */
 #include "config.h"
 
 #include <getopt.h>
@@ -18,23 +18,29 @@
 	"\n"                                                                   \
 	"Options:\n"                                                           \
 	"  -a, --all    send it to every process of the container\n"           \
+	"  -r, --regex  ID is a POSIX extended regular expression: signal\n"   \
+	"               every container whose id it matches (crun)\n"          \
 	"  -h, --help   this help\n"
 
 int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "regex", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ar_error err = AR_ERROR_INIT;
-	bool all = false;
+	bool all = false, regex = false;
 	int c, sig = SIGTERM;
 
-	while ((c = getopt_long(argc, argv, "ah", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "arh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = true;
+			break;
+		case 'r':
+			regex = true;
 			break;
 		default:
 			return cli_usage(KILL_USAGE, c == 'h' ? 0 : 1);
@@ -45,8 +51,10 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 	if (argc - optind == 2 &&
 	    ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
 		return cli_fail(&err);
-	if (ar_container_kill(cli_state_root(g), argv[optind], sig, all, &err) <
-	    0)
+	if ((regex ? ar_container_kill_matching(cli_state_root(g), argv[optind],
+						sig, all, &err) :
+		     ar_container_kill(cli_state_root(g), argv[optind], sig,
+				       all, &err)) < 0)
 		return cli_fail(&err);
 	return 0;
 }

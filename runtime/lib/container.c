@@ -1014,8 +1014,15 @@ out:
 	return r;
 }
 
-int ar_container_delete_matching(const char *root, const char *pattern,
-				 bool force, struct ar_error *err)
+/* Each container of `root` whose id the POSIX ERE `pattern` matches, by
+ * fn (crun's --regex of delete and kill): one that fails is warned
+ * about and the others go on; the error counts them. No match is no
+ * error. */
+static int each_matching(const char *root, const char *pattern,
+			 const char *what, const char *done,
+			 int (*fn)(const char *root, const char *id,
+				   const void *arg, struct ar_error *err),
+			 const void *arg, struct ar_error *err)
 {
 	_cleanup_close_ int rootfd = -1;
 	_cleanup_strv_ char **ids = NULL;
@@ -1030,7 +1037,7 @@ int ar_container_delete_matching(const char *root, const char *pattern,
 		regerror(rc, &re, why, sizeof(why));
 		return ar_error_set_plain(
 			err, EINVAL,
-			"delete --regex: invalid regular expression `%s`: %s",
+			"%s --regex: invalid regular expression `%s`: %s", what,
 			pattern, why);
 	}
 	rootfd = ar_state_root_open(root, false, err);
@@ -1045,7 +1052,7 @@ int ar_container_delete_matching(const char *root, const char *pattern,
 		if (regexec(&re, *id, 0, NULL, 0) != 0)
 			continue;
 		matched++;
-		if (ar_container_delete(root, *id, force, &e) < 0) {
+		if (fn(root, *id, arg, &e) < 0) {
 			ar_warn("%s", e.msg);
 			failed++;
 		}
@@ -1053,11 +1060,46 @@ int ar_container_delete_matching(const char *root, const char *pattern,
 	if (failed)
 		r = ar_error_set_plain(
 			err, EBUSY,
-			"delete --regex `%s`: %zu of %zu matching containers not deleted",
-			pattern, failed, matched);
+			"%s --regex `%s`: %zu of %zu matching containers not %s",
+			what, pattern, failed, matched, done);
 out:
 	regfree(&re);
 	return r;
+}
+
+static int delete_one(const char *root, const char *id, const void *arg,
+		      struct ar_error *err)
+{
+	return ar_container_delete(root, id, *(const bool *)arg, err);
+}
+
+int ar_container_delete_matching(const char *root, const char *pattern,
+				 bool force, struct ar_error *err)
+{
+	return each_matching(root, pattern, "delete", "deleted", delete_one,
+			     &force, err);
+}
+
+struct kill_args {
+	int sig;
+	bool all;
+};
+
+static int kill_one(const char *root, const char *id, const void *arg,
+		    struct ar_error *err)
+{
+	const struct kill_args *k = arg;
+
+	return ar_container_kill(root, id, k->sig, k->all, err);
+}
+
+int ar_container_kill_matching(const char *root, const char *pattern, int sig,
+			       bool all, struct ar_error *err)
+{
+	struct kill_args k = { .sig = sig, .all = all };
+
+	return each_matching(root, pattern, "kill", "signalled", kill_one, &k,
+			     err);
 }
 
 int ar_container_state(const char *root, const char *id, char **json,

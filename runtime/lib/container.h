@@ -36,6 +36,11 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err);
  * Error when the container is stopped. */
 int ar_container_kill(const char *root, const char *id, int sig, bool all,
 		      struct ar_error *err);
+/* crun's `kill --regex`: every container whose id the POSIX extended
+ * regular expression matches is signalled; one that cannot be (stopped)
+ * is a warning, and the result an error naming how many. */
+int ar_container_kill_matching(const char *root, const char *pattern, int sig,
+			       bool all, struct ar_error *err);
 
 /* Remove a stopped container (with `force`: kill it first with SIGKILL
  * and wait for it). */

@@ -224,6 +224,38 @@ delete_regex()
 t_delete_regex() { delete_regex 0; }
 t_delete_regex_rootless() { delete_regex 1; }
 
+# crun's kill --regex: every container whose id the ERE matches gets the
+# signal (--all: each of its processes); a stopped one is a warning and
+# exit 1, the others still signalled; a bad ERE is an error; no match:
+# exit 0.
+kill_regex()
+{
+	local u=$1 b=$TEST_TMP/kr$1 p
+	bundle_for "$u" "$b"
+	config_set "$b" '.process.args=["sleep","60"]'
+	p=kx$RANDOM$u
+	for id in "$p-a1" "$p-a2" "$p-a3" "$p-b1"; do
+		defer arr "$u" delete --force "$id"
+		assert_status 0 arr "$u" run -d --bundle "$b" "$id"
+	done
+	assert_status 0 arr "$u" kill "$p-a3" KILL
+	wait_until 10 status_is "$u" "$p-a3" stopped
+	# a1 and a2 get it, a3 is stopped: a warning, exit 1; b1 untouched
+	assert_status 1 arr "$u" kill --regex "^$p-a[0-9]\$" KILL
+	assert_contains "$ERR" "$p-a3"
+	assert_contains "$ERR" "1 of 3 matching containers not signalled"
+	wait_until 10 status_is "$u" "$p-a1" stopped
+	wait_until 10 status_is "$u" "$p-a2" stopped
+	assert_eq "$(arr "$u" state "$p-b1" | jq -r .status)" running
+	assert_status 0 arr "$u" kill -a -r "$p-b" KILL
+	wait_until 10 status_is "$u" "$p-b1" stopped
+	assert_status 0 arr "$u" kill -r "^nothing-matches-$p\$" KILL
+	assert_status 1 arr "$u" kill --regex "($p" KILL
+	assert_contains "$ERR" "kill --regex: invalid regular expression"
+}
+t_kill_regex() { kill_regex 0; }
+t_kill_regex_rootless() { kill_regex 1; }
+
 # crun's run.oci.seccomp_fail_unknown_syscall: a syscall name libseccomp
 # does not know fails the creation (naming it) instead of being skipped;
 # "0" or no annotation: skipped. Also after the profile was cached.
@@ -271,6 +303,8 @@ run_test "rootless: seccomp listenerPath nobody accepts: an error, no hang" \
 	t_listener_never_accepts_rootless
 run_test "delete --regex (crun)" t_delete_regex
 run_test "rootless: delete --regex (crun)" t_delete_regex_rootless
+run_test "kill --regex (crun)" t_kill_regex
+run_test "rootless: kill --regex (crun)" t_kill_regex_rootless
 run_test "run.oci.seccomp_fail_unknown_syscall fails on an unknown name" \
 	t_seccomp_fail_unknown
 run_test "rootless: run.oci.seccomp_fail_unknown_syscall" \
