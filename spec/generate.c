@@ -222,36 +222,47 @@ int oci_spec_generate(const struct oci_spec_options *opts, char **out,
 	return jg_finish(&w, "generating config.json", out, len, err);
 }
 
-int oci_spec_write(const char *bundle_dir, const struct oci_spec_options *o,
-		   struct ar_error *err)
+int oci_spec_write(const char *bundle_dir, const char *file,
+		   const struct oci_spec_options *o, struct ar_error *err)
 {
 	_cleanup_free_ char *json = NULL;
 	_cleanup_close_ int dfd = -1;
 	_cleanup_close_ int fd = -1;
+	const char *name = file ? file : "config.json";
 	size_t len = 0;
 
 	if (!bundle_dir)
 		bundle_dir = ".";
+	if (file && !*file)
+		return ar_error_set_plain(err, EINVAL,
+					  "--file: an empty file name");
 	if (oci_spec_generate(o, &json, &len, err) < 0)
 		return -1;
 	dfd = open(bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return ar_error_set(err, errno, "open bundle directory `%s`",
 				    bundle_dir);
-	fd = openat(dfd, "config.json",
-		    O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 && errno == EEXIST)
+	/* config.json is never overwritten (nor a link there followed); a
+	 * file the caller names is theirs to replace, as crun */
+	fd = openat(dfd, name,
+		    file ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC :
+			   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		    0644);
+	if (fd < 0 && errno == EEXIST && !file)
 		return ar_error_set_plain(err, EEXIST,
 					  "config.json already exists");
 	if (fd < 0)
-		return ar_error_set(err, errno, "create `%s/config.json`",
-				    bundle_dir);
+		return ar_error_set(err, errno, "create `%s%s%s`",
+				    name[0] == '/' ? "" : bundle_dir,
+				    name[0] == '/' ? "" : "/", name);
 	if (ar_write_all(fd, json, len) < 0 || fsync(fd) < 0) {
 		int saved = errno;
 
-		unlinkat(dfd, "config.json", 0);
-		return ar_error_set(err, saved, "write `%s/config.json`",
-				    bundle_dir);
+		if (!file)
+			unlinkat(dfd, name, 0);
+		return ar_error_set(err, saved, "write `%s%s%s`",
+				    name[0] == '/' ? "" : bundle_dir,
+				    name[0] == '/' ? "" : "/", name);
 	}
 	return 0;
 }

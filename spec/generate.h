@@ -29,8 +29,10 @@ int oci_spec_generate(const struct oci_spec_options *o, char **out, size_t *len,
 		      struct ar_error *err);
 
 /* Write BUNDLE_DIR/config.json; fails with "config.json already exists"
- * (EEXIST) rather than overwrite. */
-int oci_spec_write(const char *bundle_dir, const struct oci_spec_options *o,
-		   struct ar_error *err);
+ * (EEXIST) rather than overwrite. With `file` (crun's `spec --file`):
+ * that file instead, relative to BUNDLE_DIR unless absolute, replaced
+ * when it exists. */
+int oci_spec_write(const char *bundle_dir, const char *file,
+		   const struct oci_spec_options *o, struct ar_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* agentrun spec [--rootless] [--bundle DIR]: write a default config.json */
+/* agentrun spec [--rootless] [--bundle DIR] [--file FILE]: write a default
+ * config.json */
 #include <getopt.h>
 #include <stdio.h>
 
@@ -9,7 +10,7 @@
 static void spec_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: agentrun spec [--rootless] [--bundle DIR]\n"
+		"Usage: agentrun spec [--rootless] [--bundle DIR] [--file FILE]\n"
 		"\n"
 		"Write a default config.json into the bundle directory (the current\n"
 		"directory unless --bundle is given). An existing config.json is\n"
@@ -23,6 +24,8 @@ static void spec_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"  -b, --bundle DIR   directory to write config.json into\n"
+		"  -f, --file FILE    write FILE instead (relative to the bundle\n"
+		"                     directory), replacing it if it exists (crun)\n"
 		"      --rootless     for an unprivileged user: add a user namespace\n"
 		"                     mapping container root to your uid and gid,\n"
 		"                     bind /sys instead of mounting sysfs\n"
@@ -33,20 +36,24 @@ int cmd_spec(struct ar_global_opts *g, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "bundle", required_argument, NULL, 'b' },
+		{ "file", required_argument, NULL, 'f' },
 		{ "rootless", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct oci_spec_options o = { 0 };
 	struct ar_error err = AR_ERROR_INIT;
-	const char *bundle = ".";
+	const char *bundle = ".", *file = NULL;
 	int c;
 
 	(void)g;
-	while ((c = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:f:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			bundle = optarg;
+			break;
+		case 'f':
+			file = optarg;
 			break;
 		case 'r':
 			o.rootless = true;
@@ -65,7 +72,7 @@ int cmd_spec(struct ar_global_opts *g, int argc, char **argv)
 		spec_usage(stderr);
 		return 1;
 	}
-	if (oci_spec_write(bundle, &o, &err) < 0)
+	if (oci_spec_write(bundle, file, &o, &err) < 0)
 		return cli_fail(&err);
 	return 0;
 }

@@ -54,6 +54,25 @@ t_spec_bundle_option()
 	assert_contains "$ERR" "does-not-exist"
 }
 
+# crun's --file: another file than config.json, relative to the bundle
+# directory, replaced when it exists; config.json itself untouched
+t_spec_file_option()
+{
+	local b=$TEST_TMP/bf
+	mkdir -p "$b"
+	echo '{"mine": true}' >"$b/config.json"
+	assert_status 0 "$AGENTRUN" spec -b "$b" --file alt.json
+	assert_match "$(jq -r .ociVersion "$b/alt.json")" '^1\.[0-9]+\.[0-9]+$'
+	assert_eq "$(cat "$b/config.json")" '{"mine": true}'
+	echo stale >"$b/alt.json"
+	assert_status 0 "$AGENTRUN" spec -b "$b" -f alt.json --rootless
+	assert_eq "$(jq -r '.linux.uidMappings[0].hostID' "$b/alt.json")" "$(id -u)"
+	assert_status 0 "$AGENTRUN" spec -f "$TEST_TMP/abs.json"
+	jq -e .process "$TEST_TMP/abs.json" >/dev/null || fail "--file with an absolute path"
+	assert_status 1 "$AGENTRUN" spec -b "$b" -f no/such/dir/x.json
+	assert_contains "$ERR" "no/such/dir/x.json"
+}
+
 t_spec_refuses_overwrite()
 {
 	local b=$TEST_TMP/over before
@@ -222,6 +241,7 @@ t_spec_rootless_config_runs()
 
 run_test "spec writes a default config.json in the cwd" t_spec_default
 run_test "spec --bundle / -b" t_spec_bundle_option
+run_test "spec --file / -f (crun)" t_spec_file_option
 run_test "spec refuses to overwrite config.json" t_spec_refuses_overwrite
 run_test "spec --rootless maps root to the caller" t_spec_rootless
 run_test "spec --rootless as an unprivileged user" t_spec_rootless_as_user

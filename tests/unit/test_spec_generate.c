@@ -222,25 +222,43 @@ UNIT_TEST(spec_write_refuses_overwrite)
 
 	CHECK(mkdtemp(dir) != NULL);
 	path = ar_xasprintf("%s/config.json", dir);
-	CHECK(oci_spec_write(dir, &o, &err) == 0);
+	CHECK(oci_spec_write(dir, NULL, &o, &err) == 0);
 	CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 100);
 	CHECK(oci_config_load_file(dir, &cfg, &err) == 0);
 	oci_config_free(cfg);
 
 	ar_error_clear(&err);
-	CHECK(oci_spec_write(dir, &o, &err) < 0);
+	CHECK(oci_spec_write(dir, NULL, &o, &err) < 0);
 	CHECK_INT_EQ(err.code, EEXIST);
 	CHECK_STR_EQ(err.msg, "config.json already exists");
 	/* a dangling symlink is not followed either */
 	unlink(path);
 	CHECK(symlink("/tmp/nonexistent-agentrun-target", path) == 0);
-	CHECK(oci_spec_write(dir, &o, &err) < 0);
+	CHECK(oci_spec_write(dir, NULL, &o, &err) < 0);
 	CHECK_INT_EQ(err.code, EEXIST);
 	CHECK(access("/tmp/nonexistent-agentrun-target", F_OK) < 0);
 	unlink(path);
+	/* --file: relative to the bundle, replaced when it exists (crun) */
+	free(path);
+	path = ar_xasprintf("%s/other.json", dir);
+	CHECK(oci_spec_write(dir, "other.json", &o, &err) == 0);
+	CHECK(truncate(path, 3) == 0);
+	CHECK(oci_spec_write(dir, "other.json", &o, &err) == 0);
+	CHECK(stat(path, &st) == 0 && st.st_size > 100);
+	CHECK(access(path, F_OK) == 0);
+	unlink(path);
+	CHECK(oci_spec_write(dir, path, &o, &err) == 0); /* absolute */
+	CHECK(stat(path, &st) == 0 && st.st_size > 100);
+	unlink(path);
+	ar_error_clear(&err);
+	CHECK(oci_spec_write(dir, "", &o, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "empty file name");
+	ar_error_clear(&err);
+	CHECK(oci_spec_write(dir, "no/such/dir/x.json", &o, &err) < 0);
+	CHECK_STR_CONTAINS(err.msg, "no/such/dir/x.json");
 	rmdir(dir);
 
-	CHECK(oci_spec_write("/nonexistent/bundle", &o, &err) < 0);
+	CHECK(oci_spec_write("/nonexistent/bundle", NULL, &o, &err) < 0);
 	CHECK_INT_EQ(err.code, ENOENT);
 	CHECK_STR_CONTAINS(err.msg, "/nonexistent/bundle");
 }
