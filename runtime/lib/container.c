@@ -149,7 +149,7 @@ static int write_state(const struct ar_launch *l, struct ar_error *err)
 		.pid = pid,
 		.pid_start = pid ? ar_proc_start_time(pid) : 0,
 		.bundle = l->bundle,
-		.rootfs = l->rootfs,
+		.rootfs = l->bundle_rootfs ? l->bundle_rootfs : l->rootfs,
 		.created = created,
 		.owner = geteuid(),
 		.cgroup_path = (char *)ar_cgroup_path(l->cgroup),

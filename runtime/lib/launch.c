@@ -196,7 +196,7 @@ int ar_launch_prepare(const struct ar_create_opts *o, bool run_fg,
 		    0)
 			return -1;
 		if (l->tmpfs_root) {
-			free(l->rootfs);
+			l->bundle_rootfs = l->rootfs;
 			l->rootfs =
 				ar_rootfs_host_path(l->bundle, cfg->root.path);
 		}
@@ -343,5 +343,6 @@ void ar_launch_release(struct ar_launch *l)
 	free(l->bundle);
 	free(l->config_path);
 	free(l->rootfs);
+	free(l->bundle_rootfs);
 	memset(l, 0, sizeof(*l));
 }

@@ -25,6 +25,10 @@ struct ar_launch {
 	char *bundle; /* absolute */
 	char *config_path; /* absolute; NULL for an in-memory config */
 	char *rootfs; /* absolute */
+	/* the bundle's root.path when on_config gave the container another
+	 * root (the vm handler: QEMU's view): what state.json records and
+	 * `list` shows; NULL: rootfs */
+	char *bundle_rootfs;
 	/* the root's tmpfs content (create_opts.h: tmpfs_root, or what
 	 * on_config gave); NULL: root.path as it is */
 	const struct ar_rootfs_content *tmpfs_root;

@@ -202,6 +202,8 @@ t_exec()
 	assert_status 0 vmar create -b "$b" "$id"
 	defer "$AGENTRUN" --root "$AR_ROOT" delete -f "$id"
 	assert_eq "$(ar state "$id" | jq -r '.annotations["run.agentrun.handler"]')" vm
+	# list shows the bundle's root, not QEMU's view
+	assert_eq "$(ar list --format json | jq -r ".[] | select(.id == \"$id\") | .rootfs")" "$b/rootfs"
 	assert_status 0 vmar start "$id"
 	wait_until 300 test -s "$TEST_TMP/xdata/started" ||
 		fail "the guest did not start the command"
