@@ -193,18 +193,27 @@ t_session_leader_rootless() { session_leader 1; }
 # (unanchored), running ones with --force; a running one without --force
 # is a warning and exit 1, the others still deleted; a bad ERE is an
 # error; no match: exit 0.
-delete_regex()
+# regex_containers U DIR STOPPED ID...: a sleeping container for each ID
+# (user U: 0 root, 1 rootless; the bundle in DIR), deleted when the test
+# ends; STOPPED (one of them) killed and waited for
+regex_containers()
 {
-	local u=$1 b=$TEST_TMP/dr$1 p
+	local u=$1 b=$2 stopped=$3 id
+	shift 3
 	bundle_for "$u" "$b"
 	config_set "$b" '.process.args=["sleep","60"]'
-	p=rx$RANDOM$u
-	for id in "$p-a1" "$p-a2" "$p-b1" "other-$p"; do
+	for id in "$@"; do
 		defer arr "$u" delete --force "$id"
 		assert_status 0 arr "$u" run -d --bundle "$b" "$id"
 	done
-	assert_status 0 arr "$u" kill "$p-a1" KILL
-	wait_until 10 status_is "$u" "$p-a1" stopped
+	assert_status 0 arr "$u" kill "$stopped" KILL
+	wait_until 10 status_is "$u" "$stopped" stopped
+}
+
+delete_regex()
+{
+	local u=$1 p=rx$RANDOM$1
+	regex_containers "$u" "$TEST_TMP/dr$u" "$p-a1" "$p-a1" "$p-a2" "$p-b1" "other-$p"
 	# a2 is running: refused without --force, a1 is deleted anyway
 	assert_status 1 arr "$u" delete --regex "^$p-a[0-9]\$"
 	assert_contains "$ERR" "$p-a2"
@@ -230,16 +239,8 @@ t_delete_regex_rootless() { delete_regex 1; }
 # exit 0.
 kill_regex()
 {
-	local u=$1 b=$TEST_TMP/kr$1 p
-	bundle_for "$u" "$b"
-	config_set "$b" '.process.args=["sleep","60"]'
-	p=kx$RANDOM$u
-	for id in "$p-a1" "$p-a2" "$p-a3" "$p-b1"; do
-		defer arr "$u" delete --force "$id"
-		assert_status 0 arr "$u" run -d --bundle "$b" "$id"
-	done
-	assert_status 0 arr "$u" kill "$p-a3" KILL
-	wait_until 10 status_is "$u" "$p-a3" stopped
+	local u=$1 p=kx$RANDOM$1
+	regex_containers "$u" "$TEST_TMP/kr$u" "$p-a3" "$p-a1" "$p-a2" "$p-a3" "$p-b1"
 	# a1 and a2 get it, a3 is stopped: a warning, exit 1; b1 untouched
 	assert_status 1 arr "$u" kill --regex "^$p-a[0-9]\$" KILL
 	assert_contains "$ERR" "$p-a3"
