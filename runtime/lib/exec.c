@@ -146,8 +146,7 @@ static int read_state(struct exec_ctx *c, struct ar_error *err)
 			err, EINVAL,
 			"container `%s` is paused (--ignore-paused: the process starts frozen and runs once the container is resumed)",
 			c->o->id);
-	if (status != AR_STATUS_RUNNING &&
-	    !(status == AR_STATUS_PAUSED && c->o->ignore_paused))
+	if (status != AR_STATUS_RUNNING && status != AR_STATUS_PAUSED)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"container `%s` is not running (status: %s)", c->o->id,
