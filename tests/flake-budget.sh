@@ -7,7 +7,7 @@
 # fix (in the product or the test), never a run to retry (docs/reliability.md).
 #
 # Usage: tests/flake-budget.sh [-n RUNS] [-k PATTERN] [-x PATTERN]
-#                              [-l LOADERS] [-o DIR]
+#                              [-l LOADERS] [-m] [-o DIR]
 #   -n RUNS     how many runs (default 3)
 #   -k PATTERN  only the files matching (tests/run-tests.sh -k); without
 #               it the whole `make check` set (long: an hour per run on a
@@ -16,6 +16,10 @@
 #   -l LOADERS  busy-loop processes beside the tests (default: the number
 #               of CPUs; 0: no load). Each spins at nice 0 for the whole
 #               run, as a parallel `make -j$(nproc)` keeps every core busy.
+#   -m          a real `make -j$(nproc)` beside as well: the tree is built
+#               over and over (make clean, make) in a private build
+#               directory for the whole run, compiler, linker and disk
+#               included (issue #31's load; with -l 0 the only load)
 #   -o DIR      keep each run's full output in DIR/run-N.log (default: a
 #               temporary directory, named at the end)
 # Run from the build tree (TOP_BUILDDIR, the agentrun binary) like `make
@@ -27,15 +31,16 @@
 # Exit status: 0 when nothing failed, 1 otherwise.
 set -u -o pipefail
 
-runs=3 pattern='' exclude='' loaders=$(nproc) outdir=''
-while getopts 'n:k:x:l:o:h' opt; do
+runs=3 pattern='' exclude='' loaders=$(nproc) outdir='' make_load=0
+while getopts 'n:k:x:l:mo:h' opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	k) pattern=$OPTARG ;;
 	x) exclude=$OPTARG ;;
 	l) loaders=$OPTARG ;;
+	m) make_load=1 ;;
 	o) outdir=$OPTARG ;;
-	h) sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	h) sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -65,7 +70,9 @@ stop_load()
 {
 	local p
 	for p in "${load_pids[@]}"; do
-		kill "$p" 2>/dev/null
+		# the make loop leads a process group of its own (setsid):
+		# its compilers go with it
+		kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null
 	done
 	for p in "${load_pids[@]}"; do
 		wait "$p" 2>/dev/null
@@ -91,6 +98,15 @@ if [ -z "$pattern" ]; then
 	export UNIT_TESTS
 fi
 
+# -m: a private build directory of the same sources (a VPATH build:
+# the source tree itself is never configured in place)
+make_dir=$outdir/make-load
+if [ "$make_load" = 1 ]; then
+	mkdir -p "$make_dir"
+	(cd "$make_dir" && "$TOP_SRCDIR/configure" >"$outdir/make-load.log" 2>&1) ||
+		{ echo "flake-budget.sh: configure of the make load failed (see $outdir/make-load.log)" >&2; exit 2; }
+fi
+
 declare -A seen failed
 started=$(date -u +%Y-%m-%dT%H:%MZ)
 total_fail=0
@@ -99,6 +115,18 @@ for ((i = 1; i <= runs; i++)); do
 		(exec sh -c 'while :; do :; done') &
 		load_pids+=($!)
 	done
+	if [ "$make_load" = 1 ]; then
+		rm -f "$make_dir/builds"
+		setsid sh -c 'cd "$1" || exit 1
+			n=0
+			while :; do
+				make -s clean >/dev/null 2>&1
+				make -s -j"$2" >/dev/null 2>&1 || echo "make load: build $n failed" >&2
+				n=$((n + 1))
+				echo "$n" >builds
+			done' make-load "$make_dir" "$(nproc)" 2>>"$outdir/make-load.log" &
+		load_pids+=($!)
+	fi
 	sleep 2 # let the load average see them
 	before=$(cut -d' ' -f1 /proc/loadavg)
 	t0=$SECONDS
@@ -106,6 +134,8 @@ for ((i = 1; i <= runs; i++)); do
 	rc=$?
 	after=$(cut -d' ' -f1 /proc/loadavg)
 	stop_load
+	builds=''
+	[ "$make_load" = 1 ] && builds=", make -j$(nproc) beside (builds: $(cat "$make_dir/builds" 2>/dev/null || echo 0))"
 	# the files run (=== NAME) and those with a failure (NAME: not ok)
 	mapfile -t names < <(sed -n 's/^=== \(test_[^ ]*\)$/\1/p' "$outdir/run-$i.log" | sort -u)
 	mapfile -t bad < <(sed -n 's/^\(test_[^:]*\|host-settings\): not ok .*/\1/p' "$outdir/run-$i.log" | sort -u)
@@ -117,11 +147,11 @@ for ((i = 1; i <= runs; i++)); do
 		seen[$n]=${seen[$n]:-1}
 	done
 	total_fail=$((total_fail + ${#bad[@]}))
-	echo "run $i/$runs: exit $rc, ${#names[@]} files, ${#bad[@]} with failures${bad[*]:+ (${bad[*]})}, $((SECONDS - t0)) s, loadavg $before -> $after, $loaders loaders; $(tail -n1 "$outdir/run-$i.log")"
+	echo "run $i/$runs: exit $rc, ${#names[@]} files, ${#bad[@]} with failures${bad[*]:+ (${bad[*]})}, $((SECONDS - t0)) s, loadavg $before -> $after, $loaders loaders$builds; $(tail -n1 "$outdir/run-$i.log")"
 done
 
 echo
-echo "flake budget: $started, $runs run(s), $loaders loader(s) beside, pattern '${pattern:-make check}'"
+echo "flake budget: $started, $runs run(s), $loaders loader(s)$([ "$make_load" = 1 ] && echo " and make -j$(nproc)") beside, pattern '${pattern:-make check}'"
 printf '%-40s %5s %7s %6s\n' FILE RUNS FAILED RATE
 any=0
 for n in $(printf '%s\n' "${!seen[@]}" | sort); do
