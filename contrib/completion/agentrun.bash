@@ -60,7 +60,7 @@ _agentrun()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--root | --log | --log-format | --cgroup-manager | --rootless)
+		--root | --log | --log-format | --log-level | --cgroup-manager | --rootless)
 			[ "$w" = --root ] && root=${COMP_WORDS[i + 1]}
 			i=$((i + 1))
 			;;
@@ -87,6 +87,10 @@ _agentrun()
 			;;
 		--log-format)
 			mapfile -t COMPREPLY < <(compgen -W "text json" -- "$cur")
+			return
+			;;
+		--log-level)
+			mapfile -t COMPREPLY < <(compgen -W "error warning info debug" -- "$cur")
 			return
 			;;
 		--cgroup-manager)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "log.h"
 
 enum ar_cgroup_manager {
 	AR_CGROUP_MANAGER_CGROUPFS = 0,
@@ -22,7 +23,7 @@ struct ar_global_opts {
 	const char *root; /* state directory (--root) */
 	const char *log_path;
 	bool log_json;
-	bool debug;
+	enum ar_log_level log_level; /* --log-level, --debug */
 	bool systemd_cgroup;
 	enum ar_cgroup_manager cgroup_manager;
 	int rootless; /* -1 auto, 0 false, 1 true */

@@ -76,9 +76,12 @@ static void usage(FILE *out)
 		"Global options:\n"
 		"  --root DIR               state directory (default /run/agentrun,\n"
 		"                           or $XDG_RUNTIME_DIR/agentrun when rootless)\n"
-		"  --log FILE               also write log messages to FILE\n"
-		"  --log-format text|json   format of the --log file (default text)\n"
-		"  --debug                  log debug messages\n"
+		"  --log DEST               also log to DEST: [file:]PATH, syslog:[IDENT]\n"
+		"                           or journald:[ID]\n"
+		"  --log-format text|json   format of the --log entries (default text)\n"
+		"  --log-level error|warning|info|debug\n"
+		"                           the most verbose messages logged (default info)\n"
+		"  --debug                  log debug messages (--log-level debug)\n"
 		"  --systemd-cgroup         use the systemd cgroup manager\n"
 		"  --cgroup-manager M       cgroupfs, systemd or disabled\n"
 		"  --rootless true|false|auto\n"
@@ -113,6 +116,7 @@ enum {
 	OPT_ROOT = 256,
 	OPT_LOG,
 	OPT_LOG_FORMAT,
+	OPT_LOG_LEVEL,
 	OPT_DEBUG,
 	OPT_SYSTEMD_CGROUP,
 	OPT_CGROUP_MANAGER,
@@ -125,6 +129,7 @@ int main(int argc, char **argv)
 		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
 		{ "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
 		{ "cgroup-manager", required_argument, NULL,
@@ -134,7 +139,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ar_global_opts g = { .rootless = -1, .argv0 = argv[0] };
+	struct ar_global_opts g = { .rootless = -1,
+				    .argv0 = argv[0],
+				    .log_level = AR_LOG_INFO };
 	const char *cmd;
 	int c;
 
@@ -160,8 +167,16 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case OPT_LOG_LEVEL:
+			if (ar_log_level_parse(optarg, &g.log_level) < 0) {
+				fprintf(stderr,
+					"agentrun: --log-level: unknown level `%s` (error, warning, info or debug)\n",
+					optarg);
+				return 1;
+			}
+			break;
 		case OPT_DEBUG:
-			g.debug = true;
+			g.log_level = AR_LOG_DEBUG;
 			break;
 		case OPT_SYSTEMD_CGROUP:
 			g.systemd_cgroup = true;
@@ -219,11 +234,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 1;
 	}
-	if (ar_log_init(g.log_path, g.log_json ? AR_LOG_JSON : AR_LOG_TEXT,
-			g.debug) < 0) {
-		fprintf(stderr, "agentrun: open log file `%s`: %m\n",
-			g.log_path);
-		return 1;
+	{
+		struct ar_error err = AR_ERROR_INIT;
+
+		if (ar_log_init(g.log_path,
+				g.log_json ? AR_LOG_JSON : AR_LOG_TEXT,
+				g.log_level, &err) < 0) {
+			fprintf(stderr, "agentrun: %s\n", err.msg);
+			return 1;
+		}
 	}
 	cmd = argv[optind];
 	if (strcmp(cmd, "help") == 0) {

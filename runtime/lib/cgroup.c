@@ -500,7 +500,7 @@ static int no_cgroup(const struct ar_cgroup_opts *o, const char *why,
 				AR_CGROUP_IGNORE_ENV);
 		ar_warn("%s: running without the requested resource limits",
 			why);
-	} else if (o->rootless && ar_log_fd() >= 0) {
+	} else if (o->rootless && ar_log_has_destination()) {
 		/* An engine gave --log (podman through conmon): the notice
 		 * goes there only, where crun and runc put their warnings; on
 		 * stderr it would become the container's output. */

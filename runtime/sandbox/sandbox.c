@@ -345,8 +345,9 @@ int ar_sandbox_run(const struct ar_sandbox_opts *o,
 	if (p->net == AR_SANDBOX_NET_HOST)
 		ar_warn("sandbox: --net host: the sandbox shares the host's network; services on 127.0.0.1 and the local network (ssh, databases, dev servers, cloud metadata) are reachable");
 	/* the terminal is the command's: the start lines only with
-	 * --verbose (or in the --log file) */
-	quiet = !o->verbose && ar_log_fd() < 0 && isatty(STDERR_FILENO);
+	 * --verbose (or in the --log destination) */
+	quiet = !o->verbose && !ar_log_has_destination() &&
+		isatty(STDERR_FILENO);
 	if (!quiet)
 		ar_log(AR_LOG_INFO,
 		       "sandbox: workspace %s (%s); protections: %s",

@@ -37,7 +37,7 @@ void sb_refusal_event(const char *comm, const char *syscall, uint64_t arg0,
 	}
 	if (r->n > SB_REFUSALS_LOGGED)
 		return;
-	if (ar_log_fd() >= 0)
+	if (ar_log_has_destination())
 		ar_log(AR_LOG_INFO, "namespace creation refused: %s; %s", what,
 		       SB_REFUSAL_ADVICE);
 	if (r->verbose)
@@ -56,7 +56,7 @@ void sb_refusal_summary(const struct sb_refusals *r)
 		line, sizeof(line),
 		"namespace creation refused %lu time%s (%s%s): " SB_REFUSAL_ADVICE,
 		r->n, r->n == 1 ? "" : "s", r->first, r->n > 1 ? ", ..." : "");
-	if (ar_log_fd() >= 0)
+	if (ar_log_has_destination())
 		ar_log(AR_LOG_INFO, "%s", line);
 	dprintf(STDERR_FILENO, "agentrun: %s\n", line);
 }

@@ -105,7 +105,7 @@ void sb_shadow_summary(struct sb_shadow *s)
 		s->n > SB_SHADOW_TOP ? ", ..." : "");
 	pthread_mutex_unlock(&s->lock);
 	ar_jbuf_lit(&b, "\0");
-	if (ar_log_fd() >= 0)
+	if (ar_log_has_destination())
 		ar_log(AR_LOG_INFO, "%s", b.p);
 	dprintf(STDERR_FILENO, "agentrun: %s\n", b.p);
 	ar_jbuf_free(&b);

@@ -63,6 +63,10 @@ t_bash_options()
 		"global options"
 	got=$(bash_complete agentrun --log-format '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "text json "
+	got=$(bash_complete agentrun --log-level '')
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "error warning info debug "
+	got=$(bash_complete agentrun --log-level debug li)
+	assert_eq "$got" list "the command after --log-level LEVEL"
 	got=$(bash_complete agentrun list --format j)
 	assert_eq "$got" json
 	got=$(bash_complete agentrun sandbox --landlock '')
@@ -170,6 +174,8 @@ t_zsh()
 	assert_eq "$got" DIRS
 	got=$(zsh_complete agentrun --log-format '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "text json "
+	got=$(zsh_complete agentrun --log-level '')
+	assert_eq "$(tr '\n' ' ' <<<"$got")" "error warning info debug "
 	got=$(zsh_complete agentrun sandbox '')
 	assert_eq "$(tr '\n' ' ' <<<"$got")" "exec list stop requests answer allow revoke learn COMMANDS "
 	mkdir -p "$TEST_TMP/zcfg/agentrun/profiles" "$TEST_TMP/zroot/.sandboxes/web2"

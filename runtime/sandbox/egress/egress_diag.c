@@ -71,14 +71,16 @@ void ar_egress_diag_free(struct ar_egress_diag *d)
 	free(d);
 }
 
-/* The --log file's path (for the summary), or NULL. */
+/* The --log file's path (for the summary), the other destination's name
+ * (syslog, the journal), or NULL. */
 static char *log_path(void)
 {
 	char proc[64], buf[4096];
 	ssize_t n;
 
 	if (ar_log_fd() < 0)
-		return NULL;
+		return ar_log_destination() ? ar_xstrdup(ar_log_destination()) :
+					      NULL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", ar_log_fd());
 	n = readlink(proc, buf, sizeof(buf) - 1);
 	if (n <= 0)
@@ -197,8 +199,8 @@ void ar_egress_diag_event(const struct ar_egress_event *ev, void *data)
 			snprintf(line, sizeof(line), "%s\n", ev->reason);
 			write_line(STDERR_FILENO, line);
 		}
-		if (ar_log_fd() >= 0) {
-			/* ar_log: info lines go to the file only */
+		if (ar_log_has_destination()) {
+			/* ar_log: info lines go to the destination only */
 			ar_log(AR_LOG_INFO, "%s", ev->reason);
 		} else if (!d->fd_failed &&
 			   (d->fd >= 0 || fallback_open(d) == 0)) {
