@@ -452,6 +452,12 @@ int oci_config_load_file(const char *path, struct oci_config **out,
 int oci_process_parse(const char *json, size_t len, const char *filename,
 		      struct oci_config **out_cfg, struct ar_error *err);
 
+/* Parse a JSON array of mount objects (the `mounts add|remove FILE`
+ * format): *out_cfg's mounts and n_mounts hold them; errors name the
+ * item ("mounts.json: [1].destination: ..."). */
+int oci_mounts_parse(const char *json, size_t len, const char *filename,
+		     struct oci_config **out_cfg, struct ar_error *err);
+
 void oci_config_free(struct oci_config *cfg);
 static inline void oci_config_freep(struct oci_config **cfg)
 {

@@ -189,6 +189,23 @@ static int parse_process_document(const struct jt_ctx *c,
 	return oci_parse_process(c, doc, NULL, &cfg->process);
 }
 
+static int parse_mounts_document(const struct jt_ctx *c,
+				 const struct jt_node *doc,
+				 struct oci_config *cfg)
+{
+	if (jt_as_array(c, doc, NULL) < 0)
+		return -1;
+	return jt_list(c, doc, NULL, sizeof(*cfg->mounts), parse_mount, NULL,
+		       &cfg->mounts, &cfg->n_mounts);
+}
+
+int oci_mounts_parse(const char *json, size_t len, const char *filename,
+		     struct oci_config **out_cfg, struct ar_error *err)
+{
+	return parse_with(parse_mounts_document, json, len,
+			  filename ? filename : "mounts.json", out_cfg, err);
+}
+
 int oci_process_parse(const char *json, size_t len, const char *filename,
 		      struct oci_config **out_cfg, struct ar_error *err)
 {

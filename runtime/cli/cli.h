@@ -59,6 +59,7 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv);
 int cmd_list(struct ar_global_opts *g, int argc, char **argv);
 int cmd_update(struct ar_global_opts *g, int argc, char **argv);
 int cmd_pause(struct ar_global_opts *g, int argc, char **argv);
+int cmd_mounts(struct ar_global_opts *g, int argc, char **argv);
 int cmd_resume(struct ar_global_opts *g, int argc, char **argv);
 int cmd_ps(struct ar_global_opts *g, int argc, char **argv);
 int cmd_events(struct ar_global_opts *g, int argc, char **argv);

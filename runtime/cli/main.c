@@ -32,6 +32,7 @@ static const struct ar_command commands[] = {
 	{ "update", cmd_update, "change the resource limits of a container" },
 	{ "pause", cmd_pause, "freeze all processes of a container" },
 	{ "resume", cmd_resume, "thaw a paused container" },
+	{ "mounts", cmd_mounts, "add or remove mounts of a running container" },
 	{ "ps", cmd_ps, "list the processes of a container" },
 	{ "events", cmd_events,
 	  "print stats and OOM events of a container (JSON)" },

@@ -68,6 +68,25 @@
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
 #endif
+#ifndef __NR_fsopen
+#define __NR_fsopen 430
+#endif
+#ifndef __NR_fsconfig
+#define __NR_fsconfig 431
+#endif
+#ifndef __NR_fsmount
+#define __NR_fsmount 432
+#endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001
+#endif
+#ifndef FSMOUNT_CLOEXEC
+#define FSMOUNT_CLOEXEC 0x00000001
+#endif
+/* enum fsconfig_command (linux/mount.h) */
+#define AR_FSCONFIG_SET_FLAG 0
+#define AR_FSCONFIG_SET_STRING 1
+#define AR_FSCONFIG_CMD_CREATE 6
 
 /* Same layout as the kernel's struct mount_attr (MOUNT_ATTR_SIZE_VER0). */
 struct ar_mount_attr {
@@ -103,6 +122,23 @@ static inline int ar_sys_mount_setattr(int dirfd, const char *path,
 {
 	return (int)syscall(__NR_mount_setattr, dirfd, path, flags, attr,
 			    sizeof(*attr));
+}
+
+static inline int ar_sys_fsopen(const char *fstype, unsigned int flags)
+{
+	return (int)syscall(__NR_fsopen, fstype, flags);
+}
+
+static inline int ar_sys_fsconfig(int fd, unsigned int cmd, const char *key,
+				  const void *value, int aux)
+{
+	return (int)syscall(__NR_fsconfig, fd, cmd, key, value, aux);
+}
+
+static inline int ar_sys_fsmount(int fd, unsigned int flags,
+				 unsigned int attr_flags)
+{
+	return (int)syscall(__NR_fsmount, fd, flags, attr_flags);
 }
 
 static inline int ar_sys_pivot_root(const char *new_root, const char *put_old)
