@@ -155,7 +155,7 @@ t_errors()
 	assert_status 1 ar mounts add "$id"
 	# a stopped container
 	assert_status 0 ar kill "$id" KILL
-	wait_until 10 status_is 0 "$id" stopped
+	wait_until 120 status_is 0 "$id" stopped
 	echo '[{"destination": "/x", "type": "tmpfs"}]' >"$m"
 	assert_status 1 ar mounts add "$id" "$m"
 	assert_contains "$ERR" "is not running (status: stopped)"
