@@ -37,6 +37,10 @@ echo x >>.vscode/settings.json 2>/dev/null
 echo "{\"mcpServers\":{}}" >.mcp.json 2>/dev/null
 mkdir -p .claude/commands 2>/dev/null; echo "{\"hooks\":1}" >.claude/settings.json 2>/dev/null
 mkdir .idea 2>/dev/null; echo x >.idea/workspace.xml 2>/dev/null
+# a dev container whose initializeCommand the host runs (VS Code, the
+# devcontainer CLI) before any container exists
+mkdir -p .devcontainer 2>/dev/null; echo "{\"initializeCommand\":\"echo devcontainer >>$m\"}" >.devcontainer/devcontainer.json 2>/dev/null
+echo "{\"initializeCommand\":\"echo devcontainer >>$m\"}" >.devcontainer.json 2>/dev/null
 true
 '
 
@@ -59,6 +63,8 @@ t_git_attacks()
 	[ ! -e "$WS/.mcp.json" ] || fail ".mcp.json created"
 	[ ! -e "$WS/.claude" ] || fail ".claude created (or its placeholder left)"
 	[ ! -e "$WS/.idea" ] || fail ".idea created (or its placeholder left)"
+	[ ! -e "$WS/.devcontainer" ] || fail ".devcontainer created (or its placeholder left)"
+	[ ! -e "$WS/.devcontainer.json" ] || fail ".devcontainer.json created (or its placeholder left)"
 	host_git_runs_nothing
 }
 

@@ -94,6 +94,30 @@ t_deep_repo()
 	assert_eq "$(host git -C "$d" log --format=%s | tail -1)" "d"
 }
 
+# Editor and dev container config of a repository the agent makes in the
+# run (the start-time plan has no placeholder there): a VS Code task that
+# runs when the folder opens, a dev container whose initializeCommand the
+# host runs. They are moved aside and named.
+t_new_repo_editor_config()
+{
+	repo_setup "$1"
+	assert_status 0 sb_run -- sh -c '
+		git init -q newrepo && cd newrepo && echo n >n && git add n && git commit -qm n &&
+		mkdir .vscode .devcontainer &&
+		echo "{\"tasks\":[{\"command\":\"echo task >>$1\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}" >.vscode/tasks.json &&
+		echo "{\"initializeCommand\":\"echo init >>$1\"}" >.devcontainer/devcontainer.json &&
+		echo "{\"initializeCommand\":\"echo init >>$1\"}" >.devcontainer.json' _ "$MARK"
+	assert_contains "$ERR" "$WS/newrepo/.vscode"
+	assert_contains "$ERR" "$WS/newrepo/.devcontainer"
+	assert_contains "$ERR" "$WS/newrepo/.devcontainer.json"
+	assert_contains "$ERR" "initializeCommand runs on the host"
+	[ ! -e "$WS/newrepo/.devcontainer.json" ] && [ ! -e "$WS/newrepo/.devcontainer/devcontainer.json" ] &&
+		[ ! -e "$WS/newrepo/.vscode/tasks.json" ] ||
+		fail "the new repository's editor config stayed: $(ls -a "$WS/newrepo" "$WS/newrepo/.devcontainer" 2>&1)"
+	# the work stays
+	assert_eq "$(host git -C "$WS/newrepo" log -1 --format=%s)" "n"
+}
+
 # 3. husky: core.hooksPath = .husky; the agent rewrites .husky/pre-commit.
 t_husky()
 {
@@ -367,6 +391,7 @@ for m in user root; do
 	run_test "protect late: a gitlink repository made in the run, with an fsmonitor ($m)" t_gitlink_fsmonitor $m
 	run_test "protect late: a directory turned into a bare-layout git directory ($m)" t_bare_layout $m
 	run_test "protect late: a repository deeper than the start scan ($m)" t_deep_repo $m
+	run_test "protect late: editor and dev container config of a repository made in the run ($m)" t_new_repo_editor_config $m
 	run_test "protect late: husky's core.hooksPath, .husky/pre-commit rewritten ($m)" t_husky $m
 	run_test "protect late: the pre-commit framework's config, a local hook added ($m)" t_precommit_framework $m
 	run_test "protect late: husky in a linked worktree workspace ($m)" t_husky_worktree $m

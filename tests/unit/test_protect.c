@@ -240,6 +240,16 @@ UNIT_TEST(protect_rel_why_names)
 	CHECK_STR_EQ(rel_root(".vscode/tasks.json", b), ".vscode");
 	CHECK_STR_EQ(rel_root("sub/.vscode", b), "sub/.vscode");
 	CHECK_STR_EQ(rel_root(".mcp.json", b), ".mcp.json");
+	CHECK_STR_EQ(rel_root(".devcontainer/devcontainer.json", b),
+		     ".devcontainer");
+	CHECK_STR_EQ(rel_root("app/.devcontainer.json", b),
+		     "app/.devcontainer.json");
+	{
+		size_t n = 0;
+		const char *why = sb_protect_rel_why(".devcontainer.json", &n);
+
+		CHECK(why && strstr(why, "initializeCommand") != NULL);
+	}
 	CHECK_STR_EQ(rel_root(".gitmodules", b), ".gitmodules");
 	CHECK_STR_EQ(rel_root("x/.bashrc", b), "x/.bashrc");
 	CHECK_STR_EQ(rel_root(".claude/settings.json", b),

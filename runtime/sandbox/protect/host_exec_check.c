@@ -844,6 +844,12 @@ static void check_top(struct hx_ctx *c, int topfd, const char *top)
 {
 	check_top_dir(c, top, ".vscode", "editor config (tasks, settings)", 3);
 	check_top_dir(c, top, ".idea", "editor config", 3);
+	check_top_dir(
+		c, top, ".devcontainer",
+		"dev container config (initializeCommand runs on the host)", 3);
+	check_top_file(
+		c, topfd, top, ".devcontainer.json",
+		"dev container config (initializeCommand runs on the host)");
 	check_top_file(c, topfd, top, ".mcp.json",
 		       "MCP servers the agent CLI runs");
 	check_top_file(c, topfd, top, ".claude/settings.json",

@@ -7,7 +7,8 @@
  * config.worktree; gitdir files; the gitdirs of submodules under
  * .git/modules), the same for every repository found below the
  * workspace, and editor and agent config the host runs later (.vscode,
- * .idea, .mcp.json, .claude settings, commands and agents), plus the
+ * .idea, .devcontainer, .mcp.json, .claude settings, commands and
+ * agents), plus the
  * shell rc files and the other dotfiles on Claude Code's sandbox-runtime
  * always-write-protected list. Everything is found with lstat/openat,
  * never following a symbolic link.
@@ -46,6 +47,12 @@ static const struct {
 	{ ".gitconfig", MISSING_WATCH, "git config" },
 	{ ".vscode", MISSING_PLACEHOLDER, "editor config (tasks, settings)" },
 	{ ".idea", MISSING_PLACEHOLDER, "editor config" },
+	/* initializeCommand runs on the host (VS Code's Dev Containers,
+	 * the devcontainer CLI) before any container exists */
+	{ ".devcontainer", MISSING_PLACEHOLDER,
+	  "dev container config (initializeCommand runs on the host)" },
+	{ ".devcontainer.json", MISSING_PLACEHOLDER,
+	  "dev container config (initializeCommand runs on the host)" },
 	{ ".mcp.json", MISSING_PLACEHOLDER, "MCP servers the agent CLI runs" },
 	{ ".ripgreprc", MISSING_WATCH, "ripgrep config" },
 	{ ".bashrc", MISSING_WATCH, "shell rc file" },
