@@ -335,20 +335,6 @@ static int build_process(struct exec_ctx *c, struct ar_error *err)
 	return 0;
 }
 
-static int same_ns(pid_t pid, const char *name)
-{
-	char path[64];
-	struct stat a, b;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
-	if (stat(path, &a) < 0)
-		return -1; /* kernel without it */
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	if (stat(path, &b) < 0)
-		return -1;
-	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
 /* Which namespaces to join; open them for the fallback path too (before
  * the pid could be reused: the pidfd pins the process). */
 static int open_namespaces(struct exec_ctx *c, struct ar_error *err)
@@ -363,7 +349,7 @@ static int open_namespaces(struct exec_ctx *c, struct ar_error *err)
 		return ar_error_set_plain(
 			err, ESRCH, "container `%s` is not running", c->o->id);
 	for (size_t i = 0; i < N_NS; i++) {
-		if (same_ns(pid, ns_files[i].name) != 0)
+		if (ar_ns_same_as_self(pid, ns_files[i].name) != 0)
 			continue;
 		c->ns_flags |= ns_files[i].flag;
 		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid,

@@ -134,28 +134,6 @@ void ar_premade_mounts_close(int *fds, size_t n)
 
 /* ---- device nodes (owner-device) ---- */
 
-#ifndef FSOPEN_CLOEXEC
-#define FSOPEN_CLOEXEC 0x00000001
-#endif
-#ifndef FSMOUNT_CLOEXEC
-#define FSMOUNT_CLOEXEC 0x00000001
-#endif
-#ifndef FSCONFIG_SET_STRING
-#define FSCONFIG_SET_STRING 1
-#endif
-#ifndef FSCONFIG_CMD_CREATE
-#define FSCONFIG_CMD_CREATE 6
-#endif
-#ifndef __NR_fsopen
-#define __NR_fsopen 430
-#endif
-#ifndef __NR_fsconfig
-#define __NR_fsconfig 431
-#endif
-#ifndef __NR_fsmount
-#define __NR_fsmount 432
-#endif
-
 /* A container id through the mappings to the host's; false: unmapped. */
 static bool map_id(const struct oci_id_mappings *m, uint32_t id, uint32_t *out)
 {
@@ -176,17 +154,16 @@ static int devices_tmpfs(void)
 {
 	_cleanup_close_ int fs = -1;
 
-	fs = (int)syscall(__NR_fsopen, "tmpfs", FSOPEN_CLOEXEC);
+	fs = ar_sys_fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return -1;
-	if (syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0700", 0) <
+	if (ar_sys_fsconfig(fs, AR_FSCONFIG_SET_STRING, "mode", "0700", 0) <
 		    0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_SET_STRING, "size", "64k", 0) <
-		    0 ||
-	    syscall(__NR_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+	    ar_sys_fsconfig(fs, AR_FSCONFIG_SET_STRING, "size", "64k", 0) < 0 ||
+	    ar_sys_fsconfig(fs, AR_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return -1;
-	return (int)syscall(__NR_fsmount, fs, FSMOUNT_CLOEXEC,
-			    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+	return ar_sys_fsmount(fs, FSMOUNT_CLOEXEC,
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
 }
 
 /* One node made in dir, owned by the host ids of its uid/gid, and a

@@ -35,6 +35,7 @@
 #include "mount_syscalls.h"
 #include "mounts.h"
 #include "mounts_internal.h"
+#include "namespaces.h"
 #include "oci_config.h"
 #include "state.h"
 #include "utils.h"
@@ -160,20 +161,6 @@ static int parse_file(struct live *l, struct ar_error *err)
 	return 0;
 }
 
-static int same_ns(pid_t pid, const char *name)
-{
-	char path[64];
-	struct stat a, b;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
-	if (stat(path, &a) < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
-	if (stat(path, &b) < 0)
-		return -1;
-	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
 static int open_container(struct live *l, const char *root,
 			  struct ar_error *err)
 {
@@ -213,12 +200,12 @@ static int open_container(struct live *l, const char *root,
 	l->mnt_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (l->mnt_fd < 0)
 		return ar_error_set(err, errno, "open %s", path);
-	if (same_ns(l->pid, "mnt") == 1)
+	if (ar_ns_same_as_self(l->pid, "mnt") == 1)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"container `%s` has no mount namespace of its own: a mount would be the host's",
 			l->id);
-	if (same_ns(l->pid, "user") == 0) {
+	if (ar_ns_same_as_self(l->pid, "user") == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)l->pid);
 		l->user_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (l->user_fd < 0)

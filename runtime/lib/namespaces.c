@@ -301,3 +301,17 @@ int ar_ns_set_hostname(const struct oci_config *cfg,
 				    cfg->domainname);
 	return 0;
 }
+
+int ar_ns_same_as_self(pid_t pid, const char *name)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, name);
+	if (stat(path, &a) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	if (stat(path, &b) < 0)
+		return -1;
+	return a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}

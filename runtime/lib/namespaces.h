@@ -71,6 +71,10 @@ pid_t ar_ns_clone(unsigned long flags, int cgroup_fd, bool *in_cgroup,
 /* Slow path, child side, before the user namespace: join the namespaces
  * given by path (user first). */
 int ar_ns_join(const struct ar_ns_plan *plan, struct ar_error *err);
+/* Whether process pid is in our own namespace of /proc/PID/ns/NAME
+ * ("mnt", "user", ...): 1 the same, 0 another, -1 the kernel has no such
+ * namespace (or pid is gone). */
+int ar_ns_same_as_self(pid_t pid, const char *name);
 
 /* Slow path, child side, after the maps of a new user namespace are in:
  * unshare the other new namespaces and write the time offsets. */
