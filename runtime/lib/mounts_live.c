@@ -351,8 +351,11 @@ static int detach(struct live *l, struct live_mount *lm, int fd_dir,
 	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
 		  STATX_BASIC_STATS, &sx) < 0)
 		return ar_error_set(err, errno, "statx");
-	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
-	    !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+	if (!(sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return ar_error_set_plain(
+			err, ENOSYS,
+			"the kernel does not tell a mount point (statx's STATX_ATTR_MOUNT_ROOT: Linux 5.8)");
+	if (!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 		return ar_error_set_plain(err, EINVAL, "not a mount point");
 	/* umount2 takes a path: the fd's name in our own /proc/self/fd,
 	 * opened before the namespace changed, as the working directory */
