@@ -24,6 +24,10 @@
  * remove: each destination, resolved without following any symlink, must
  * be the root of a mount; it is unmounted (MNT_DETACH) by its fd, never
  * by a path the container could change under the runtime.
+ *
+ * For a single-threaded caller (the CLI): the forked joiner allocates.
+ * A threaded one (the sandbox's monitor) has control/control_mount.c,
+ * whose child makes system calls only.
  */
 int ar_container_mounts_update(const char *root, const char *id,
 			       const char *file, bool add,
