@@ -57,6 +57,25 @@ static const char *after_prefix(const char *s, const char *prefix)
 	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
 }
 
+/* The journal's socket, connected now: a process of ours that has moved
+ * to a container's mount namespace still reaches the host's journal,
+ * never a socket of the container's at the same path. No journal (no
+ * systemd): -1, and the entries are lost as sd_journal_send's are;
+ * errors still reach stderr. */
+static int journal_connect(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX,
+				    .sun_path = JOURNAL_SOCKET };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 &&
+	    connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int ar_log_init(const char *dest, enum ar_log_format format,
 		enum ar_log_level max, struct ar_error *err)
 {
@@ -83,9 +102,7 @@ int ar_log_init(const char *dest, enum ar_log_format format,
 				"--log `%s`: the journal ID has a newline",
 				dest);
 		snprintf(journal_id, sizeof(journal_id), "%s", arg);
-		/* no journal (no systemd): the entries are lost as
-		 * sd_journal_send's are, errors still reach stderr */
-		journal_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		journal_fd = journal_connect();
 		log_dest = DEST_JOURNALD;
 		return 0;
 	}
@@ -180,16 +197,11 @@ static void controls_escape(char *out, size_t cap, const char *in)
  * sd_journal_send: no journal, no entry. */
 static void journal_send(enum ar_log_level level, const char *msg)
 {
-	static const struct sockaddr_un addr = { .sun_family = AF_UNIX,
-						 .sun_path = JOURNAL_SOCKET };
 	char head[64 + sizeof(journal_id) + 8];
 	unsigned char len[8];
 	uint64_t n = strlen(msg);
 	struct iovec iov[4];
-	struct msghdr mh = { .msg_name = (void *)&addr,
-			     .msg_namelen = sizeof(addr),
-			     .msg_iov = iov,
-			     .msg_iovlen = AR_ARRAY_SIZE(iov) };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = AR_ARRAY_SIZE(iov) };
 	int h;
 
 	if (journal_fd < 0)
