@@ -15,45 +15,13 @@
 #include "state.h"
 #include "utils.h"
 
-struct target {
-	int rootfd, dirfd;
-	struct ar_state *st;
-	enum ar_status status;
-};
-
-static void target_release(struct target *t)
-{
-	if (t->dirfd >= 0)
-		close(t->dirfd);
-	if (t->rootfd >= 0)
-		close(t->rootfd);
-	if (t->st)
-		ar_state_free(t->st);
-	t->rootfd = t->dirfd = -1;
-	t->st = NULL;
-}
-
-#define _cleanup_target_ __attribute__((cleanup(target_release)))
-
+/* The container, opened (ar_state_open_existing), that has a cgroup and
+ * is not stopped. */
 static int target_open(const char *root, const char *id, bool exclusive,
-		       struct target *t, struct ar_error *err)
+		       struct ar_existing *t, struct ar_error *err)
 {
-	t->rootfd = t->dirfd = -1;
-	t->st = NULL;
-	if (ar_state_validate_id(id, err) < 0)
+	if (ar_state_open_existing(root, id, exclusive, t, err) < 0)
 		return -1;
-	t->rootfd = ar_state_root_open(root, false, err);
-	if (t->rootfd < 0) {
-		if (err->code == ENOENT)
-			ar_error_set_plain(err, ENOENT,
-					   "container `%s` does not exist", id);
-		return -1;
-	}
-	t->dirfd = ar_state_dir_open(t->rootfd, id, err);
-	if (t->dirfd < 0 || ar_state_lock(t->dirfd, exclusive, err) < 0 ||
-	    ar_state_read(t->dirfd, id, &t->st, err) < 0)
-		return -1;
-	t->status = ar_state_status(t->dirfd, t->st);
 	if (t->status == AR_STATUS_STOPPED)
 		return ar_error_set_plain(
 			err, EINVAL,
@@ -70,8 +38,8 @@ static int target_open(const char *root, const char *id, bool exclusive,
  * (SetUnitProperties, runtime), as runc and crun do, or a daemon-reload
  * would put the unit's old ones back into the cgroup. After the files
  * were written (they validate the values). */
-static int update_unit(const struct target *t, const struct oci_resources *r,
-		       struct ar_error *err)
+static int update_unit(const struct ar_existing *t,
+		       const struct oci_resources *r, struct ar_error *err)
 {
 	_cleanup_free_ char *unit = ar_systemd_unit_of_path(t->st->cgroup_path);
 	struct ar_systemd_props props = { 0 };
@@ -106,7 +74,7 @@ int ar_cgroup_container_update(const char *root, const char *id,
 			       const struct oci_resources *r,
 			       struct ar_error *err)
 {
-	_cleanup_target_ struct target t;
+	_cleanup_existing_ struct ar_existing t;
 
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
@@ -119,7 +87,7 @@ int ar_cgroup_container_update(const char *root, const char *id,
 int ar_cgroup_container_pause(const char *root, const char *id,
 			      struct ar_error *err)
 {
-	_cleanup_target_ struct target t;
+	_cleanup_existing_ struct ar_existing t;
 
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
@@ -134,7 +102,7 @@ int ar_cgroup_container_pause(const char *root, const char *id,
 int ar_cgroup_container_resume(const char *root, const char *id,
 			       struct ar_error *err)
 {
-	_cleanup_target_ struct target t;
+	_cleanup_existing_ struct ar_existing t;
 
 	if (target_open(root, id, true, &t, err) < 0)
 		return -1;
@@ -176,7 +144,7 @@ static void print_cmdline(FILE *out, pid_t pid)
 int ar_cgroup_container_ps(const char *root, const char *id, bool json,
 			   FILE *out, struct ar_error *err)
 {
-	_cleanup_target_ struct target t;
+	_cleanup_existing_ struct ar_existing t;
 	_cleanup_free_ pid_t *pids = NULL;
 	size_t n = 0;
 
@@ -208,14 +176,14 @@ static bool still_alive(void *ctx)
 int ar_cgroup_container_events(const char *root, const char *id, bool stats,
 			       int interval_ms, FILE *out, struct ar_error *err)
 {
-	_cleanup_target_ struct target t;
+	_cleanup_existing_ struct ar_existing t;
 	_cleanup_state_ struct ar_state *st = NULL;
 
 	if (target_open(root, id, false, &t, err) < 0)
 		return -1;
 	/* Do not hold the lock while streaming: delete must not block. */
 	st = ar_steal_ptr(&t.st);
-	target_release(&t);
+	ar_existing_release(&t);
 	return ar_cgroup_events(st->cgroup_path, st->id, stats, interval_ms,
 				still_alive, st, out, err);
 }

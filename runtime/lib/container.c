@@ -661,73 +661,6 @@ int ar_container_run(const struct ar_create_opts *o, int *exit_status,
 
 /* ---- operations on an existing container ---- */
 
-struct existing {
-	int rootfd;
-	int dirfd;
-	struct ar_state *st;
-	enum ar_status status;
-};
-
-static void existing_release(struct existing *e)
-{
-	if (e->st)
-		ar_state_free(e->st);
-	if (e->dirfd >= 0)
-		close(e->dirfd);
-	if (e->rootfd >= 0)
-		close(e->rootfd);
-}
-
-/* state.json is missing although its directory was there and its lock
- * is ours: either a `run` that ended is removing the directory (it gave
- * the lock up once the container ran: the file goes first, the directory
- * a moment later), or a create was interrupted before its first state
- * write (the directory stays). Wait up to 100 ms for the first, so that
- * a command racing a removal says "does not exist", as one a moment later
- * would. */
-static bool state_dir_goes_away(int rootfd, const char *id)
-{
-	struct stat st;
-
-	for (int i = 0; i < 20; i++) {
-		if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-		    errno == ENOENT)
-			return true;
-		usleep(5000);
-	}
-	return false;
-}
-
-static int open_existing(const char *root, const char *id, bool exclusive,
-			 struct existing *e, struct ar_error *err)
-{
-	e->rootfd = e->dirfd = -1;
-	e->st = NULL;
-	if (ar_state_validate_id(id, err) < 0)
-		return -1;
-	e->rootfd = ar_state_root_open(root, false, err);
-	if (e->rootfd < 0) {
-		if (err->code == ENOENT)
-			ar_error_set_plain(err, ENOENT,
-					   "container `%s` does not exist", id);
-		return -1;
-	}
-	e->dirfd = ar_state_dir_open(e->rootfd, id, err);
-	if (e->dirfd < 0)
-		return -1;
-	if (ar_state_lock(e->dirfd, exclusive, err) < 0)
-		return -1;
-	if (ar_state_read(e->dirfd, id, &e->st, err) < 0) {
-		if (err->code == ENOENT && state_dir_goes_away(e->rootfd, id))
-			return ar_error_set_plain(
-				err, ENOENT, "container `%s` does not exist",
-				id);
-		return -1;
-	}
-	e->status = ar_state_status(e->dirfd, e->st);
-	return 0;
-}
-
 static int pidfd_open_(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -774,14 +707,14 @@ static int wait_exec(int fifo, pid_t pid, int pidfd, const char *id,
 
 int ar_container_start(const char *root, const char *id, struct ar_error *err)
 {
-	struct existing e;
+	struct ar_existing e;
 	_cleanup_close_ int fifo = -1, pidfd = -1, notify = -1;
 	const char *notify_to = ar_notify_caller();
 	struct pollfd pfd[2];
 	char c;
 	int r = -1;
 
-	if (open_existing(root, id, true, &e, err) < 0)
+	if (ar_state_open_existing(root, id, true, &e, err) < 0)
 		goto out;
 	if (e.status != AR_STATUS_CREATED) {
 		ar_error_set_plain(
@@ -871,7 +804,7 @@ int ar_container_start(const char *root, const char *id, struct ar_error *err)
 	r = 0;
 	run_state_hooks_warn(e.st, OCI_HOOK_POSTSTART, AR_STATUS_RUNNING);
 out:
-	existing_release(&e);
+	ar_existing_release(&e);
 	return r;
 }
 
@@ -935,10 +868,10 @@ static int signal_container(const struct ar_state *st, int sig, bool all,
 int ar_container_kill(const char *root, const char *id, int sig, bool all,
 		      struct ar_error *err)
 {
-	struct existing e;
+	struct ar_existing e;
 	int r = -1;
 
-	if (open_existing(root, id, false, &e, err) < 0)
+	if (ar_state_open_existing(root, id, false, &e, err) < 0)
 		goto out;
 	if (e.status == AR_STATUS_STOPPED) {
 		ar_error_set_plain(
@@ -948,7 +881,7 @@ int ar_container_kill(const char *root, const char *id, int sig, bool all,
 	}
 	r = signal_container(e.st, sig, all, err);
 out:
-	existing_release(&e);
+	ar_existing_release(&e);
 	return r;
 }
 
@@ -970,10 +903,10 @@ static void wait_gone(const struct ar_state *st)
 int ar_container_delete(const char *root, const char *id, bool force,
 			struct ar_error *err)
 {
-	struct existing e;
+	struct ar_existing e;
 	int r = -1;
 
-	if (open_existing(root, id, true, &e, err) < 0) {
+	if (ar_state_open_existing(root, id, true, &e, err) < 0) {
 		/* --force: a container that does not exist is deleted
 		 * already (crun and runc exit 0; podman relies on it after a
 		 * failed create and when it races conmon's cleanup). A
@@ -1010,7 +943,7 @@ int ar_container_delete(const char *root, const char *id, bool force,
 		run_state_hooks_warn(e.st, OCI_HOOK_POSTSTOP,
 				     AR_STATUS_STOPPED);
 out:
-	existing_release(&e);
+	ar_existing_release(&e);
 	return r;
 }
 
@@ -1105,14 +1038,14 @@ int ar_container_kill_matching(const char *root, const char *pattern, int sig,
 int ar_container_state(const char *root, const char *id, char **json,
 		       size_t *len, struct ar_error *err)
 {
-	struct existing e;
+	struct ar_existing e;
 	int r = -1;
 
-	if (open_existing(root, id, false, &e, err) < 0)
+	if (ar_state_open_existing(root, id, false, &e, err) < 0)
 		goto out;
 	r = ar_state_oci_json(e.st, e.status, json, len, err);
 out:
-	existing_release(&e);
+	ar_existing_release(&e);
 	return r;
 }
 

@@ -120,27 +120,13 @@ static void ctx_release(struct exec_ctx *c)
 
 static int read_state(struct exec_ctx *c, struct ar_error *err)
 {
-	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	_cleanup_existing_ struct ar_existing e;
 	enum ar_status status;
 
-	if (ar_state_validate_id(c->o->id, err) < 0)
+	if (ar_state_open_existing(c->o->root, c->o->id, false, &e, err) < 0)
 		return -1;
-	rootfd = ar_state_root_open(c->o->root, false, err);
-	if (rootfd < 0) {
-		if (err->code == ENOENT)
-			ar_error_set_plain(err, ENOENT,
-					   "container `%s` does not exist",
-					   c->o->id);
-		return -1;
-	}
-	dirfd = ar_state_dir_open(rootfd, c->o->id, err);
-	if (dirfd < 0)
-		return -1;
-	if (ar_state_lock(dirfd, false, err) < 0)
-		return -1;
-	if (ar_state_read(dirfd, c->o->id, &c->st, err) < 0)
-		return -1;
-	status = ar_state_status(dirfd, c->st);
+	c->st = ar_steal_ptr(&e.st);
+	status = e.status;
 	if (status == AR_STATUS_PAUSED && !c->o->ignore_paused)
 		return ar_error_set_plain(
 			err, EINVAL,

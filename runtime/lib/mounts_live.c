@@ -4,8 +4,8 @@
  *
  *   runtime                              joiner (fork)
  *   parse FILE, every mount's options
- *   state: the container's pid (pidfd),
- *   its ns/mnt, ns/user, /proc/PID/root
+ *   state: the container's pid, its
+ *   ns/mnt, ns/user, /proc/PID/root
  *   fork ──────────────────────────────► [not root: setns(user),
  *                                          unshare(mnt): a copy of ours]
  *                                         add: every mount detached
@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,7 +63,6 @@ struct live {
 	struct live_mount *v;
 	size_t n;
 	pid_t pid;
-	int pidfd;
 	int mnt_fd; /* /proc/PID/ns/mnt */
 	int user_fd; /* /proc/PID/ns/user when it is not ours, else -1 */
 	int root_fd; /* O_PATH /proc/PID/root */
@@ -82,8 +80,6 @@ static void live_release(struct live *l)
 	free(l->v);
 	if (l->list)
 		oci_config_free(l->list);
-	if (l->pidfd >= 0)
-		close(l->pidfd);
 	if (l->mnt_fd >= 0)
 		close(l->mnt_fd);
 	if (l->user_fd >= 0)
@@ -164,38 +160,18 @@ static int parse_file(struct live *l, struct ar_error *err)
 static int open_container(struct live *l, const char *root,
 			  struct ar_error *err)
 {
-	_cleanup_close_ int rootfd = -1, dirfd = -1;
-	_cleanup_state_ struct ar_state *st = NULL;
-	enum ar_status status;
+	_cleanup_existing_ struct ar_existing e;
 	char path[64];
 
-	if (ar_state_validate_id(l->id, err) < 0)
+	if (ar_state_open_existing(root, l->id, false, &e, err) < 0)
 		return -1;
-	rootfd = ar_state_root_open(root, false, err);
-	if (rootfd < 0) {
-		if (err->code == ENOENT)
-			ar_error_set_plain(err, ENOENT,
-					   "container `%s` does not exist",
-					   l->id);
-		return -1;
-	}
-	dirfd = ar_state_dir_open(rootfd, l->id, err);
-	if (dirfd < 0 || ar_state_lock(dirfd, false, err) < 0 ||
-	    ar_state_read(dirfd, l->id, &st, err) < 0)
-		return -1;
-	status = ar_state_status(dirfd, st);
-	if (status != AR_STATUS_CREATED && status != AR_STATUS_RUNNING &&
-	    status != AR_STATUS_PAUSED)
+	if (e.status != AR_STATUS_CREATED && e.status != AR_STATUS_RUNNING &&
+	    e.status != AR_STATUS_PAUSED)
 		return ar_error_set_plain(
 			err, EINVAL,
 			"container `%s` is not running (status: %s)", l->id,
-			ar_status_name(status));
-	l->pid = st->pid;
-	/* the pidfd pins the process: the namespaces opened after it and
-	 * the check that it is still the container's are of one process */
-	l->pidfd = (int)syscall(SYS_pidfd_open, l->pid, 0);
-	if (l->pidfd < 0 && errno != ENOSYS)
-		return ar_error_set(err, errno, "pidfd_open %d", (int)l->pid);
+			ar_status_name(e.status));
+	l->pid = e.st->pid;
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)l->pid);
 	l->mnt_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (l->mnt_fd < 0)
@@ -215,7 +191,9 @@ static int open_container(struct live *l, const char *root,
 	l->root_fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (l->root_fd < 0)
 		return ar_error_set(err, errno, "open %s", path);
-	if (!ar_state_pid_alive(st))
+	/* the namespaces and the root just opened are the container's, not
+	 * those of a process that took its pid since */
+	if (!ar_state_pid_alive(e.st))
 		return ar_error_set_plain(
 			err, ESRCH, "container `%s` is not running", l->id);
 	return 0;
@@ -330,10 +308,10 @@ static int attach(struct live *l, struct live_mount *lm, struct ar_error *err)
 
 /* Unmount the mount whose root the destination is. The destination is
  * resolved in the container's root without following any symlink, and
- * unmounted through /proc/self/fd/N of that fd: a symlink the container
- * put on the path cannot turn it into another mount (a masked path's). */
-static int detach(struct live *l, struct live_mount *lm, int fd_dir,
-		  struct ar_error *err)
+ * unmounted through /proc/self/fd/N of that fd (the working directory is
+ * our /proc/self/fd: joiner()): a symlink the container put on the path
+ * cannot turn it into another mount (a masked path's). */
+static int detach(struct live *l, struct live_mount *lm, struct ar_error *err)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
@@ -357,11 +335,8 @@ static int detach(struct live *l, struct live_mount *lm, int fd_dir,
 			"the kernel does not tell a mount point (statx's STATX_ATTR_MOUNT_ROOT: Linux 5.8)");
 	if (!(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
 		return ar_error_set_plain(err, EINVAL, "not a mount point");
-	/* umount2 takes a path: the fd's name in our own /proc/self/fd,
-	 * opened before the namespace changed, as the working directory */
+	/* umount2 takes a path: the fd's name in the working directory */
 	snprintf(name, sizeof(name), "%d", fd);
-	if (fchdir(fd_dir) < 0)
-		return ar_error_set(err, errno, "fchdir /proc/self/fd");
 	if (umount2(name, MNT_DETACH) < 0)
 		return ar_error_set(err, errno, "umount");
 	return 0;
@@ -397,9 +372,14 @@ static int joiner(struct live *l, struct ar_error *err)
 	if (setns(l->mnt_fd, CLONE_NEWNS) < 0)
 		return ar_error_set(err, errno,
 				    "join the mount namespace of `%s`", l->id);
+	/* remove: umount2 takes a path, so our own /proc/self/fd (opened
+	 * before setns, which moved the working directory to the
+	 * namespace's root) becomes the working directory */
+	if (!l->add && fchdir(fd_dir) < 0)
+		return ar_error_set(err, errno, "fchdir /proc/self/fd");
 	for (size_t i = 0; i < l->n; i++) {
 		int r = l->add ? attach(l, &l->v[i], err) :
-				 detach(l, &l->v[i], fd_dir, err);
+				 detach(l, &l->v[i], err);
 
 		if (r < 0)
 			return wrap_item(l, i, err);
@@ -460,7 +440,6 @@ int ar_container_mounts_update(const char *root, const char *id,
 	struct live l = { .id = id,
 			  .file = file,
 			  .add = add,
-			  .pidfd = -1,
 			  .mnt_fd = -1,
 			  .user_fd = -1,
 			  .root_fd = -1 };

@@ -535,3 +535,65 @@ int ar_write_pid_file(const char *path, pid_t pid, struct ar_error *err)
 		return ar_error_wrap(err, "--pid-file `%s`", path);
 	return 0;
 }
+
+void ar_existing_release(struct ar_existing *e)
+{
+	if (e->st)
+		ar_state_free(e->st);
+	if (e->dirfd >= 0)
+		close(e->dirfd);
+	if (e->rootfd >= 0)
+		close(e->rootfd);
+	e->st = NULL;
+	e->rootfd = e->dirfd = -1;
+}
+
+/* state.json is missing although its directory was there and its lock
+ * is ours: either a `run` that ended is removing the directory (it gave
+ * the lock up once the container ran: the file goes first, the directory
+ * a moment later), or a create was interrupted before its first state
+ * write (the directory stays). Wait up to 100 ms for the first, so that
+ * a command racing a removal says "does not exist", as one a moment later
+ * would. */
+static bool state_dir_goes_away(int rootfd, const char *id)
+{
+	struct stat st;
+
+	for (int i = 0; i < 20; i++) {
+		if (fstatat(rootfd, id, &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+		    errno == ENOENT)
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
+int ar_state_open_existing(const char *root, const char *id, bool exclusive,
+			   struct ar_existing *e, struct ar_error *err)
+{
+	e->rootfd = e->dirfd = -1;
+	e->st = NULL;
+	if (ar_state_validate_id(id, err) < 0)
+		return -1;
+	e->rootfd = ar_state_root_open(root, false, err);
+	if (e->rootfd < 0) {
+		if (err->code == ENOENT)
+			ar_error_set_plain(err, ENOENT,
+					   "container `%s` does not exist", id);
+		return -1;
+	}
+	e->dirfd = ar_state_dir_open(e->rootfd, id, err);
+	if (e->dirfd < 0)
+		return -1;
+	if (ar_state_lock(e->dirfd, exclusive, err) < 0)
+		return -1;
+	if (ar_state_read(e->dirfd, id, &e->st, err) < 0) {
+		if (err->code == ENOENT && state_dir_goes_away(e->rootfd, id))
+			return ar_error_set_plain(
+				err, ENOENT, "container `%s` does not exist",
+				id);
+		return -1;
+	}
+	e->status = ar_state_status(e->dirfd, e->st);
+	return 0;
+}

@@ -81,6 +81,24 @@ int ar_state_read(int dirfd, const char *id, struct ar_state **out,
  * AR_INIT_COMM); paused when its cgroup is frozen; else running. */
 enum ar_status ar_state_status(int dirfd, const struct ar_state *st);
 
+/* An existing container, opened for a command on it: the state root and
+ * its directory (locked shared, or exclusive), state.json and the status
+ * now. */
+struct ar_existing {
+	int rootfd;
+	int dirfd;
+	struct ar_state *st;
+	enum ar_status status;
+};
+/* Open id's state: "container `ID` does not exist" (ENOENT) when the
+ * root, the directory or (after a moment's wait for a `run` that is
+ * removing it) state.json is missing. e is always set, to release with
+ * ar_existing_release() whatever the result. */
+int ar_state_open_existing(const char *root, const char *id, bool exclusive,
+			   struct ar_existing *e, struct ar_error *err);
+void ar_existing_release(struct ar_existing *e);
+#define _cleanup_existing_ __attribute__((cleanup(ar_existing_release)))
+
 /* True when st->pid still is the container process. */
 bool ar_state_pid_alive(const struct ar_state *st);
 
