@@ -45,7 +45,7 @@ shared_setup()
 
 # What a missing protected path gets a placeholder for (sb_home's
 # workspace: .git is an empty directory).
-PLACEHOLDERS=".vscode .idea .mcp.json .claude .git/hooks .git/info .git/config.worktree"
+PLACEHOLDERS=".vscode .idea .devcontainer .devcontainer.json .mcp.json .claude .git/hooks .git/info .git/config.worktree"
 
 no_placeholder_left()
 {
@@ -61,6 +61,8 @@ HOLD='touch sig/$1-ready; while [ ! -e sig/$1-exit ]; do sleep 0.1; done'
 ATTACK='touch sig/b-ready; while [ ! -e sig/b-go ]; do sleep 0.1; done
 mkdir -p .vscode 2>/dev/null && echo "{}" >.vscode/tasks.json 2>/dev/null && echo TASKS-WRITTEN
 echo "{}" >.mcp.json 2>/dev/null && echo MCP-WRITTEN
+mkdir -p .devcontainer 2>/dev/null && echo "{}" >.devcontainer/devcontainer.json 2>/dev/null && echo DEVCONTAINER-WRITTEN
+echo "{}" >.devcontainer.json 2>/dev/null && echo DEVCONTAINER-JSON-WRITTEN
 mkdir -p .claude 2>/dev/null && echo "{}" >.claude/settings.json 2>/dev/null && echo CLAUDE-WRITTEN
 mkdir -p .git/hooks 2>/dev/null && echo x >.git/hooks/pre-commit 2>/dev/null && echo HOOK-WRITTEN
 ls -a .vscode .idea 2>&1 | tr "\n" " "; echo
@@ -89,6 +91,8 @@ t_two_sandboxes()
 	assert_not_contains "$out" "WRITTEN" "the second agent wrote a protected path"
 	[ ! -e "$WS/.vscode/tasks.json" ] || fail ".vscode/tasks.json stayed on the host"
 	[ ! -f "$WS/.mcp.json" ] || fail ".mcp.json stayed on the host"
+	[ ! -e "$WS/.devcontainer/devcontainer.json" ] && [ ! -f "$WS/.devcontainer.json" ] ||
+		fail "dev container config stayed on the host"
 	[ ! -e "$WS/.claude/settings.json" ] || fail ".claude/settings.json stayed on the host"
 	[ ! -e "$WS/.git/hooks/pre-commit" ] || fail "a hook stayed on the host"
 	no_placeholder_left
@@ -176,7 +180,7 @@ t_sigkill()
 	assert_status 0 sb_run -- true
 	assert_eq "$(cat "$WS/.idea/workspace.xml" 2>&1)" "<x/>" "the user's file in .idea"
 	[ -d "$WS/.claude" ] || fail "the user's own .claude was removed"
-	PLACEHOLDERS=".vscode .mcp.json .git/hooks .git/info .git/config.worktree" \
+	PLACEHOLDERS=".vscode .devcontainer .devcontainer.json .mcp.json .git/hooks .git/info .git/config.worktree" \
 		no_placeholder_left
 }
 
@@ -195,7 +199,7 @@ t_host_writes_into_placeholder()
 	wait "$pa" || fail "sandbox failed: $(cat "$TEST_TMP/a.log")"
 	assert_not_contains "$(cat "$TEST_TMP/a.log")" "settings.json" "the agent saw the host's file"
 	assert_eq "$(cat "$WS/.vscode/settings.json")" '{"user":1}'
-	PLACEHOLDERS=".idea .mcp.json .claude .git/hooks .git/info .git/config.worktree" \
+	PLACEHOLDERS=".idea .devcontainer .devcontainer.json .mcp.json .claude .git/hooks .git/info .git/config.worktree" \
 		no_placeholder_left
 }
 
