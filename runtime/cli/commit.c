@@ -22,7 +22,8 @@
 	"\n"                                                                    \
 	"Protected changes (marked `!` by `agentrun changes`: git\n"            \
 	"directories of any layout and depth, .vscode, .idea, .mcp.json,\n"     \
-	".devcontainer, .devcontainer.json,\n"                                  \
+	".devcontainer, .devcontainer.json, .zed, .helix, mise's files,\n"      \
+	"the agent CLIs' project config (.cursor, .gemini, .codex, ...),\n"     \
 	".claude settings, commands and agents, .gitmodules, rc files; what\n"  \
 	"the host may run code from) are held back: listed on stderr, left\n"   \
 	"in the sandbox, exit status 0. Each is applied only when a PATH at\n"  \

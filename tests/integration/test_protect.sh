@@ -68,6 +68,44 @@ t_git_attacks()
 	host_git_runs_nothing
 }
 
+# Editors and tools that run a project's config on the host: Zed and
+# Helix start the language server commands of .zed/settings.json and
+# .helix/languages.toml when a file is opened; mise runs a trusted
+# mise.toml's hooks and [env] _.source at every cd (trust goes by path);
+# Cursor runs the MCP servers of .cursor/mcp.json. An existing
+# .zed/settings.json and mise.toml stay the host's, a missing .helix or
+# .cursor cannot be made, a new .mise.toml (untrusted: mise asks) is
+# named at the exit.
+EDITOR_TOOLS='
+m=$1
+echo "{\"lsp\":{\"x\":{\"binary\":{\"path\":\"sh\",\"arguments\":[\"-c\",\"echo zed >>$m\"]}}}}" >.zed/settings.json 2>/dev/null
+echo "[]" >.zed/tasks.json 2>/dev/null
+mkdir -p .helix 2>/dev/null; printf "[language-server.x]\ncommand = \"sh\"\nargs = [\"-c\", \"echo helix >>$m\"]\n" >.helix/languages.toml 2>/dev/null
+mkdir -p .cursor 2>/dev/null; echo "{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}" >.cursor/mcp.json 2>/dev/null
+printf "[hooks]\nenter = \"echo mise >>$m\"\n" >>mise.toml 2>/dev/null
+mv mise.toml mise.old 2>/dev/null || rm -f mise.toml 2>/dev/null
+printf "[hooks]\nenter = \"echo mise >>$m\"\n" >.mise.toml
+true
+'
+
+t_editor_tool_config()
+{
+	require_cmd git
+	sb_home "$1"
+	protect_repo .zed
+	echo '[tools]' >"$WS/mise.toml"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c "$EDITOR_TOOLS" _ "$MARK"
+	assert_eq "$(cat "$WS/.zed/settings.json")" "{}"
+	[ ! -e "$WS/.zed/tasks.json" ] || fail ".zed/tasks.json written"
+	[ ! -e "$WS/.helix" ] || fail ".helix created (or its placeholder left)"
+	[ ! -e "$WS/.cursor" ] || fail ".cursor created (or its placeholder left)"
+	assert_eq "$(cat "$WS/mise.toml")" "[tools]"
+	[ ! -e "$WS/mise.old" ] || fail "mise.toml renamed"
+	assert_contains "$ERR" "the command created \`$WS/.mise.toml\` (tool config (mise"
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}
+
 # Replace .git (rename or remove it, or rewrite a gitdir file) and
 # git init one with a hook and an fsmonitor.
 REPLACE='
@@ -337,6 +375,8 @@ t_root_on_user_workspace()
 
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (rootless)" t_git_attacks user
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (root)" t_git_attacks root
+run_test "protect: Zed, Helix, Cursor and mise config (rootless)" t_editor_tool_config user
+run_test "protect: Zed, Helix, Cursor and mise config (root)" t_editor_tool_config root
 run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace
 run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
 run_test "protect: a commondir cannot be created (a read-only \".\" placeholder), none is left" t_commondir_removed

@@ -97,7 +97,8 @@ t_deep_repo()
 # Editor and dev container config of a repository the agent makes in the
 # run (the start-time plan has no placeholder there): a VS Code task that
 # runs when the folder opens, a dev container whose initializeCommand the
-# host runs. They are moved aside and named.
+# host runs, Zed's and Helix's language server commands, the MCP servers
+# of Cursor, Gemini CLI and opencode. They are moved aside and named.
 t_new_repo_editor_config()
 {
 	repo_setup "$1"
@@ -106,14 +107,28 @@ t_new_repo_editor_config()
 		mkdir .vscode .devcontainer &&
 		echo "{\"tasks\":[{\"command\":\"echo task >>$1\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}" >.vscode/tasks.json &&
 		echo "{\"initializeCommand\":\"echo init >>$1\"}" >.devcontainer/devcontainer.json &&
-		echo "{\"initializeCommand\":\"echo init >>$1\"}" >.devcontainer.json' _ "$MARK"
+		echo "{\"initializeCommand\":\"echo init >>$1\"}" >.devcontainer.json &&
+		mkdir .zed .helix .cursor .gemini &&
+		echo "{\"lsp\":{\"x\":{\"binary\":{\"path\":\"sh\"}}}}" >.zed/settings.json &&
+		printf "[language-server.x]\ncommand = \"sh\"\n" >.helix/languages.toml &&
+		echo "{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}" >.cursor/mcp.json &&
+		echo "{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}" >.gemini/settings.json &&
+		echo "{\"mcp\":{\"x\":{\"command\":[\"sh\"]}}}" >opencode.json' _ "$MARK"
 	assert_contains "$ERR" "$WS/newrepo/.vscode"
 	assert_contains "$ERR" "$WS/newrepo/.devcontainer"
 	assert_contains "$ERR" "$WS/newrepo/.devcontainer.json"
 	assert_contains "$ERR" "initializeCommand runs on the host"
-	[ ! -e "$WS/newrepo/.devcontainer.json" ] && [ ! -e "$WS/newrepo/.devcontainer/devcontainer.json" ] &&
-		[ ! -e "$WS/newrepo/.vscode/tasks.json" ] ||
-		fail "the new repository's editor config stayed: $(ls -a "$WS/newrepo" "$WS/newrepo/.devcontainer" 2>&1)"
+	assert_contains "$ERR" "$WS/newrepo/.zed/settings.json"
+	assert_contains "$ERR" "$WS/newrepo/.helix/languages.toml"
+	assert_contains "$ERR" "$WS/newrepo/.cursor/mcp.json"
+	assert_contains "$ERR" "$WS/newrepo/.gemini/settings.json"
+	assert_contains "$ERR" "$WS/newrepo/opencode.json"
+	local f
+	for f in .devcontainer.json .devcontainer/devcontainer.json .vscode/tasks.json .zed/settings.json \
+		.helix/languages.toml .cursor/mcp.json .gemini/settings.json opencode.json; do
+		[ ! -e "$WS/newrepo/$f" ] ||
+			fail "the new repository's $f stayed: $(ls -a "$WS/newrepo" 2>&1)"
+	done
 	# the work stays
 	assert_eq "$(host git -C "$WS/newrepo" log -1 --format=%s)" "n"
 }

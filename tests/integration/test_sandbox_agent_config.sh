@@ -260,8 +260,9 @@ t_aider()
 
 # ---- the agent CLIs' project config in the workspace ---------------------
 
-# What gemini, codex, opencode and aider load from the project when run on
-# the host: .gemini and .codex cannot be created (placeholders), existing
+# What gemini, codex, cursor, opencode and aider load from the project when
+# run on the host: .gemini, .codex and .cursor cannot be created
+# (placeholders), existing
 # files are read-only, a created opencode.json or .opencode is reported
 # at the exit.
 t_project_config()
@@ -272,12 +273,14 @@ t_project_config()
 	assert_status 0 sb_run -- sh -c '
 		mkdir -p .gemini 2>/dev/null; echo "$0" >.gemini/settings.json 2>/dev/null
 		mkdir -p .codex 2>/dev/null; echo "notify = [\"sh\"]" >.codex/config.toml 2>/dev/null
+		mkdir -p .cursor 2>/dev/null; echo "$0" >.cursor/mcp.json 2>/dev/null
 		mkdir -p .opencode/plugin 2>/dev/null; echo "x" >.opencode/plugin/evil.js 2>/dev/null
 		echo "lint-cmd: touch /tmp/pwned" >.aider.conf.yml 2>/dev/null
 		echo "$0" >opencode.json
 		true' "$MCP"
 	absent "$WS/.gemini/settings.json"
 	absent "$WS/.codex/config.toml"
+	absent "$WS/.cursor/mcp.json"
 	unchanged "$WS/.aider.conf.yml" 'lint-cmd: make lint'
 	assert_contains "$ERR" "the command created \`$WS/opencode.json\`"
 	# .opencode is watched (a placeholder stops opencode inside): reported
@@ -285,6 +288,7 @@ t_project_config()
 	# the placeholders are gone after the exit
 	absent "$WS/.gemini"
 	absent "$WS/.codex"
+	absent "$WS/.cursor"
 }
 
 # The same names in an --overlay run: `agentrun commit` holds them back
@@ -295,8 +299,11 @@ t_project_config_commit()
 	sb_home_own
 	local name=ac$RANDOM
 	sb_run --overlay --name "$name" -- sh -c '
-		mkdir -p .gemini .codex sub/.opencode/plugin
+		mkdir -p .gemini .codex sub/.opencode/plugin .cursor sub/.zed
 		echo "$0" >.gemini/settings.json
+		echo "$0" >.cursor/mcp.json
+		echo "{\"lsp\":{}}" >sub/.zed/settings.json
+		echo "[hooks]" >mise.toml
 		echo "notify = [\"sh\"]" >.codex/config.toml
 		echo x >sub/.opencode/plugin/evil.js
 		echo "$0" >opencode.json
@@ -319,6 +326,9 @@ t_project_config_commit()
 	absent "$WS/sub/.opencode"
 	absent "$WS/opencode.json"
 	absent "$WS/.aider.conf.yml"
+	absent "$WS/.cursor"
+	absent "$WS/sub/.zed"
+	absent "$WS/mise.toml"
 }
 
 # ---- learn mode -------------------------------------------------------------
@@ -409,7 +419,7 @@ for mode in user root; do
 	run_test "agent config ($mode): opencode: a fresh home keeps the login" t_opencode_fresh $mode
 	run_test "agent config ($mode): codex: config.toml, .env, rules, skills read-only; login kept" t_codex $mode
 	run_test "agent config ($mode): aider: config and oauth-keys.env read-only; caches kept" t_aider $mode
-	run_test "agent config ($mode): gemini, codex, opencode, aider project config protected" t_project_config $mode
+	run_test "agent config ($mode): gemini, codex, cursor, opencode, aider project config protected" t_project_config $mode
 	run_test "agent config ($mode): commit holds back the CLIs' project config of an --overlay run" t_project_config_commit $mode
 	run_test "agent config ($mode): learn never grants persistence paths" t_learn_persistence $mode
 	run_test "agent config ($mode): a profile binding ~/.bashrc rw warns at every start" t_profile_warns $mode

@@ -240,6 +240,13 @@ UNIT_TEST(protect_rel_why_names)
 	CHECK_STR_EQ(rel_root(".vscode/tasks.json", b), ".vscode");
 	CHECK_STR_EQ(rel_root("sub/.vscode", b), "sub/.vscode");
 	CHECK_STR_EQ(rel_root(".mcp.json", b), ".mcp.json");
+	CHECK_STR_EQ(rel_root("x/.zed/settings.json", b), "x/.zed");
+	CHECK_STR_EQ(rel_root(".helix/languages.toml", b), ".helix");
+	CHECK_STR_EQ(rel_root(".cursor/mcp.json", b), ".cursor");
+	CHECK_STR_EQ(rel_root("app/mise.toml", b), "app/mise.toml");
+	CHECK_STR_EQ(rel_root(".mise/config.toml", b), ".mise");
+	CHECK_STR_EQ(rel_root("src/mise.c", b), "-");
+	CHECK_STR_EQ(rel_root("zed/settings.json", b), "-");
 	CHECK_STR_EQ(rel_root(".devcontainer/devcontainer.json", b),
 		     ".devcontainer");
 	CHECK_STR_EQ(rel_root("app/.devcontainer.json", b),

@@ -842,16 +842,13 @@ static bool seen(struct hx_ctx *c, int fd)
  * ones of the repositories it found; these are the others'). */
 static void check_top(struct hx_ctx *c, int topfd, const char *top)
 {
-	check_top_dir(c, top, ".vscode", "editor config (tasks, settings)", 3);
-	check_top_dir(c, top, ".idea", "editor config", 3);
-	check_top_dir(
-		c, top, ".devcontainer",
-		"dev container config (initializeCommand runs on the host)", 3);
-	check_top_file(
-		c, topfd, top, ".devcontainer.json",
-		"dev container config (initializeCommand runs on the host)");
-	check_top_file(c, topfd, top, ".mcp.json",
-		       "MCP servers the agent CLI runs");
+	const char *name, *why;
+
+	/* each name a directory (files 3 levels deep) or a file */
+	for (size_t i = 0; sb_protect_top_config(i, &name, &why); i++) {
+		check_top_dir(c, top, name, why, 3);
+		check_top_file(c, topfd, top, name, why);
+	}
 	check_top_file(c, topfd, top, ".claude/settings.json",
 		       "agent config (hooks, commands, permissions)");
 	check_top_file(c, topfd, top, ".claude/settings.local.json",

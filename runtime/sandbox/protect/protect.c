@@ -6,10 +6,10 @@
  * hooks; info/attributes; the redirect files commondir and
  * config.worktree; gitdir files; the gitdirs of submodules under
  * .git/modules), the same for every repository found below the
- * workspace, and editor and agent config the host runs later (.vscode,
- * .idea, .devcontainer, .mcp.json, .claude settings, commands and
- * agents), plus the
- * shell rc files and the other dotfiles on Claude Code's sandbox-runtime
+ * workspace, and editor, tool and agent config the host runs later
+ * (.vscode, .idea, .devcontainer, .zed, .helix, mise's files, .mcp.json,
+ * .claude settings, commands and agents, the other agent CLIs' project
+ * config), plus the shell rc files and the other dotfiles on Claude Code's sandbox-runtime
  * always-write-protected list. Everything is found with lstat/openat,
  * never following a symbolic link.
  */
@@ -54,6 +54,25 @@ static const struct {
 	{ ".devcontainer.json", MISSING_PLACEHOLDER,
 	  "dev container config (initializeCommand runs on the host)" },
 	{ ".mcp.json", MISSING_PLACEHOLDER, "MCP servers the agent CLI runs" },
+	/* editors that start the language servers a project's config names
+	 * when a file of it is opened */
+	{ ".zed", MISSING_PLACEHOLDER,
+	  "editor config (Zed: language server commands, tasks)" },
+	{ ".helix", MISSING_PLACEHOLDER,
+	  "editor config (Helix: language server commands)" },
+	/* mise runs a config's [env] _.source, hooks and templates at every
+	 * cd into the project once the path is trusted (trust goes by path,
+	 * not content, unless paranoid); a new file is untrusted: watched */
+	{ "mise.toml", MISSING_WATCH,
+	  "tool config (mise: env and hooks run at cd)" },
+	{ ".mise.toml", MISSING_WATCH,
+	  "tool config (mise: env and hooks run at cd)" },
+	{ "mise.local.toml", MISSING_WATCH,
+	  "tool config (mise: env and hooks run at cd)" },
+	{ ".mise.local.toml", MISSING_WATCH,
+	  "tool config (mise: env and hooks run at cd)" },
+	{ ".mise", MISSING_WATCH,
+	  "tool config (mise: env and hooks run at cd)" },
 	{ ".ripgreprc", MISSING_WATCH, "ripgrep config" },
 	{ ".bashrc", MISSING_WATCH, "shell rc file" },
 	{ ".bash_profile", MISSING_WATCH, "shell rc file" },
@@ -83,6 +102,8 @@ static const struct {
 	  "agent config (Gemini CLI project settings: MCP servers, hooks)" },
 	{ ".codex", MISSING_PLACEHOLDER,
 	  "agent config (Codex project config: notify, MCP servers)" },
+	{ ".cursor", MISSING_PLACEHOLDER,
+	  "agent config (Cursor project config: MCP servers, hooks)" },
 	{ ".opencode", MISSING_WATCH,
 	  "agent config (opencode plugins, tools, commands)" },
 	{ "opencode.json", MISSING_WATCH,
@@ -106,6 +127,24 @@ const char *const *sb_protect_claude_names(size_t *n)
 {
 	*n = AR_ARRAY_SIZE(claude_names);
 	return claude_names;
+}
+
+bool sb_protect_top_config(size_t i, const char **name, const char **why)
+{
+	for (size_t k = 0; k < AR_ARRAY_SIZE(root_names); k++) {
+		if (root_names[k].missing != MISSING_PLACEHOLDER)
+			continue;
+		if (i-- == 0) {
+			*name = root_names[k].name;
+			*why = root_names[k].why;
+			return true;
+		}
+	}
+	if (i >= AR_ARRAY_SIZE(project_agent_names))
+		return false;
+	*name = project_agent_names[i].name;
+	*why = project_agent_names[i].why;
+	return true;
 }
 
 static void add(struct sb_protect *p, const char *path,

@@ -105,6 +105,13 @@ char *sb_protect_state_dir(const char *home, char *const *envp);
 /* The names protected inside a project's .claude (settings.json,
  * settings.local.json, commands, agents); sets *n. */
 const char *const *sb_protect_claude_names(size_t *n);
+/* The i-th name at a repository's top whose editor or agent config the
+ * host runs code from and that the plan holds with a placeholder when
+ * missing (.vscode, .idea, .devcontainer, .zed, .helix, .mcp.json, ...),
+ * or any agent CLI's project config (.gemini, .codex, .cursor,
+ * opencode.json, ...), with why: what host_exec_check.c sets aside in a
+ * repository the run made. False past the last. */
+bool sb_protect_top_config(size_t i, const char **name, const char **why);
 
 /* rel (relative to a workspace) is where the workspace's own run makes a
  * placeholder when it is missing: .vscode, .idea, .mcp.json, .claude
