@@ -62,6 +62,7 @@ int cli_parse_id_only(int argc, char **argv, const char *summary,
 	}
 	if (argc == 2 && argv[1][0] != '-') {
 		*id = argv[1];
+		ar_log_set_container_id(*id);
 		return 0;
 	}
 	fprintf(stderr, "Usage: agentrun %s ID (--help: more)\n", argv[0]);

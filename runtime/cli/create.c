@@ -149,6 +149,7 @@ bad:
 		return -1;
 	}
 	o->id = argv[optind];
+	ar_log_set_container_id(o->id);
 	return 0;
 }
 

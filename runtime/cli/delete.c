@@ -47,6 +47,8 @@ int cmd_delete(struct ar_global_opts *g, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage(DELETE_USAGE, 1);
+	if (!regex)
+		ar_log_set_container_id(argv[optind]);
 	if ((regex ? ar_container_delete_matching(cli_state_root(g),
 						  argv[optind], force, &err) :
 		     ar_container_delete(cli_state_root(g), argv[optind], force,

@@ -75,6 +75,7 @@ int cmd_events(struct ar_global_opts *g, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(EVENTS_USAGE, 1);
+	ar_log_set_container_id(argv[optind]);
 	if (ar_cgroup_container_events(cli_state_root(g), argv[optind], stats,
 				       (int)interval, stdout, &err) < 0)
 		return cli_fail(&err);

@@ -171,6 +171,7 @@ int cmd_exec(struct ar_global_opts *g, int argc, char **argv)
 		return cli_usage(usage, 1);
 	o.root = cli_state_root(g);
 	o.id = argv[optind++];
+	ar_log_set_container_id(o.id);
 	if (optind < argc && strcmp(argv[optind], "--") == 0)
 		optind++;
 	if (optind < argc) {

@@ -51,6 +51,8 @@ int cmd_kill(struct ar_global_opts *g, int argc, char **argv)
 	if (argc - optind == 2 &&
 	    ar_signal_parse(argv[optind + 1], &sig, &err) < 0)
 		return cli_fail(&err);
+	if (!regex)
+		ar_log_set_container_id(argv[optind]);
 	if ((regex ? ar_container_kill_matching(cli_state_root(g), argv[optind],
 						sig, all, &err) :
 		     ar_container_kill(cli_state_root(g), argv[optind], sig,

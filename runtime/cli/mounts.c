@@ -43,6 +43,7 @@ int cmd_mounts(struct ar_global_opts *g, int argc, char **argv)
 			action);
 		return cli_usage(usage, 1);
 	}
+	ar_log_set_container_id(argv[optind + 1]);
 	if (ar_container_mounts_update(cli_state_root(g), argv[optind + 1],
 				       argv[optind + 2], add, &err) < 0)
 		return cli_fail(&err);

@@ -50,6 +50,7 @@ int cmd_ps(struct ar_global_opts *g, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(PS_USAGE, 1);
+	ar_log_set_container_id(argv[optind]);
 	if (ar_cgroup_container_ps(cli_state_root(g), argv[optind], json,
 				   stdout, &err) < 0)
 		return cli_fail(&err);

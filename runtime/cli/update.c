@@ -296,6 +296,7 @@ int cmd_update(struct ar_global_opts *g, int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage(UPDATE_USAGE, 1);
 	id = argv[optind];
+	ar_log_set_container_id(id);
 	if (file) {
 		if (load_resources(file, &cfg, &err) < 0)
 			return cli_fail(&err);

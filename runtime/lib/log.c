@@ -30,6 +30,8 @@ static int log_fd = -1; /* DEST_FILE */
 static int journal_fd = -1; /* DEST_JOURNALD */
 static char journal_id[256];
 static char syslog_ident[256];
+/* --log named the ID or IDENT: the container's id does not replace it */
+static bool id_named;
 static enum ar_log_format log_format = AR_LOG_TEXT;
 static enum ar_log_level log_max = AR_LOG_INFO;
 
@@ -89,6 +91,7 @@ int ar_log_init(const char *dest, enum ar_log_format format,
 		/* the identity must outlive openlog's caller */
 		snprintf(syslog_ident, sizeof(syslog_ident), "%s",
 			 *arg ? arg : "agentrun");
+		id_named = *arg != '\0';
 		/* LOG_NDELAY: the socket now, before any fork or namespace
 		 * change; glibc opens it close-on-exec */
 		openlog(syslog_ident, LOG_NDELAY, LOG_USER);
@@ -102,6 +105,7 @@ int ar_log_init(const char *dest, enum ar_log_format format,
 				"--log `%s`: the journal ID has a newline",
 				dest);
 		snprintf(journal_id, sizeof(journal_id), "%s", arg);
+		id_named = *arg != '\0';
 		journal_fd = journal_connect();
 		log_dest = DEST_JOURNALD;
 		return 0;
@@ -297,6 +301,19 @@ void ar_log(enum ar_log_level level, const char *fmt, ...)
 		break;
 	}
 	errno = saved;
+}
+
+void ar_log_set_container_id(const char *id)
+{
+	if (id_named || !id || !*id || strchr(id, '\n'))
+		return;
+	if (log_dest == DEST_JOURNALD) {
+		snprintf(journal_id, sizeof(journal_id), "%s", id);
+	} else if (log_dest == DEST_SYSLOG) {
+		snprintf(syslog_ident, sizeof(syslog_ident), "%s", id);
+		/* the new identity; the socket opened at the start stays */
+		openlog(syslog_ident, LOG_NDELAY, LOG_USER);
+	}
 }
 
 bool ar_log_has_destination(void)

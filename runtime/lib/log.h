@@ -19,14 +19,19 @@ enum ar_log_format { AR_LOG_TEXT = 0, AR_LOG_JSON };
 struct ar_error;
 
 /* dest may be NULL (stderr only); otherwise `[file:]PATH` (opened
- * O_APPEND), `syslog:[IDENT]` (syslog(3) as IDENT, default "agentrun")
- * or `journald:[ID]` (the journal's native socket, the entry's ID= field
- * ID). max: the most verbose level logged (AR_LOG_INFO by default,
+ * O_APPEND), `syslog:[IDENT]` (syslog(3) as IDENT; default the
+ * container's id, ar_log_set_container_id, else "agentrun") or
+ * `journald:[ID]` (the journal's native socket, the entry's ID= field
+ * ID; default the container's id). max: the most verbose level logged (AR_LOG_INFO by default,
  * AR_LOG_ERROR for --log-level error, AR_LOG_DEBUG for --debug).
  * Returns 0, or -1 with err filled (an unknown destination type, a file
  * that cannot be opened). */
 int ar_log_init(const char *dest, enum ar_log_format format,
 		enum ar_log_level max, struct ar_error *err);
+/* The container the command acts on, once the command knows it: the
+ * journal entries' ID= and syslog's identity when --log named none
+ * (`journald:`, `syslog:`), as crun does. */
+void ar_log_set_container_id(const char *id);
 /* `error`, `warning`, `info` or `debug` (--log-level) into *out; -1 for
  * any other name. */
 int ar_log_level_parse(const char *name, enum ar_log_level *out);

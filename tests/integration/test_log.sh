@@ -139,7 +139,8 @@ m = re.match(r"<11>\w{3} [ \d]\d \d\d:\d\d:\d\d (\S+): (.*)$", got[0])
 assert m, got[0]
 assert m.group(1) == "agentrun-test-" + pid, m.group(1)
 assert m.group(2) == "container `nosuch-%s` does not exist" % pid, m.group(2)
-m = re.match(r"<11>\w{3} [ \d]\d \d\d:\d\d:\d\d agentrun: (\{.*\})$", got[1])
+# syslog: without IDENT: the container's id, as crun
+m = re.match(r"<11>\w{3} [ \d]\d \d\d:\d\d:\d\d nosuch2-%s: (\{.*\})$" % pid, got[1])
 assert m, got[1]
 j = json.loads(m.group(1))
 assert j["level"] == "error" and "nosuch2-" + pid in j["msg"], j
@@ -194,7 +195,8 @@ assert e["PRIORITY"] == "3" and e["SYSLOG_IDENTIFIER"] == "agentrun", e
 assert e["ID"] == "ctr-" + pid, e
 assert bundle in e["MESSAGE"], (bundle, e["MESSAGE"])
 e = got[1]
-assert "ID" not in e and e["PRIORITY"] == "3", e
+# journald: without ID: the container's id, as crun
+assert e["ID"] == "nosuch-" + pid and e["PRIORITY"] == "3", e
 assert e["MESSAGE"] == "container `nosuch-%s` does not exist" % pid, e
 PY
 	# no journal at all: the entry is lost, the error still on stderr,
