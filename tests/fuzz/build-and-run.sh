@@ -8,6 +8,7 @@
 # Usage: tests/fuzz/build-and-run.sh [--build-only] [TARGET...]
 #   TARGET   fuzz_config fuzz_process fuzz_state fuzz_mount_options
 #            fuzz_seccomp fuzz_signal fuzz_profile fuzz_vm_frames
+#            fuzz_mounts
 #            (default: all)
 #
 # Environment (set by `make fuzz`):
@@ -38,14 +39,14 @@ FUZZ_JOBS=${FUZZ_JOBS:-4}
 FUZZ_CC=${FUZZ_CC:-clang}
 FUZZ_OUT=${FUZZ_OUT:-$TOP_BUILDDIR/tests/fuzz-work}
 
-ALL_TARGETS="fuzz_config fuzz_process fuzz_state fuzz_mount_options fuzz_seccomp fuzz_signal fuzz_profile fuzz_vm_frames"
+ALL_TARGETS="fuzz_config fuzz_process fuzz_state fuzz_mount_options fuzz_seccomp fuzz_signal fuzz_profile fuzz_vm_frames fuzz_mounts"
 
 build_only=0
 targets=()
 for a in "$@"; do
 	case "$a" in
 	--build-only) build_only=1 ;;
-	-h|--help) sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	fuzz_*) targets+=("$a") ;;
 	*) echo "build-and-run.sh: unknown argument: $a" >&2; exit 2 ;;
 	esac
@@ -177,6 +178,12 @@ seed_target()
 			jq -c '.linux.seccomp // empty' "$f" >"$d/seccomp-$i.json" 2>/dev/null
 		done
 		;;
+	fuzz_mounts)
+		for f in "${configs[@]}"; do
+			i=$((i + 1))
+			jq -c '.mounts // empty' "$f" >"$d/mounts-$i.json" 2>/dev/null
+		done
+		;;
 	fuzz_mount_options)
 		for f in "${configs[@]}"; do
 			jq -r '.mounts[]?.options // [] | join(",")' "$f" 2>/dev/null
@@ -207,7 +214,7 @@ for t in "${targets[@]}"; do
 	# A dictionary of the quoted words of the parser's sources: the JSON
 	# keys and enum names the fuzzer would otherwise have to guess.
 	case "$t" in
-	fuzz_config|fuzz_process|fuzz_seccomp) dsrc=("$TOP_SRCDIR"/spec/parse*.c) ;;
+	fuzz_config|fuzz_process|fuzz_seccomp|fuzz_mounts) dsrc=("$TOP_SRCDIR"/spec/parse*.c) ;;
 	fuzz_state) dsrc=("$TOP_SRCDIR/spec/state_json.c") ;;
 	fuzz_profile) dsrc=("$TOP_SRCDIR/spec/profile.c") ;;
 	fuzz_mount_options) dsrc=("$TOP_SRCDIR/runtime/lib/mount_options.c") ;;

@@ -54,6 +54,9 @@
 #define FUZZ_ENTRY fuzz_vm_frames_entry
 #include "fuzz_vm_frames.c"
 #undef FUZZ_ENTRY
+#define FUZZ_ENTRY fuzz_mounts_entry
+#include "fuzz_mounts.c"
+#undef FUZZ_ENTRY
 
 typedef int (*replay_fn)(const uint8_t *data, size_t size);
 
@@ -69,6 +72,7 @@ static const struct {
 	{ "fuzz_signal", fuzz_signal_entry },
 	{ "fuzz_profile", fuzz_profile_entry },
 	{ "fuzz_vm_frames", fuzz_vm_frames_entry },
+	{ "fuzz_mounts", fuzz_mounts_entry },
 };
 
 static int n_tests;
