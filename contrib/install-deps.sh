@@ -73,6 +73,7 @@ install_debian() {
 	pkgs="$pkgs selinux-policy-default policycoreutils selinux-utils"
 	pkgs="$pkgs chromium chromium-driver" # test_sandbox_ui_browser (with playwright-core from npm)
 	pkgs="$pkgs socat" # test_sandbox_claude: Claude Code's own sandbox (bubblewrap + socat)
+	pkgs="$pkgs direnv" # test_protect: the host's direnv loads none of the agent's files
 	pkgs="$pkgs go-md2man bash-completion zsh debhelper dh-autoreconf dpkg-dev fakeroot rpm" # man pages, completion, packaging
 	# Packages that only some releases have (sanitizer runtime for clang
 	# on Debian 12).
@@ -172,6 +173,7 @@ install_fedora() {
 	pkgs="$pkgs golang-github-cpuguy83-md2man bash-completion zsh rpm-build" # man pages, completion, packaging
 	pkgs="$pkgs chromium" # test_sandbox_ui_browser (with playwright-core from npm)
 	pkgs="$pkgs socat" # test_sandbox_claude: Claude Code's own sandbox (bubblewrap + socat)
+	pkgs="$pkgs direnv" # test_protect: the host's direnv loads none of the agent's files
 	if [ "$vm" = 1 ]; then
 		pkgs="$pkgs qemu-system-x86 kernel-core xz moby-engine containerd"
 	fi

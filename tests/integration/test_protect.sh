@@ -106,6 +106,94 @@ t_editor_tool_config()
 	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
 }
 
+# direnv runs an .envrc the user allowed at every cd into the project,
+# and with it the files the .envrc loads, which direnv does not check: a
+# PROMPT_COMMAND in the .env of `dotenv_if_exists` runs in the user's
+# shell, a `source_env_if_exists .envrc.local` sources the agent's
+# script, `use flake` evaluates flake.nix and sources the dev shell's
+# hook cached in .direnv. Those present are read-only, missing ones
+# cannot be made (an empty read-only file while the sandbox runs), a new
+# flake.lock is named at the exit; a package's own .envrc below the top
+# counts too. Then the host's real direnv loads none of the agent's.
+DIRENV_ATTACK='
+m=$1
+echo "PROMPT_COMMAND=\"echo dotenv >>$m\"" >.env 2>/dev/null
+echo "echo envrc-local >>$m" >.envrc.local 2>/dev/null
+echo "echo envrc >>$m" >>.envrc 2>/dev/null
+mv .envrc envrc.old 2>/dev/null
+echo "{ outputs = _: { shellHook = \"echo flake >>$m\"; }; }" >flake.nix 2>/dev/null
+mkdir -p .direnv 2>/dev/null; echo "echo cache >>$m" >.direnv/flake-profile-x.rc 2>/dev/null
+echo "BASH_ENV=$m" >>pkg/.env.pkg 2>/dev/null
+echo "{}" >flake.lock
+true
+'
+
+t_direnv()
+{
+	require_cmd git
+	sb_home "$1"
+	protect_repo
+	printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi\n' >"$WS/.envrc"
+	echo '{ outputs = _: { }; }' >"$WS/flake.nix"
+	mkdir "$WS/pkg"
+	echo 'dotenv .env.pkg' >"$WS/pkg/.envrc"
+	echo 'A=1' >"$WS/pkg/.env.pkg"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c "$DIRENV_ATTACK" _ "$MARK"
+	[ ! -e "$WS/.env" ] || fail ".env created (or its placeholder left): $(cat "$WS/.env")"
+	[ ! -e "$WS/.envrc.local" ] || fail ".envrc.local created (or its placeholder left)"
+	[ ! -e "$WS/.direnv" ] || fail ".direnv created (or its placeholder left)"
+	[ ! -e "$WS/envrc.old" ] || fail ".envrc renamed"
+	assert_eq "$(cat "$WS/.envrc")" "$(printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi')"
+	assert_eq "$(cat "$WS/flake.nix")" '{ outputs = _: { }; }'
+	assert_eq "$(cat "$WS/pkg/.env.pkg")" "A=1"
+	assert_contains "$ERR" "the command created \`$WS/flake.lock\` (a file .envrc loads"
+	if command -v direnv >/dev/null; then
+		# the user's direnv, with the .envrc allowed as it was
+		host direnv allow "$WS" 2>/dev/null
+		assert_eq "$(host direnv exec "$WS" sh -c 'echo "[$PROMPT_COMMAND]"' 2>/dev/null)" "[]"
+		host direnv exec "$WS" true >/dev/null 2>&1
+	fi
+	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
+}
+
+# The same in an --overlay run: `agentrun commit` holds back the .envrc
+# (at any depth) and what the host's .envrc at the top loads; the
+# ordinary file lands.
+t_direnv_commit()
+{
+	require_cmd git
+	sb_home "$1"
+	protect_repo
+	printf 'dotenv_if_exists .env.local\nuse flake\n' >"$WS/.envrc"
+	sb_home_own
+	local name=de$RANDOM
+	sb_run --overlay --name "$name" -- sh -c '
+		echo "PROMPT_COMMAND=x" >.env.local
+		echo "{ }" >flake.nix
+		mkdir -p .direnv sub && echo x >.direnv/flake-profile-x.rc
+		echo "echo x" >>.envrc
+		echo "dotenv" >sub/.envrc
+		echo ok >plain.txt' 2>"$TEST_TMP/ov.err" || {
+		grep -q "doctor check \`overlay\`" "$TEST_TMP/ov.err" &&
+			skip "--overlay is not available here"
+		fail "the overlay run failed: $(cat "$TEST_TMP/ov.err")"
+	}
+	if [ "$MODE" = root ]; then
+		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" commit "$name") 2>"$TEST_TMP/c.err"
+	else
+		as_test_user env HOME="$H" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
+			"$AGENTRUN" --root "$AR_USER_ROOT" commit "$name" 2>"$TEST_TMP/c.err"
+	fi
+	assert_contains "$(cat "$TEST_TMP/c.err")" "held back"
+	assert_eq "$(cat "$WS/plain.txt")" ok
+	[ ! -e "$WS/.env.local" ] || fail ".env.local committed"
+	[ ! -e "$WS/flake.nix" ] || fail "flake.nix committed"
+	[ ! -e "$WS/.direnv" ] || fail ".direnv committed"
+	[ ! -e "$WS/sub/.envrc" ] || fail "sub/.envrc committed"
+	assert_eq "$(cat "$WS/.envrc")" "$(printf 'dotenv_if_exists .env.local\nuse flake')"
+}
+
 # Replace .git (rename or remove it, or rewrite a gitdir file) and
 # git init one with a hook and an fsmonitor.
 REPLACE='
@@ -377,6 +465,10 @@ run_test "protect: git hooks, config, redirects, .git replacement, editor config
 run_test "protect: git hooks, config, redirects, .git replacement, editor config (root)" t_git_attacks root
 run_test "protect: Zed, Helix, Cursor and mise config (rootless)" t_editor_tool_config user
 run_test "protect: Zed, Helix, Cursor and mise config (root)" t_editor_tool_config root
+run_test "protect: direnv's .envrc and what it loads (rootless)" t_direnv user
+run_test "protect: direnv's .envrc and what it loads (root)" t_direnv root
+run_test "protect: commit holds back direnv's .envrc and what it loads (rootless)" t_direnv_commit user
+run_test "protect: commit holds back direnv's .envrc and what it loads (root)" t_direnv_commit root
 run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace
 run_test "protect: .git cannot be renamed, removed or redirected" t_git_replaced
 run_test "protect: a commondir cannot be created (a read-only \".\" placeholder), none is left" t_commondir_removed

@@ -241,6 +241,9 @@ UNIT_TEST(protect_rel_why_names)
 	CHECK_STR_EQ(rel_root("sub/.vscode", b), "sub/.vscode");
 	CHECK_STR_EQ(rel_root(".mcp.json", b), ".mcp.json");
 	CHECK_STR_EQ(rel_root("x/.zed/settings.json", b), "x/.zed");
+	CHECK_STR_EQ(rel_root(".envrc", b), ".envrc");
+	CHECK_STR_EQ(rel_root("pkg/.envrc", b), "pkg/.envrc");
+	CHECK_STR_EQ(rel_root(".env", b), "-");
 	CHECK_STR_EQ(rel_root(".helix/languages.toml", b), ".helix");
 	CHECK_STR_EQ(rel_root(".cursor/mcp.json", b), ".cursor");
 	CHECK_STR_EQ(rel_root("app/mise.toml", b), "app/mise.toml");

@@ -23,6 +23,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "protect/direnv.h"
 #include "protect/protect.h"
 #include "utils.h"
 
@@ -271,6 +272,37 @@ static void hook_refs(int up, int lo, const char *hooks, struct extra *x)
 		closedir(dir);
 }
 
+/* What the host's .envrc at the workspace's top (the lower layer: the
+ * one the user allowed) loads at cd (protect/direnv.h): its files, and
+ * .direnv for a Nix dev shell. The .envrc itself is protected by name
+ * (sb_protect_rel_why). */
+static void envrc_refs(int lo, struct extra *x)
+{
+	static const char why[] =
+		"a file .envrc loads (direnv: run by the shell at cd)";
+	_cleanup_close_ int fd = openat(
+		lo, ".envrc", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	struct ar_error err = AR_ERROR_INIT;
+	struct sb_direnv_loads l;
+	struct stat st;
+	size_t len;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    ar_read_fd(fd, ".envrc", 256 * 1024, 4096, &text, &len, &err) < 0) {
+		ar_error_clear(&err);
+		return;
+	}
+	sb_direnv_parse(text, &l);
+	for (size_t i = 0; i < l.n; i++)
+		extra_add(x, l.files[i].path, why);
+	if (l.nix)
+		extra_add(
+			x, ".direnv",
+			"direnv's cache of the Nix dev shell (sourced at cd)");
+	sb_direnv_loads_release(&l);
+}
+
 static void mark(struct ar_change *ch, struct anc *a, int up, int lo,
 		 const struct extra *x)
 {
@@ -325,6 +357,7 @@ void ov_mark_protected(int up, int lo, const char *ws, struct ar_changes *c)
 	if (hooks)
 		extra_add(&x, hooks, "git hooks (core.hooksPath)");
 	hook_refs(up, lo, hooks ? hooks : ".git/hooks", &x);
+	envrc_refs(lo, &x);
 	for (size_t i = 0; i < c->n; i++)
 		mark(&c->v[i], &a, up, lo, &x);
 	for (size_t i = 0; i < a.n; i++)

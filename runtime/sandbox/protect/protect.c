@@ -26,11 +26,16 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "direnv.h"
 #include "home_secrets.h"
 #include "log.h"
 #include "placeholder.h"
 #include "protect.h"
 #include "utils.h"
+
+/* The most of a .envrc read (direnv.h); a longer one is held read-only
+ * without the files it loads. */
+#define SB_ENVRC_MAX (256u * 1024)
 
 /* Names at the top of each repository (and of the workspace). */
 enum root_missing {
@@ -455,6 +460,88 @@ static void linked_gitdir(struct plan_ctx *c, const char *root, const char *t)
 	gitdir(c, t, 0);
 }
 
+/* A file a direnv .envrc loads: read-only; missing, an empty read-only
+ * file in its place (a file placeholder: `dotenv_if_exists` must not
+ * find one of the agent's at the next cd), or watched when its
+ * directory is missing too or it is a Nix file (an empty flake.lock or
+ * shell.nix would fail the host's direnv while the sandbox runs). A symbolic link (.env -> .env.local): the
+ * file it leads to, when that is in the workspace (outside, the agent
+ * cannot write it). */
+static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
+{
+	static const char why[] =
+		"a file .envrc loads (direnv: run by the shell at cd)";
+	_cleanup_free_ char *parent = ar_xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	struct stat st;
+	size_t n = c->p->n;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		_cleanup_free_ char *t = realpath(path, NULL);
+
+		if (t && ar_path_under(t, c->ws) && lstat(t, &st) == 0 &&
+		    S_ISREG(st.st_mode))
+			one(c, t, -1, why);
+		return;
+	}
+	if (slash)
+		*slash = '\0';
+	if (errno == ENOENT &&
+	    (nix || !slash || lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		one(c, path, SB_PROT_WATCH, why);
+		return;
+	}
+	one(c, path, SB_PROT_ABSENT, why);
+	if (c->p->n > n && c->p->v[n].kind == SB_PROT_ABSENT)
+		c->p->v[n].file = true;
+}
+
+/* A directory with a direnv .envrc (direnv.h): the .envrc itself (direnv
+ * asks again for a changed one, but a user who allows it without reading
+ * runs it), the files it loads, and for a Nix dev shell the hook
+ * nix-direnv caches in .direnv. */
+static void envrc(struct plan_ctx *c, const char *dir)
+{
+	_cleanup_free_ char *rc = ar_xasprintf("%s/.envrc", dir);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
+	struct sb_direnv_loads l;
+	struct ar_error e = AR_ERROR_INIT;
+	struct stat st;
+	size_t len;
+
+	if (c->r < 0 || lstat(rc, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	one(c, rc, -1, "direnv config (.envrc: run by the shell at cd)");
+	fd = open(rc, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 ||
+	    ar_read_fd(fd, rc, SB_ENVRC_MAX, 4096, &text, &len, &e) < 0) {
+		ar_error_clear(&e);
+		return;
+	}
+	sb_direnv_parse(text, &l);
+	for (size_t i = 0; i < l.n && c->r == 0; i++) {
+		_cleanup_free_ char *p =
+			ar_xasprintf("%s/%s", dir, l.files[i].path);
+
+		/* source_env DIR: DIR/.envrc */
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			char *q = ar_xasprintf("%s/.envrc", p);
+
+			free(p);
+			p = q;
+		}
+		envrc_loaded(c, p, l.files[i].nix);
+	}
+	if (l.nix) {
+		_cleanup_free_ char *cache = ar_xasprintf("%s/.direnv", dir);
+
+		one(c, cache, SB_PROT_ABSENT,
+		    "direnv's cache of the Nix dev shell (sourced at cd)");
+	}
+	sb_direnv_loads_release(&l);
+}
+
 /* A repository (or the workspace) top: root dotfiles and its .git. */
 static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 {
@@ -483,6 +570,7 @@ static void repo_root(struct plan_ctx *c, const char *root, bool has_git)
 			    SB_PROT_WATCH,
 		    project_agent_names[i].why);
 	}
+	envrc(c, root);
 	if (lstat(claude, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    !opted_out(c, claude) && !sb_placeholder_is(claude)) {
 		for (size_t i = 0; i < AR_ARRAY_SIZE(claude_names); i++) {
@@ -855,6 +943,16 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 			repo_root(c, sub, true);
 		} else if (errno != ENOENT) {
 			c->p->incomplete = true;
+		} else {
+			/* a direnv .envrc below a repository's top (a
+			 * monorepo's package) */
+			snprintf(g, sizeof(g), "%s/.envrc", e->d_name);
+			if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) ==
+				    0 &&
+			    S_ISREG(gst.st_mode)) {
+				sub = ar_xasprintf("%s/%s", path, e->d_name);
+				envrc(c, sub);
+			}
 		}
 		if (depth + 1 >= SB_PROTECT_DEPTH ||
 		    (c->leaf_ok && st.st_nlink == 2))
@@ -1130,6 +1228,10 @@ const char *sb_protect_rel_why(const char *rel, size_t *root_len)
 		if (comp_is(s, len, ".git")) {
 			*root_len = (size_t)(s - rel) + len;
 			return "git directory";
+		}
+		if (comp_is(s, len, ".envrc")) {
+			*root_len = (size_t)(s - rel) + len;
+			return "direnv config (.envrc: run by the shell at cd)";
 		}
 		for (size_t i = 0; i < AR_ARRAY_SIZE(root_names); i++)
 			if (comp_is(s, len, root_names[i].name)) {

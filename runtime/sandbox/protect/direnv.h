@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a direnv `.envrc` makes the host's shell load at the next `cd`
+ * into its directory (direnv.c). direnv runs `.envrc` only once the user
+ * allowed that content, but not the files it loads: `dotenv` and
+ * `source_env` read other files of the project (a PROMPT_COMMAND or
+ * BASH_ENV in `.env` runs in the user's shell), `use flake` and `use
+ * nix` evaluate the project's Nix files and source the dev shell's
+ * hook, cached in `.direnv`. Pure text in, names out: protect.c holds
+ * them read-only.
+ */
+#ifndef AGENTRUN_SANDBOX_DIRENV_H
+#define AGENTRUN_SANDBOX_DIRENV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sb_direnv_file {
+	char *path; /* relative to the .envrc's directory, no "..", no
+		       leading "./"; a source_env target may be a directory
+		       (then its .envrc) */
+	bool nix; /* a Nix file (evaluated; an empty one would fail the
+		     host's direnv), else a file sourced or read as
+		     variables (an empty one is harmless) */
+};
+
+struct sb_direnv_loads {
+	struct sb_direnv_file *files;
+	size_t n;
+	bool nix; /* use flake / use nix: .direnv holds the cached hook */
+};
+
+/* The files `.envrc` text loads: dotenv and dotenv_if_exists (FILE, else
+ * .env), source_env and source_env_if_exists PATH, use flake [./DIR]
+ * (DIR/flake.nix and flake.lock), use nix (shell.nix and default.nix, or
+ * the .nix files named). Paths with a variable, a glob, `~`, `..` or
+ * absolute ones are left out (not inside the project, or not known
+ * before the shell runs). */
+void sb_direnv_parse(const char *text, struct sb_direnv_loads *out);
+void sb_direnv_loads_release(struct sb_direnv_loads *l);
+
+#endif
