@@ -135,7 +135,9 @@ t_direnv()
 	protect_repo
 	printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi\n' >"$WS/.envrc"
 	echo '{ outputs = _: { }; }' >"$WS/flake.nix"
-	mkdir "$WS/pkg"
+	# a package with its own .envrc (and subdirectories: the scan
+	# reads its listing)
+	mkdir -p "$WS/pkg/src"
 	echo 'dotenv .env.pkg' >"$WS/pkg/.envrc"
 	echo 'A=1' >"$WS/pkg/.env.pkg"
 	sb_home_own

@@ -917,6 +917,13 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 				c->p->incomplete = true;
 			break;
 		}
+		/* a direnv .envrc of this directory (a monorepo's package),
+		 * seen in its listing: no call more per directory */
+		if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
+		    strcmp(e->d_name, ".envrc") == 0) {
+			envrc(c, path);
+			continue;
+		}
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
 		if (strcmp(e->d_name, ".") == 0 ||
@@ -943,16 +950,6 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 			repo_root(c, sub, true);
 		} else if (errno != ENOENT) {
 			c->p->incomplete = true;
-		} else {
-			/* a direnv .envrc below a repository's top (a
-			 * monorepo's package) */
-			snprintf(g, sizeof(g), "%s/.envrc", e->d_name);
-			if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) ==
-				    0 &&
-			    S_ISREG(gst.st_mode)) {
-				sub = ar_xasprintf("%s/%s", path, e->d_name);
-				envrc(c, sub);
-			}
 		}
 		if (depth + 1 >= SB_PROTECT_DEPTH ||
 		    (c->leaf_ok && st.st_nlink == 2))
