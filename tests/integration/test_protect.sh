@@ -124,6 +124,7 @@ mv .envrc envrc.old 2>/dev/null
 echo "{ outputs = _: { shellHook = \"echo flake >>$m\"; }; }" >flake.nix 2>/dev/null
 mkdir -p .direnv 2>/dev/null; echo "echo cache >>$m" >.direnv/flake-profile-x.rc 2>/dev/null
 echo "BASH_ENV=$m" >>pkg/.env.pkg 2>/dev/null
+echo "PROMPT_COMMAND=\"echo link >>$m\"" >>.env.link 2>/dev/null
 echo "{}" >flake.lock
 true
 '
@@ -133,7 +134,10 @@ t_direnv()
 	require_cmd git
 	sb_home "$1"
 	protect_repo
-	printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi\n' >"$WS/.envrc"
+	printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi\ndotenv .env.link\n' >"$WS/.envrc"
+	# a dotenv file that is a link: the file it leads to is held
+	echo 'B=1' >"$WS/.env.dev"
+	ln -s .env.dev "$WS/.env.link"
 	echo '{ outputs = _: { }; }' >"$WS/flake.nix"
 	# a package with its own .envrc (and subdirectories: the scan
 	# reads its listing)
@@ -146,7 +150,8 @@ t_direnv()
 	[ ! -e "$WS/.envrc.local" ] || fail ".envrc.local created (or its placeholder left)"
 	[ ! -e "$WS/.direnv" ] || fail ".direnv created (or its placeholder left)"
 	[ ! -e "$WS/envrc.old" ] || fail ".envrc renamed"
-	assert_eq "$(cat "$WS/.envrc")" "$(printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi')"
+	assert_eq "$(cat "$WS/.envrc")" "$(printf 'dotenv_if_exists\nsource_env_if_exists .envrc.local\nif has nix; then use flake; fi\ndotenv .env.link')"
+	assert_eq "$(cat "$WS/.env.dev")" "B=1"
 	assert_eq "$(cat "$WS/flake.nix")" '{ outputs = _: { }; }'
 	assert_eq "$(cat "$WS/pkg/.env.pkg")" "A=1"
 	assert_contains "$ERR" "the command created \`$WS/flake.lock\` (a file .envrc loads"

@@ -475,8 +475,10 @@ static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 	char *slash = strrchr(parent, '/');
 	struct stat st;
 	size_t n = c->p->n;
+	int r = lstat(path, &st);
+	bool missing = r < 0 && errno == ENOENT;
 
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+	if (r == 0 && S_ISLNK(st.st_mode)) {
 		_cleanup_free_ char *t = realpath(path, NULL);
 
 		if (t && ar_path_under(t, c->ws) && lstat(t, &st) == 0 &&
@@ -486,7 +488,7 @@ static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 	}
 	if (slash)
 		*slash = '\0';
-	if (errno == ENOENT &&
+	if (missing &&
 	    (nix || !slash || lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		one(c, path, SB_PROT_WATCH, why);
 		return;
