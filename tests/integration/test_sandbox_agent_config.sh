@@ -313,12 +313,7 @@ t_project_config_commit()
 			skip "--overlay is not available here"
 		fail "the overlay run failed: $(cat "$TEST_TMP/ov.err")"
 	}
-	if [ "$MODE" = root ]; then
-		(cd "$WS" && HOME=$H "$AGENTRUN" --root "$AR_ROOT" commit "$name") 2>"$TEST_TMP/c.err"
-	else
-		as_test_user env HOME="$H" bash -c 'cd "$1" && shift && exec "$@"' _ "$WS" \
-			"$AGENTRUN" --root "$AR_USER_ROOT" commit "$name" 2>"$TEST_TMP/c.err"
-	fi
+	sb_as_mode commit "$name" 2>"$TEST_TMP/c.err"
 	assert_contains "$(cat "$TEST_TMP/c.err")" "held back"
 	unchanged "$WS/plain.txt" ok
 	absent "$WS/.gemini"
