@@ -164,6 +164,21 @@ t_direnv()
 	[ ! -e "$MARK" ] || fail "the host ran the sandbox's code: $(cat "$MARK")"
 }
 
+# A .envrc (written by the agent in an earlier run, when there was none
+# to protect) that names a file through a link to the user's ~/.ssh: the
+# plan must not bind that file into the sandbox to hold it read-only.
+t_direnv_link_on_the_way()
+{
+	sb_home "$1"
+	mkdir -p "$H/.ssh"
+	echo SECRET-KEY >"$H/.ssh/id_test"
+	echo 'dotenv conf/id_test' >"$WS/.envrc"
+	ln -s "$H/.ssh" "$WS/conf"
+	sb_home_own
+	assert_status 0 sb_run -- sh -c 'cat conf/id_test 2>/dev/null; cat "$0/.ssh/id_test" 2>/dev/null; true' "$H"
+	assert_not_contains "$OUT" SECRET-KEY
+}
+
 # The same in an --overlay run: `agentrun commit` holds back the .envrc
 # (at any depth) and what the host's .envrc at the top loads; the
 # ordinary file lands.
@@ -469,6 +484,8 @@ run_test "protect: Zed, Helix, Cursor and mise config (rootless)" t_editor_tool_
 run_test "protect: Zed, Helix, Cursor and mise config (root)" t_editor_tool_config root
 run_test "protect: direnv's .envrc and what it loads (rootless)" t_direnv user
 run_test "protect: direnv's .envrc and what it loads (root)" t_direnv root
+run_test "protect: a .envrc naming a file through a link to ~/.ssh binds nothing (rootless)" t_direnv_link_on_the_way user
+run_test "protect: a .envrc naming a file through a link to ~/.ssh binds nothing (root)" t_direnv_link_on_the_way root
 run_test "protect: commit holds back direnv's .envrc and what it loads (rootless)" t_direnv_commit user
 run_test "protect: commit holds back direnv's .envrc and what it loads (root)" t_direnv_commit root
 run_test "protect: root on a user's checkout: git writes land as the owner, hooks read-only" t_root_on_user_workspace

@@ -9,7 +9,8 @@
  * workspace, and editor, tool and agent config the host runs later
  * (.vscode, .idea, .devcontainer, .zed, .helix, mise's files, .mcp.json,
  * .claude settings, commands and agents, the other agent CLIs' project
- * config), plus the shell rc files and the other dotfiles on Claude Code's sandbox-runtime
+ * config, direnv's .envrc and what it loads), plus the shell rc files
+ * and the other dotfiles on Claude Code's sandbox-runtime
  * always-write-protected list. Everything is found with lstat/openat,
  * never following a symbolic link.
  */
@@ -464,20 +465,38 @@ static void linked_gitdir(struct plan_ctx *c, const char *root, const char *t)
  * file in its place (a file placeholder: `dotenv_if_exists` must not
  * find one of the agent's at the next cd), or watched when its
  * directory is missing too or it is a Nix file (an empty flake.lock or
- * shell.nix would fail the host's direnv while the sandbox runs). A symbolic link (.env -> .env.local): the
- * file it leads to, when that is in the workspace (outside, the agent
- * cannot write it). */
+ * shell.nix would fail the host's direnv while the sandbox runs). A
+ * symbolic link (.env -> .env.local): the file it leads to, when that
+ * is in the workspace (outside, the agent cannot write it). A symbolic
+ * link on the way (`dotenv conf/.env`, conf a link an earlier run of
+ * the agent may have made, with the .envrc): nothing is held, as a
+ * bind there would show the sandbox what the link leads to. */
 static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 {
 	static const char why[] =
 		"a file .envrc loads (direnv: run by the shell at cd)";
-	_cleanup_free_ char *parent = ar_xstrdup(path);
+	_cleanup_free_ char *parent = ar_xstrdup(path), *real = NULL;
 	char *slash = strrchr(parent, '/');
 	struct stat st;
 	size_t n = c->p->n;
-	int r = lstat(path, &st);
-	bool missing = r < 0 && errno == ENOENT;
+	int r;
+	bool missing;
 
+	if (!slash || slash == parent)
+		return;
+	*slash = '\0';
+	real = realpath(parent, NULL);
+	if (!real) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			one(c, path, SB_PROT_WATCH, why);
+		return;
+	}
+	if (strcmp(real, parent) != 0 || !ar_path_under(real, c->ws))
+		return;
+	r = lstat(path, &st);
+	missing = r < 0 && errno == ENOENT;
+	if (r < 0 && !missing)
+		return;
 	if (r == 0 && S_ISLNK(st.st_mode)) {
 		_cleanup_free_ char *t = realpath(path, NULL);
 
@@ -486,10 +505,7 @@ static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 			one(c, t, -1, why);
 		return;
 	}
-	if (slash)
-		*slash = '\0';
-	if (missing &&
-	    (nix || !slash || lstat(parent, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	if (missing && nix) {
 		one(c, path, SB_PROT_WATCH, why);
 		return;
 	}
