@@ -278,8 +278,6 @@ static void hook_refs(int up, int lo, const char *hooks, struct extra *x)
  * (sb_protect_rel_why). */
 static void envrc_refs(int lo, struct extra *x)
 {
-	static const char why[] =
-		"a file .envrc loads (direnv: run by the shell at cd)";
 	_cleanup_close_ int fd = openat(
 		lo, ".envrc", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_free_ char *text = NULL;
@@ -289,17 +287,16 @@ static void envrc_refs(int lo, struct extra *x)
 	size_t len;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    ar_read_fd(fd, ".envrc", 256 * 1024, 4096, &text, &len, &err) < 0) {
+	    ar_read_fd(fd, ".envrc", SB_DIRENV_MAX, 4096, &text, &len, &err) <
+		    0) {
 		ar_error_clear(&err);
 		return;
 	}
 	sb_direnv_parse(text, &l);
 	for (size_t i = 0; i < l.n; i++)
-		extra_add(x, l.files[i].path, why);
+		extra_add(x, l.files[i].path, SB_DIRENV_WHY_LOADED);
 	if (l.nix)
-		extra_add(
-			x, ".direnv",
-			"direnv's cache of the Nix dev shell (sourced at cd)");
+		extra_add(x, ".direnv", SB_DIRENV_WHY_CACHE);
 	sb_direnv_loads_release(&l);
 }
 

@@ -15,6 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The most of a .envrc read; a longer one is held read-only without the
+ * files it loads. */
+#define SB_DIRENV_MAX (256u * 1024)
+/* Why each is protected (protect.c, overlay_protect.c). */
+#define SB_DIRENV_WHY_RC "direnv config (.envrc: run by the shell at cd)"
+#define SB_DIRENV_WHY_LOADED                                                   \
+	"a file .envrc loads (direnv: run by the shell at cd)"
+#define SB_DIRENV_WHY_CACHE                                                    \
+	"direnv's cache of the Nix dev shell (sourced at cd)"
+
 struct sb_direnv_file {
 	char *path; /* relative to the .envrc's directory, no "..", no
 		       leading "./"; a source_env target may be a directory

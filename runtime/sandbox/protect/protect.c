@@ -34,10 +34,6 @@
 #include "protect.h"
 #include "utils.h"
 
-/* The most of a .envrc read (direnv.h); a longer one is held read-only
- * without the files it loads. */
-#define SB_ENVRC_MAX (256u * 1024)
-
 /* Names at the top of each repository (and of the workspace). */
 enum root_missing {
 	MISSING_WATCH, /* report it when the run created it */
@@ -473,8 +469,7 @@ static void linked_gitdir(struct plan_ctx *c, const char *root, const char *t)
  * bind there would show the sandbox what the link leads to. */
 static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 {
-	static const char why[] =
-		"a file .envrc loads (direnv: run by the shell at cd)";
+	static const char why[] = SB_DIRENV_WHY_LOADED;
 	_cleanup_free_ char *parent = ar_xstrdup(path), *real = NULL;
 	char *slash = strrchr(parent, '/');
 	struct stat st;
@@ -530,10 +525,10 @@ static void envrc(struct plan_ctx *c, const char *dir)
 
 	if (c->r < 0 || lstat(rc, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
-	one(c, rc, -1, "direnv config (.envrc: run by the shell at cd)");
+	one(c, rc, -1, SB_DIRENV_WHY_RC);
 	fd = open(rc, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 ||
-	    ar_read_fd(fd, rc, SB_ENVRC_MAX, 4096, &text, &len, &e) < 0) {
+	    ar_read_fd(fd, rc, SB_DIRENV_MAX, 4096, &text, &len, &e) < 0) {
 		ar_error_clear(&e);
 		return;
 	}
@@ -554,8 +549,7 @@ static void envrc(struct plan_ctx *c, const char *dir)
 	if (l.nix) {
 		_cleanup_free_ char *cache = ar_xasprintf("%s/.direnv", dir);
 
-		one(c, cache, SB_PROT_ABSENT,
-		    "direnv's cache of the Nix dev shell (sourced at cd)");
+		one(c, cache, SB_PROT_ABSENT, SB_DIRENV_WHY_CACHE);
 	}
 	sb_direnv_loads_release(&l);
 }
@@ -1246,7 +1240,7 @@ const char *sb_protect_rel_why(const char *rel, size_t *root_len)
 		}
 		if (comp_is(s, len, ".envrc")) {
 			*root_len = (size_t)(s - rel) + len;
-			return "direnv config (.envrc: run by the shell at cd)";
+			return SB_DIRENV_WHY_RC;
 		}
 		for (size_t i = 0; i < AR_ARRAY_SIZE(root_names); i++)
 			if (comp_is(s, len, root_names[i].name)) {
