@@ -278,21 +278,10 @@ static void hook_refs(int up, int lo, const char *hooks, struct extra *x)
  * (sb_protect_rel_why). */
 static void envrc_refs(int lo, struct extra *x)
 {
-	_cleanup_close_ int fd = openat(
-		lo, ".envrc", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	struct ar_error err = AR_ERROR_INIT;
 	struct sb_direnv_loads l;
-	struct stat st;
-	size_t len;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    ar_read_fd(fd, ".envrc", SB_DIRENV_MAX, 4096, &text, &len, &err) <
-		    0) {
-		ar_error_clear(&err);
+	if (sb_direnv_read_at(lo, ".envrc", &l) < 0)
 		return;
-	}
-	sb_direnv_parse(text, &l);
 	for (size_t i = 0; i < l.n; i++)
 		extra_add(x, l.files[i].path, SB_DIRENV_WHY_LOADED);
 	if (l.nix)

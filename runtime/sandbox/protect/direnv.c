@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What a direnv `.envrc` loads (direnv.h). The commands are direnv's
+ * What a direnv `.envrc` loads (direnv.h), and its reading. The commands are direnv's
  * stdlib (direnv-stdlib(1)); a line is split into commands at `;`, `&`
  * and `|`, and shell keywords before a command (`if has nix; then use
  * flake; fi`) are skipped. Quotes around a word are dropped.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "direnv.h"
+#include "error.h"
 #include "utils.h"
 
 #define DIRENV_MAX_FILES 64
@@ -181,6 +185,24 @@ void sb_direnv_parse(const char *text, struct sb_direnv_loads *out)
 			cmd = end ? end + 1 : NULL;
 		}
 	}
+}
+
+int sb_direnv_read_at(int dirfd, const char *path, struct sb_direnv_loads *out)
+{
+	_cleanup_close_ int fd = openat(
+		dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	struct ar_error err = AR_ERROR_INIT;
+	struct stat st;
+	size_t len;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    ar_read_fd(fd, path, SB_DIRENV_MAX, 4096, &text, &len, &err) < 0) {
+		ar_error_clear(&err);
+		return -1;
+	}
+	sb_direnv_parse(text, out);
+	return 0;
 }
 
 void sb_direnv_loads_release(struct sb_direnv_loads *l)

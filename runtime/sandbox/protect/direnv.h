@@ -6,8 +6,9 @@
  * `source_env` read other files of the project (a PROMPT_COMMAND or
  * BASH_ENV in `.env` runs in the user's shell), `use flake` and `use
  * nix` evaluate the project's Nix files and source the dev shell's
- * hook, cached in `.direnv`. Pure text in, names out: protect.c holds
- * them read-only.
+ * hook, cached in `.direnv`. Text in, names out (and the reading of a
+ * .envrc itself): protect.c holds them read-only, overlay_protect.c
+ * holds their changes back.
  */
 #ifndef AGENTRUN_SANDBOX_DIRENV_H
 #define AGENTRUN_SANDBOX_DIRENV_H
@@ -15,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The most of a .envrc read; a longer one is held read-only without the
- * files it loads. */
+/* The most of a .envrc read (sb_direnv_read_at); a longer one is held
+ * read-only without the files it loads. */
 #define SB_DIRENV_MAX (256u * 1024)
 /* Why each is protected (protect.c, overlay_protect.c). */
 #define SB_DIRENV_WHY_RC "direnv config (.envrc: run by the shell at cd)"
@@ -47,6 +48,11 @@ struct sb_direnv_loads {
  * absolute ones are left out (not inside the project, or not known
  * before the shell runs). */
 void sb_direnv_parse(const char *text, struct sb_direnv_loads *out);
+/* The same for the .envrc at `path` (relative to dirfd, or AT_FDCWD):
+ * a regular file, not through a symbolic link, at most SB_DIRENV_MAX
+ * bytes. -1 when it is none of these or cannot be read (*out untouched,
+ * nothing to release). */
+int sb_direnv_read_at(int dirfd, const char *path, struct sb_direnv_loads *out);
 void sb_direnv_loads_release(struct sb_direnv_loads *l);
 
 #endif

@@ -516,23 +516,14 @@ static void envrc_loaded(struct plan_ctx *c, const char *path, bool nix)
 static void envrc(struct plan_ctx *c, const char *dir)
 {
 	_cleanup_free_ char *rc = ar_xasprintf("%s/.envrc", dir);
-	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -1;
 	struct sb_direnv_loads l;
-	struct ar_error e = AR_ERROR_INIT;
 	struct stat st;
-	size_t len;
 
 	if (c->r < 0 || lstat(rc, &st) < 0 || !S_ISREG(st.st_mode))
 		return;
 	one(c, rc, -1, SB_DIRENV_WHY_RC);
-	fd = open(rc, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 ||
-	    ar_read_fd(fd, rc, SB_DIRENV_MAX, 4096, &text, &len, &e) < 0) {
-		ar_error_clear(&e);
+	if (sb_direnv_read_at(AT_FDCWD, rc, &l) < 0)
 		return;
-	}
-	sb_direnv_parse(text, &l);
 	for (size_t i = 0; i < l.n && c->r == 0; i++) {
 		_cleanup_free_ char *p =
 			ar_xasprintf("%s/%s", dir, l.files[i].path);
@@ -904,9 +895,10 @@ const char *sb_protect_home_why(const char *home, const char *path, char **at)
  * count above 2, where the filesystem counts them: leaf_ok) above the
  * last level is opened and read. A leaf's ".git" can only be a file (a
  * ".git" directory would be a subdirectory), found by the same
- * fstatat. */
+ * fstatat. A directory's .envrc is found in its listing, unless
+ * repo_root already looked at the directory (`top`). */
 static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
-		 int depth)
+		 int depth, bool top)
 {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
@@ -920,6 +912,7 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 		_cleanup_free_ char *sub = NULL;
 		char g[NAME_MAX + 8];
 		struct stat st, gst;
+		bool repo = false;
 		int cfd;
 
 		errno = 0;
@@ -933,7 +926,8 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 		 * seen in its listing: no call more per directory */
 		if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
 		    strcmp(e->d_name, ".envrc") == 0) {
-			envrc(c, path);
+			if (!top)
+				envrc(c, path);
 			continue;
 		}
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
@@ -960,6 +954,7 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 		if (fstatat(dirfd(d), g, &gst, AT_SYMLINK_NOFOLLOW) == 0) {
 			sub = ar_xasprintf("%s/%s", path, e->d_name);
 			repo_root(c, sub, true);
+			repo = true;
 		} else if (errno != ENOENT) {
 			c->p->incomplete = true;
 		}
@@ -976,7 +971,7 @@ static void walk(struct plan_ctx *c, int fd, const char *path, dev_t dev,
 		}
 		if (!sub)
 			sub = ar_xasprintf("%s/%s", path, e->d_name);
-		walk(c, cfd, sub, dev, depth + 1);
+		walk(c, cfd, sub, dev, depth + 1, repo);
 	}
 	closedir(d);
 }
@@ -1112,7 +1107,7 @@ int sb_protect_plan(struct sb_protect *p, const char *ws, const char *home,
 			     sfs.f_type == TMPFS_MAGIC ||
 			     sfs.f_type == F2FS_SUPER_MAGIC);
 		if (fstat(fd, &st) == 0)
-			walk(&c, fd, ws, st.st_dev, 0);
+			walk(&c, fd, ws, st.st_dev, 0, true);
 		else
 			close(fd);
 	} else if (fd >= 0) {
