@@ -124,6 +124,7 @@ mv .envrc envrc.old 2>/dev/null
 echo "{ outputs = _: { shellHook = \"echo flake >>$m\"; }; }" >flake.nix 2>/dev/null
 mkdir -p .direnv 2>/dev/null; echo "echo cache >>$m" >.direnv/flake-profile-x.rc 2>/dev/null
 echo "BASH_ENV=$m" >>pkg/.env.pkg 2>/dev/null
+mv pkg pkg-moved 2>/dev/null && mkdir pkg && echo "dotenv .env.pkg" >pkg/.envrc && echo "BASH_ENV=$m" >pkg/.env.pkg
 echo "PROMPT_COMMAND=\"echo link >>$m\"" >>.env.link 2>/dev/null
 echo "{}" >flake.lock
 true
@@ -154,6 +155,7 @@ t_direnv()
 	assert_eq "$(cat "$WS/.env.dev")" "B=1"
 	assert_eq "$(cat "$WS/flake.nix")" '{ outputs = _: { }; }'
 	assert_eq "$(cat "$WS/pkg/.env.pkg")" "A=1"
+	[ ! -e "$WS/pkg-moved" ] || fail "the package holding a protected .env was renamed"
 	assert_contains "$ERR" "the command created \`$WS/flake.lock\` (a file .envrc loads"
 	if command -v direnv >/dev/null; then
 		# the user's direnv, with the .envrc allowed as it was
